@@ -1,0 +1,141 @@
+"""Base class of the 23 vehicle modules and the validation helpers they share.
+
+A module owns a plain dict of fields (``self.state``). Each official API is a method decorated
+with :func:`vmb_gym.vehicle.api.vehicle_api`; it validates its arguments the way the official
+code does (``isinstance(v, int)`` plus a range, exact enum strings, ``bool(x)`` coercion) and
+returns ``{"success": bool, "message": str}``. A handled rejection raises :class:`Rejected`
+(the official ``ValueError`` path); anything else a method raises (a wrong keyword, ``"50" > 0``)
+propagates to the simulator, which turns it into an ``error`` result as the official executor does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from vmb_gym.vehicle.api import ApiSpec, build_spec
+from vmb_gym.vehicle.state import FlatState, copy_value, flatten_field
+
+
+class Rejected(ValueError):
+    """A handled rejection: the call returns ``success: false`` (state changes made so far stay)."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One state field: its initial value and its official description."""
+
+    default: Any
+    description: str
+
+
+Result = dict[str, Any]
+
+
+class VehicleModule:
+    """A vehicle module: a dict of fields plus the APIs that change them.
+
+    Subclasses set ``KEY`` (the official attribute name, e.g. ``"airConditioner"``),
+    ``TYPE_NAME`` (the official class name, which appears in the flattened state),
+    ``DESCRIPTION`` (the official one-line module description) and ``FIELDS`` (in official order).
+    """
+
+    KEY: ClassVar[str]
+    TYPE_NAME: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+    FIELDS: ClassVar[dict[str, Field]]
+    APIS: ClassVar[dict[str, ApiSpec]]
+
+    __slots__ = ("state",)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        apis: dict[str, ApiSpec] = {}
+        for name in sorted(vars(cls)):  # alphabetical, like the official dir() order
+            spec = build_spec(cls.KEY, getattr(cls, name))
+            if spec is not None:
+                apis[name] = spec
+        cls.APIS = apis
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {name: copy_value(f.default) for name, f in self.FIELDS.items()}
+
+    # ------------------------------------------------------------------ results
+    @staticmethod
+    def ok(message: str) -> Result:
+        """A successful result."""
+        return {"success": True, "message": message}
+
+    # ------------------------------------------------------------------ state views
+    def snapshot(self) -> dict[str, Any]:
+        """A copy of the fields, for computing what a call changed."""
+        return {k: copy_value(v) for k, v in self.state.items()}
+
+    def changed_fields(self, before: Mapping[str, Any]) -> dict[str, Any]:
+        """The official ``current_state`` diff: each changed field, shown whole."""
+        return {k: copy_value(v) for k, v in self.state.items() if k not in before or before[k] != v or type(before[k]) is not type(v)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The official ``to_dict`` shape: ``{field: {value, description, type}}``."""
+        return {
+            name: {"value": copy_value(v), "description": self._describe(name), "type": type(v).__name__}
+            for name, v in self.state.items()
+        }
+
+    def _describe(self, name: str) -> str:
+        f = self.FIELDS.get(name)
+        return f.description if f is not None else name
+
+    def flatten_into(self, out: FlatState, fields: Sequence[str] | None = None) -> None:
+        """Append this module's flattened paths (all fields, or only ``fields``) to ``out``."""
+        key = self.KEY
+        for name in self.state if fields is None else fields:
+            flatten_field(key, name, self.state[name], self._describe(name), out)
+        if fields is None:
+            out[f"{key}.description"] = self.DESCRIPTION
+            out[f"{key}.type"] = self.TYPE_NAME
+
+
+# ---------------------------------------------------------------------- validation helpers
+def require_int(value: Any, minimum: int, maximum: int | None, what: str) -> None:
+    """Official integer check: ``isinstance(value, int)`` (bool passes) and an inclusive range."""
+    if not isinstance(value, int):
+        raise Rejected(f"{what} must be an integer, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = "" if maximum is None else f"-{maximum}"
+        raise Rejected(f"{what} must be in range {minimum}{upper}, got {value!r}")
+
+
+def require_choice(value: Any, choices: Sequence[str], what: str, aliases: Mapping[str, str] | None = None) -> str:
+    """Official enum check: exact, case-sensitive match after optional alias lookup.
+
+    An unhashable value (a list or a dict) makes the alias lookup raise ``TypeError``, which the
+    simulator reports as an ``error`` result, as the official code does.
+    """
+    if aliases:
+        value = aliases.get(value, value)
+    if value not in choices:
+        raise Rejected(f"{what} must be one of {', '.join(choices)}, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+ZONE_ALIASES = {
+    "主驾": "driver",
+    "副驾": "passenger",
+    "左后": "rear_left",
+    "右后": "rear_right",
+    "前排": "front",
+    "后排": "rear",
+    "全部": "all",
+}
+FOUR_ZONES = ("driver", "passenger", "rear_left", "rear_right")
+ZONE_GROUPS = {
+    "driver": ("driver",),
+    "passenger": ("passenger",),
+    "rear_left": ("rear_left",),
+    "rear_right": ("rear_right",),
+    "front": ("driver", "passenger"),
+    "rear": ("rear_left", "rear_right"),
+    "all": FOUR_ZONES,
+}
