@@ -1,0 +1,58 @@
+"""The ``vmb`` command line: one module per subcommand.
+
+Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``. Heavy imports happen inside ``run`` so that ``vmb --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+
+#: Subcommand name -> module under ``vmb_gym.cli``.
+COMMANDS: dict[str, str] = {
+    "eval": "eval_cmd",
+    "score": "score",
+    "regrade": "regrade",
+    "generate": "generate",
+    "validate-benchmark": "validate_benchmark",
+    "memory-audit": "memory_audit",
+    "conformance": "conformance",
+    "bench": "bench",
+    "train": "train",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="vmb",
+        description="vmb_gym: VehicleMemBench as a reinforcement-learning environment.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name in COMMANDS.items():
+        qualified = f"vmb_gym.cli.{module_name}"
+        if importlib.util.find_spec(qualified) is None:
+            continue
+        module = importlib.import_module(qualified)
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``vmb`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    return int(args._run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
