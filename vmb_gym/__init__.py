@@ -3,3 +3,9 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from gymnasium.envs.registration import register
+
+register(id="VehicleMem-v0", entry_point="vmb_gym.envs.vehicle_mem:VehicleMemEnv")
+
+__all__ = ["__version__"]

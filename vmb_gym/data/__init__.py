@@ -1,0 +1,114 @@
+"""Scenario data: loading release-style folders and parsing vehicle calls.
+
+``load_scenarios("default")`` loads the set shipped with vmb_gym; ``"official:DIR"`` or a
+plain folder path loads any folder laid out like the official release.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+from vmb_gym.data.call_parser import parse_action_call, parse_gold_call, parse_gold_calls
+from vmb_gym.data.embedded import embedded_benchmark_dir
+from vmb_gym.data.official import (
+    EVIDENCE_WINDOW_MINUTES,
+    clear_cache,
+    load_official,
+    locate_evidence,
+    parse_gold_memory,
+    read_history,
+    scenario_ids,
+)
+from vmb_gym.errors import ConfigError
+from vmb_gym.types import Scenario
+
+__all__ = [
+    "EVIDENCE_WINDOW_MINUTES",
+    "clear_cache",
+    "embedded_benchmark_dir",
+    "load_official",
+    "load_scenarios",
+    "locate_evidence",
+    "parse_action_call",
+    "parse_file_range",
+    "parse_gold_call",
+    "parse_gold_calls",
+    "parse_gold_memory",
+    "read_history",
+    "scenario_ids",
+]
+
+_OFFICIAL_PREFIX = "official:"
+_RANGE_PART = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
+
+
+def load_scenarios(
+    spec: str | os.PathLike[str] = "default", files: Iterable[int] | None = None
+) -> list[Scenario]:
+    """Load a scenario set.
+
+    Args:
+        spec: ``"default"`` (the shipped set), ``"official:DIR"`` or a folder path; the folder
+            holds ``history/``, ``qa_data/`` and optionally ``meta/``.
+        files: scenario numbers to load (``None``: all in the folder).
+
+    Returns:
+        The scenarios, ascending by number.
+
+    Raises:
+        ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
+        DataError: the folder or a file is missing or malformed.
+    """
+    text = os.fspath(spec)
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(
+            "expected a data spec ('default', 'official:DIR' or a folder), found an empty value"
+        )
+    text = text.strip()
+    if text == "default":
+        return load_official(embedded_benchmark_dir(), files)
+    if text.startswith(_OFFICIAL_PREFIX):
+        folder = text[len(_OFFICIAL_PREFIX):].strip()
+        if not folder:
+            raise ConfigError(
+                "expected 'official:DIR' with a folder after the colon, found 'official:'; "
+                "e.g. official:../shared/vehiclemembench"
+            )
+        return load_official(folder, files)
+    return load_official(text, files)
+
+
+def parse_file_range(text: str) -> list[int]:
+    """Parse a scenario selection such as ``"1-10,12"`` into ``[1, ..., 10, 12]``.
+
+    Args:
+        text: comma-separated numbers and inclusive ranges ``A-B`` (spaces allowed).
+
+    Returns:
+        The numbers, ascending and without repeats.
+
+    Raises:
+        ConfigError: a part is not a positive number or ``A-B`` with ``A <= B``.
+    """
+    numbers: set[int] = set()
+    parts = [part.strip() for part in str(text).split(",")]
+    if not any(parts):
+        raise ConfigError(
+            f"expected scenario numbers like '1-10,12', found {text!r}; give at least one number"
+        )
+    for part in parts:
+        match = _RANGE_PART.fullmatch(part)
+        if match is None:
+            raise ConfigError(
+                f"expected a number or a range like '3-7' in {text!r}, found {part!r}"
+            )
+        low = int(match.group(1))
+        high = int(match.group(2)) if match.group(2) is not None else low
+        if low < 1 or high < low:
+            raise ConfigError(
+                f"expected a range A-B with 1 <= A <= B in {text!r}, found {part!r}"
+            )
+        numbers.update(range(low, high + 1))
+    return sorted(numbers)

@@ -139,3 +139,49 @@ ZONE_GROUPS = {
     "rear": ("rear_left", "rear_right"),
     "all": FOUR_ZONES,
 }
+
+
+def require_hashable_choice(
+    value: Any, choices: Sequence[str], what: str, aliases: Mapping[str, str] | None = None
+) -> str:
+    """Like :func:`require_choice`, but for official code that looks the value up in a dict or enum map.
+
+    A list or dict argument raises ``TypeError`` (unhashable) even when there are no aliases, so the
+    call becomes an ``error`` result instead of a handled ``fail``.
+    """
+    hash(value)
+    return require_choice(value, choices, what, aliases)
+
+
+def resolve_targets(
+    target: Any,
+    what: str,
+    *,
+    groups: Mapping[str, tuple[str, ...]] = ZONE_GROUPS,
+    aliases: Mapping[str, str] = ZONE_ALIASES,
+    default: str | None = "driver",
+) -> tuple[str, ...]:
+    """Resolve a multi-target argument (zone, seat, window, door, ...) to the member keys it names.
+
+    Official behaviour: a falsy target (``None``, ``""``, ``0``, ``False``, ``[]``, ``{}``) becomes
+    ``default`` (when ``default`` is not ``None``); the value is then mapped through ``aliases``
+    (a dict lookup, so a non-empty list or dict raises ``TypeError``, an ``error`` result) and must
+    name a key of ``groups`` exactly (case-sensitive, no trimming), else :class:`Rejected`.
+
+    Args:
+        target: the argument as given.
+        what: the parameter name, for the message.
+        groups: canonical target -> member keys, in official order.
+        aliases: extra spellings (e.g. Chinese) -> canonical target.
+        default: the target used for a falsy value, or ``None`` when a falsy value is rejected.
+
+    Returns:
+        The member keys the target names.
+    """
+    if default is not None and not target:
+        target = default
+    key = aliases.get(target, target)
+    members = groups.get(key) if isinstance(key, str) else None
+    if members is None:
+        raise Rejected(f"{what} must be one of {', '.join(groups)}, got {target!r}")
+    return members

@@ -1,0 +1,590 @@
+"""Loading of scenario folders laid out like the official VehicleMemBench release.
+
+A folder holds ``history/history_N.txt`` and ``qa_data/qa_N.json`` for any subset of N, and
+optionally ``meta/meta_N.json`` sidecars written by vmb_gym's generator (they supply the
+query time, the evidence lines and the QA form, overriding what is derived here).
+
+Parsed scenarios are cached in-process, keyed by each file's path, mtime and size.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from vmb_gym.data.call_parser import parse_gold_calls
+from vmb_gym.errors import DataError
+from vmb_gym.types import (
+    REASONING_TYPES,
+    EvidenceEvent,
+    HistoryLine,
+    QAQuestion,
+    Query,
+    Scenario,
+    ToolCall,
+)
+
+__all__ = [
+    "EVIDENCE_WINDOW_MINUTES",
+    "clear_cache",
+    "load_official",
+    "locate_evidence",
+    "parse_gold_memory",
+    "read_history",
+    "scenario_ids",
+]
+
+logger = logging.getLogger(__name__)
+
+#: How far (in minutes) evidence lines may be from a gold-memory event's time.
+EVIDENCE_WINDOW_MINUTES = 3
+
+_QA_KEY = "related_to_vehicle_preference"
+_ITEM_KEYS: dict[str, type] = {
+    "gold_memory": str,
+    "reasoning_type": str,
+    "query": str,
+    "new_answer": list,
+}
+_HISTORY_NAME = re.compile(r"history_(\d+)\.txt")
+_LINE = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (.*)")
+_SPEAKER_SEP = ": "
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        (
+            "January", "February", "March", "April", "May", "June", "July", "August",
+            "September", "October", "November", "December",
+        ),
+        start=1,
+    )
+}
+# "[April 15, 2025] At 9:00 AM, narrative"; two official lines have a stray quote before "At".
+_MEMORY_LINE = re.compile(
+    r"\[([A-Z][a-z]+) (\d{1,2}), (\d{4})\]\s+['\"]?At (\d{1,2}):(\d{2})\s*([AaPp])\.?[Mm]\.?,?\s"
+)
+
+
+# --------------------------------------------------------------------------------------------
+# History
+# --------------------------------------------------------------------------------------------
+
+
+def _timestamp(text: str, cache: dict[str, datetime]) -> datetime:
+    """Parse ``YYYY-MM-DD HH:MM`` (already shape-checked) with a per-file memo."""
+    value = cache.get(text)
+    if value is None:
+        value = datetime(
+            int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16])
+        )
+        cache[text] = value
+    return value
+
+
+def read_history(path: Path) -> tuple[tuple[HistoryLine, ...], tuple[str, ...]]:
+    """Read a history file into lines and speakers.
+
+    Lines have the form ``[YYYY-MM-DD HH:MM] Full Name: utterance``. Blank lines are skipped
+    (line ids stay physical line numbers). A line whose content starts with its own timestamp
+    a second time (official history_18:1870) keeps the remainder as content.
+
+    Args:
+        path: the ``history_N.txt`` file.
+
+    Returns:
+        ``(lines, speakers)``; speakers are ordered by number of lines, most first, ties by
+        first appearance.
+
+    Raises:
+        DataError: the file cannot be read or a line is malformed (file and line named).
+    """
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, f"cannot read the history file as UTF-8 text: {exc}") from exc
+    lines: list[HistoryLine] = []
+    counts: dict[str, int] = {}
+    stamps: dict[str, datetime] = {}
+    for number, line in enumerate(raw.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        match = _LINE.fullmatch(line)
+        if match is None:
+            raise DataError(
+                path,
+                f"expected '[YYYY-MM-DD HH:MM] Full Name: text', found {line[:80]!r}; fix or "
+                "remove this line",
+                number,
+            )
+        stamp_text, rest = match.group(1), match.group(2)
+        doubled = f"[{stamp_text}] "
+        while rest.startswith(doubled):  # history_18:1870 repeats its timestamp
+            rest = rest[len(doubled):]
+        speaker, sep, text = rest.partition(_SPEAKER_SEP)
+        speaker = speaker.strip()
+        if not sep or not speaker or len(speaker) > 80 or "[" in speaker:
+            raise DataError(
+                path,
+                f"expected 'Full Name: text' after the timestamp, found {rest[:80]!r}; the "
+                "speaker's name must be followed by ': '",
+                number,
+            )
+        when = stamps.get(stamp_text)
+        if when is None:
+            try:
+                when = _timestamp(stamp_text, stamps)
+            except ValueError:
+                raise DataError(
+                    path,
+                    f"expected a valid date and time, found [{stamp_text}]; fix the timestamp",
+                    number,
+                ) from None
+        lines.append(HistoryLine(line_id=number, timestamp=when, speaker=speaker, text=text))
+        counts[speaker] = counts.get(speaker, 0) + 1
+    # dicts keep first-appearance order and sorted() is stable: ties stay in that order.
+    speakers = tuple(sorted(counts, key=lambda name: -counts[name]))
+    return tuple(lines), speakers
+
+
+# --------------------------------------------------------------------------------------------
+# Gold memory and evidence
+# --------------------------------------------------------------------------------------------
+
+
+def parse_gold_memory(gold_memory: str) -> list[tuple[str, datetime | None]]:
+    """Split a gold memory into its event lines and each event's date and time.
+
+    Args:
+        gold_memory: lines ``[Month D, YYYY] At h:mm AM, narrative`` separated by newlines.
+
+    Returns:
+        ``(line, when)`` per non-blank line; ``when`` is ``None`` when no time can be read.
+    """
+    events: list[tuple[str, datetime | None]] = []
+    for line in gold_memory.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        events.append((line, _memory_time(line)))
+    return events
+
+
+def _memory_time(line: str) -> datetime | None:
+    match = _MEMORY_LINE.match(line)
+    if match is None:
+        return None
+    month = _MONTHS.get(match.group(1))
+    hour, minute = int(match.group(4)), int(match.group(5))
+    if month is None or not 1 <= hour <= 12:
+        return None
+    hour = hour % 12 + (12 if match.group(6) in "Pp" else 0)
+    try:
+        return datetime(int(match.group(3)), month, int(match.group(2)), hour, minute)
+    except ValueError:
+        return None
+
+
+def _minute_index(lines: Iterable[HistoryLine]) -> dict[datetime, list[int]]:
+    index: dict[datetime, list[int]] = {}
+    for line in lines:
+        index.setdefault(line.timestamp, []).append(line.line_id)
+    return index
+
+
+def locate_evidence(
+    when: datetime | None,
+    index: Mapping[datetime, list[int]],
+    window: int = EVIDENCE_WINDOW_MINUTES,
+) -> tuple[int, ...]:
+    """History lines for an event time: same minute, else the closest minute within ``window``.
+
+    Args:
+        when: the event's time (``None`` gives no lines).
+        index: history line ids by minute.
+        window: the largest distance in minutes to search.
+
+    Returns:
+        Sorted line ids at the closest minute that has any (both sides at equal distance).
+    """
+    if when is None:
+        return ()
+    for distance in range(window + 1):
+        found: list[int] = list(index.get(when - timedelta(minutes=distance), ()))
+        if distance:
+            found += index.get(when + timedelta(minutes=distance), ())
+        if found:
+            return tuple(sorted(found))
+    return ()
+
+
+# --------------------------------------------------------------------------------------------
+# QA files
+# --------------------------------------------------------------------------------------------
+
+
+def _load_json(path: Path) -> tuple[Any, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, f"cannot read the file as UTF-8 text: {exc}") from exc
+    try:
+        return json.loads(text), text
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            path, f"expected valid JSON, found a syntax error: {exc.msg} (column {exc.colno})",
+            exc.lineno,
+        ) from None
+
+
+def _array_item_lines(text: str, key: str) -> list[int]:
+    """Best-effort 1-based line numbers of the items of the top-level array under ``key``."""
+    decoder = json.JSONDecoder()
+    match = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+    if match is None:
+        return []
+    position, result = match.end(), []
+    try:
+        while True:
+            while position < len(text) and text[position] in " \t\r\n,":
+                position += 1
+            if position >= len(text) or text[position] == "]":
+                return result
+            result.append(text.count("\n", 0, position) + 1)
+            _, position = decoder.raw_decode(text, position)
+    except json.JSONDecodeError:
+        return result
+
+
+def _item_error(path: Path, text: str, key: str, index: int, message: str) -> DataError:
+    lines = _array_item_lines(text, key)
+    line = lines[index] if index < len(lines) else None
+    return DataError(path, f"item {index} of {key!r}: {message}", line)
+
+
+@dataclass(frozen=True, slots=True)
+class _QAItem:
+    gold_memory: str
+    reasoning_type: str
+    query: str
+    new_answer: tuple[str, ...]
+
+
+def _read_qa(path: Path) -> list[_QAItem]:
+    data, text = _load_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get(_QA_KEY), list):
+        raise DataError(
+            path,
+            f"expected an object {{\"{_QA_KEY}\": [items]}}, found "
+            f"{type(data).__name__}{' with keys ' + str(sorted(data)) if isinstance(data, dict) else ''}",
+            1,
+        )
+    items: list[_QAItem] = []
+    for index, item in enumerate(data[_QA_KEY]):
+        if not isinstance(item, dict):
+            raise _item_error(
+                path, text, _QA_KEY, index, f"expected an object, found {type(item).__name__}"
+            )
+        missing = [key for key in _ITEM_KEYS if key not in item]
+        if missing:
+            raise _item_error(
+                path, text, _QA_KEY, index,
+                f"missing key(s) {missing}; every item needs {list(_ITEM_KEYS)}",
+            )
+        for key, kind in _ITEM_KEYS.items():
+            if not isinstance(item[key], kind):
+                raise _item_error(
+                    path, text, _QA_KEY, index,
+                    f"expected {key!r} to be a {kind.__name__}, found {type(item[key]).__name__}",
+                )
+        answers = item["new_answer"]
+        bad = [i for i, answer in enumerate(answers) if not isinstance(answer, str)]
+        if bad:
+            raise _item_error(
+                path, text, _QA_KEY, index,
+                f"expected 'new_answer' to be a list of strings, entry {bad[0]} is "
+                f"{type(answers[bad[0]]).__name__}",
+            )
+        if item["reasoning_type"] not in REASONING_TYPES:
+            raise _item_error(
+                path, text, _QA_KEY, index,
+                f"expected 'reasoning_type' in {list(REASONING_TYPES)}, found "
+                f"{item['reasoning_type']!r}",
+            )
+        if not item["query"].strip():
+            raise _item_error(path, text, _QA_KEY, index, "expected a non-empty 'query'")
+        items.append(
+            _QAItem(item["gold_memory"], item["reasoning_type"], item["query"], tuple(answers))
+        )
+    return items
+
+
+# --------------------------------------------------------------------------------------------
+# Sidecars
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _MetaQuery:
+    as_of: datetime | None
+    evidence: tuple[EvidenceEvent, ...] | None
+    qa: QAQuestion | None
+
+
+def _meta_time(value: Any, path: Path, what: str) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    raise DataError(path, f"{what}: expected 'YYYY-MM-DDTHH:MM' or null, found {value!r}")
+
+
+def _read_meta(path: Path, scenario_id: int, n_queries: int) -> dict[int, _MetaQuery]:
+    data, text = _load_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
+        raise DataError(path, "expected an object with a 'queries' list", 1)
+    if "scenario_id" in data and data["scenario_id"] != scenario_id:
+        raise DataError(
+            path,
+            f"expected scenario_id {scenario_id} (from the file name), found "
+            f"{data['scenario_id']!r}; regenerate the sidecar",
+            1,
+        )
+    result: dict[int, _MetaQuery] = {}
+    for position, entry in enumerate(data["queries"]):
+        def fail(message: str) -> DataError:
+            return _item_error(path, text, "queries", position, message)
+
+        if not isinstance(entry, dict):
+            raise fail(f"expected an object, found {type(entry).__name__}")
+        index = entry.get("index")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < n_queries:
+            raise fail(f"expected 'index' an int in 0..{n_queries - 1}, found {index!r}")
+        as_of = _meta_time(entry.get("as_of"), path, f"queries[{position}].as_of")
+        evidence: tuple[EvidenceEvent, ...] | None = None
+        if entry.get("evidence") is not None:
+            raw_events = entry["evidence"]
+            if not isinstance(raw_events, list):
+                raise fail("expected 'evidence' to be a list of events")
+            events = []
+            for number, event in enumerate(raw_events):
+                if (
+                    not isinstance(event, dict)
+                    or not isinstance(event.get("text"), str)
+                    or not isinstance(event.get("line_ids", []), list)
+                    or not all(
+                        isinstance(i, int) and not isinstance(i, bool)
+                        for i in event.get("line_ids", [])
+                    )
+                ):
+                    raise fail(
+                        f"evidence[{number}]: expected {{\"text\": str, \"when\": str|null, "
+                        "\"line_ids\": [int]}}"
+                    )
+                events.append(
+                    EvidenceEvent(
+                        text=event["text"],
+                        when=_meta_time(
+                            event.get("when"), path, f"queries[{position}].evidence[{number}].when"
+                        ),
+                        line_ids=tuple(event.get("line_ids", [])),
+                    )
+                )
+            evidence = tuple(events)
+        qa = None
+        raw_qa = entry.get("qa")
+        if raw_qa is not None:
+            answer = raw_qa.get("answer") if isinstance(raw_qa, dict) else None
+            if (
+                not isinstance(raw_qa, dict)
+                or not isinstance(raw_qa.get("question"), str)
+                or not isinstance(answer, dict)
+                or not isinstance(answer.get("name"), str)
+                or not isinstance(answer.get("arguments", {}), dict)
+            ):
+                raise fail(
+                    "expected 'qa' null or {\"question\": str, \"answer\": {\"name\": str, "
+                    "\"arguments\": {}}}"
+                )
+            qa = QAQuestion(
+                question=raw_qa["question"],
+                answer=ToolCall(name=answer["name"], arguments=dict(answer.get("arguments", {}))),
+            )
+        result[index] = _MetaQuery(as_of=as_of, evidence=evidence, qa=qa)
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario assembly and cache
+# --------------------------------------------------------------------------------------------
+
+_CacheKey = tuple[tuple[str, int, int] | None, ...]
+_cache: dict[tuple[str, int], tuple[_CacheKey, Scenario]] = {}
+_cache_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget every cached scenario (files are re-read on the next load)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _stat_key(path: Path) -> tuple[str, int, int] | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def _paths(folder: Path, scenario_id: int) -> tuple[Path, Path, Path]:
+    return (
+        folder / "history" / f"history_{scenario_id}.txt",
+        folder / "qa_data" / f"qa_{scenario_id}.json",
+        folder / "meta" / f"meta_{scenario_id}.json",
+    )
+
+
+def _build_scenario(folder: Path, scenario_id: int) -> Scenario:
+    history_path, qa_path, meta_path = _paths(folder, scenario_id)
+    lines, speakers = read_history(history_path)
+    items = _read_qa(qa_path)
+    meta = _read_meta(meta_path, scenario_id, len(items)) if meta_path.is_file() else {}
+    end_time = lines[-1].timestamp if lines else None
+    index = _minute_index(lines)
+    queries: list[Query] = []
+    for number, item in enumerate(items):
+        warnings: list[str] = []
+        calls, dropped = parse_gold_calls(item.new_answer, warnings)
+        for warning in warnings:
+            logger.warning("%s item %d: %s", qa_path, number, warning)
+        override = meta.get(number)
+        if override is not None and override.evidence is not None:
+            evidence = override.evidence
+        else:
+            evidence = tuple(
+                EvidenceEvent(text=text, when=when, line_ids=locate_evidence(when, index))
+                for text, when in parse_gold_memory(item.gold_memory)
+            )
+        as_of = override.as_of if override is not None and override.as_of else end_time
+        queries.append(
+            Query(
+                task_id=f"{scenario_id}_{number}",
+                scenario_id=scenario_id,
+                index=number,
+                text=item.query,
+                reasoning_type=item.reasoning_type,
+                gold_calls=tuple(calls),
+                gold_call_strings=item.new_answer,
+                gold_memory=item.gold_memory,
+                evidence=evidence,
+                as_of=as_of,
+                unparsed_gold=tuple(dropped),
+                qa=override.qa if override is not None else None,
+            )
+        )
+    return Scenario(
+        scenario_id=scenario_id,
+        speakers=speakers,
+        lines=lines,
+        queries=tuple(queries),
+        source=str(history_path),
+    )
+
+
+def scenario_ids(folder: str | os.PathLike[str]) -> list[int]:
+    """The scenario numbers N with a ``history/history_N.txt`` in ``folder``, ascending.
+
+    Raises:
+        DataError: ``folder`` or its ``history/`` sub-folder does not exist.
+    """
+    root = Path(folder)
+    history = root / "history"
+    if not history.is_dir():
+        raise DataError(
+            root,
+            "expected a benchmark folder with history/history_N.txt and qa_data/qa_N.json, "
+            "found no history/ sub-folder; point to the folder that contains history/ and "
+            "qa_data/",
+        )
+    found = []
+    for entry in os.scandir(history):
+        match = _HISTORY_NAME.fullmatch(entry.name)
+        if match and entry.is_file():
+            found.append(int(match.group(1)))
+    return sorted(found)
+
+
+def load_official(
+    folder: str | os.PathLike[str], files: Iterable[int] | None = None
+) -> list[Scenario]:
+    """Load every scenario (or the chosen ones) of a release-style folder.
+
+    Args:
+        folder: a folder holding ``history/history_N.txt``, ``qa_data/qa_N.json`` and optionally
+            ``meta/meta_N.json``.
+        files: scenario numbers N to load; ``None`` loads all histories present.
+
+    Returns:
+        The scenarios in ascending N (or in the order of ``files``, without repeats).
+
+    Raises:
+        DataError: the folder, a requested scenario or its QA file is missing, or a file is
+            malformed (the message names the file and line).
+    """
+    root = Path(folder).expanduser().resolve()
+    available = scenario_ids(root)
+    if files is None:
+        wanted = available
+    else:
+        wanted = list(dict.fromkeys(int(n) for n in files))
+        absent = [n for n in wanted if n not in set(available)]
+        if absent:
+            raise DataError(
+                root / "history",
+                f"expected history_N.txt for requested scenario(s) {absent}, found only "
+                f"{_ranges(available) or 'none'}; choose files that exist",
+            )
+    scenarios = []
+    for scenario_id in wanted:
+        history_path, qa_path, meta_path = _paths(root, scenario_id)
+        if not qa_path.is_file():
+            raise DataError(
+                qa_path,
+                f"expected the QA file of scenario {scenario_id} next to {history_path.name}, "
+                "found none; add it or remove the history file",
+            )
+        key: _CacheKey = (_stat_key(history_path), _stat_key(qa_path), _stat_key(meta_path))
+        cache_id = (str(root), scenario_id)
+        with _cache_lock:
+            cached = _cache.get(cache_id)
+        if cached is not None and cached[0] == key:
+            scenarios.append(cached[1])
+            continue
+        scenario = _build_scenario(root, scenario_id)
+        with _cache_lock:
+            _cache[cache_id] = (key, scenario)
+        scenarios.append(scenario)
+    return scenarios
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3,5"``."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and runs[-1][1] == number - 1:
+            runs[-1][1] = number
+        else:
+            runs.append([number, number])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)

@@ -1,0 +1,102 @@
+"""The tasks an env serves: scenarios loaded once, filtered, indexed by task id."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.types import REASONING_TYPES, Query, Scenario
+
+
+@dataclass
+class TaskSet:
+    """Queries of some scenarios, in a fixed order, with lookups by task id and scenario."""
+
+    scenarios: dict[int, Scenario]
+    queries: list[Query]
+    _by_id: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._by_id = {q.task_id: i for i, q in enumerate(self.queries)}
+
+    @classmethod
+    def load(
+        cls,
+        data: str | Sequence[Scenario],
+        *,
+        files: Sequence[int] | None = None,
+        task_ids: Sequence[str] | None = None,
+        reasoning_types: Sequence[str] | None = None,
+        need_qa: bool = False,
+    ) -> TaskSet:
+        """Load ``data`` (a spec string or scenarios) and apply the filters.
+
+        Raises:
+            ConfigError: a filter leaves no task, or names an unknown reasoning type.
+        """
+        if isinstance(data, str):
+            scenarios = _load_cached(data, tuple(files) if files is not None else None)
+        else:
+            scenarios = tuple(data)
+            if files is not None:
+                keep = set(files)
+                scenarios = tuple(s for s in scenarios if s.scenario_id in keep)
+        if reasoning_types is not None:
+            unknown = set(reasoning_types) - set(REASONING_TYPES)
+            if unknown:
+                raise ConfigError(f"unknown reasoning types {sorted(unknown)}; expected some of {REASONING_TYPES}")
+        queries = [q for s in scenarios for q in s.queries]
+        if task_ids is not None:
+            wanted = set(task_ids)
+            missing = wanted - {q.task_id for q in queries}
+            if missing:
+                raise ConfigError(f"task ids {sorted(missing)[:5]} are not in data {data if isinstance(data, str) else '<scenarios>'}")
+            queries = [q for q in queries if q.task_id in wanted]
+        if reasoning_types is not None:
+            queries = [q for q in queries if q.reasoning_type in set(reasoning_types)]
+        if need_qa:
+            queries = [q for q in queries if q.qa is not None]
+        if not queries:
+            raise ConfigError("no task is left after loading and filtering; check data, files, task_ids and reasoning_types"
+                              + (" (QA mode needs generated data with question forms)" if need_qa else ""))
+        return cls({s.scenario_id: s for s in scenarios}, queries)
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def index_of(self, task_id: str) -> int:
+        """Position of ``task_id`` in :attr:`queries`."""
+        try:
+            return self._by_id[task_id]
+        except (KeyError, TypeError):
+            sample = ", ".join(list(self._by_id)[:5])
+            raise ConfigError(f"unknown task_id {task_id!r}; expected an id like {sample} ...") from None
+
+    def scenario_of(self, query: Query) -> Scenario:
+        """The scenario a query belongs to."""
+        return self.scenarios[query.scenario_id]
+
+    def charset(self, extra: str = "") -> str:
+        """Every character the data (and ``extra``) can put into an observation."""
+        chars = set(string.printable) | set(extra)
+        for s in self.scenarios.values():
+            for line in s.lines:
+                chars.update(line.text)
+                chars.update(line.speaker)
+            for q in s.queries:
+                chars.update(q.text)
+                chars.update(q.gold_memory)
+                if q.qa is not None:
+                    chars.update(q.qa.question)
+        chars -= set("\x0b\x0c")
+        return "".join(sorted(chars))
+
+
+@lru_cache(maxsize=8)
+def _load_cached(spec: str, files: tuple[int, ...] | None) -> tuple[Scenario, ...]:
+    from vmb_gym.data import load_scenarios
+
+    return tuple(load_scenarios(spec, files=files))

@@ -1,0 +1,344 @@
+"""The memory-module contract: records, the Protocol, and a base class that enforces it.
+
+A memory module ingests one scenario's history and then serves episodes, either as *context*
+(text for the first observation) or as *retrieval* (``search``), or both. Every search carries
+``as_of``: the base class ranks only entries stamped at or before it, from the scenario being
+served, and then re-checks every hit; a hit that breaks the rule is dropped and counted in
+:attr:`BaseMemory.violations` (which must stay 0).
+
+Writes are incremental: :meth:`BaseMemory.observe` ingests one history line as time advances,
+and a policy can :meth:`~BaseMemory.store`, :meth:`~BaseMemory.update` (supersede, old entry
+kept and linked) and :meth:`~BaseMemory.delete` entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.types import HistoryLine, Query, Scenario
+
+#: Entry statuses. ``superseded`` entries stay reachable through their links; ``deleted`` ones do not.
+ACTIVE = "active"
+SUPERSEDED = "superseded"
+DELETED = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    """One search result.
+
+    Attributes:
+        entry_id: id of the memory entry (``"L<line_id>"`` for a history line, ``"P<n>"`` for a
+            policy write, ``"F<n>"`` for a layered fact).
+        text: the text shown to the policy.
+        score: backend score (higher is better; only comparable within one search).
+        timestamp: when the entry's content was said or stored (never later than ``as_of``).
+        line_ids: the history lines the entry comes from (provenance for the audit).
+        people: people the entry is about or spoken by.
+        layer: ``raw`` | ``policy`` | ``fact`` | ``support`` | ``summary`` | ``kv``.
+        status: ``active`` or ``superseded``.
+    """
+
+    entry_id: str
+    text: str
+    score: float
+    timestamp: datetime | None
+    line_ids: tuple[int, ...] = ()
+    people: tuple[str, ...] = ()
+    layer: str = "raw"
+    status: str = ACTIVE
+
+    def render(self) -> str:
+        """``[YYYY-MM-DD HH:MM] text`` (the one rendering all modules share)."""
+        ts = self.timestamp.strftime("%Y-%m-%d %H:%M") if self.timestamp else "----------"
+        tag = " (superseded)" if self.status == SUPERSEDED else ""
+        return f"[{ts}] {self.text}{tag}"
+
+
+@dataclass(slots=True)
+class MemoryEntry:
+    """One stored memory item (a history line or a policy write).
+
+    ``supersedes`` / ``superseded_by`` link revisions; ``setting`` and ``condition`` are free
+    labels a policy may attach (the layered module uses ``module.field`` for settings).
+    """
+
+    entry_id: str
+    text: str
+    timestamp: datetime
+    line_ids: tuple[int, ...] = ()
+    people: tuple[str, ...] = ()
+    setting: str | None = None
+    condition: str | None = None
+    status: str = ACTIVE
+    source: str = "history"
+    supersedes: str | None = None
+    superseded_by: str | None = None
+
+    def to_hit(self, score: float, layer: str | None = None) -> MemoryHit:
+        """This entry as a :class:`MemoryHit`."""
+        return MemoryHit(
+            entry_id=self.entry_id,
+            text=self.text,
+            score=float(score),
+            timestamp=self.timestamp,
+            line_ids=self.line_ids,
+            people=self.people,
+            layer=layer or ("raw" if self.source == "history" else "policy"),
+            status=self.status,
+        )
+
+
+@runtime_checkable
+class MemoryModule(Protocol):
+    """What the environment needs from a memory module (third-party modules implement this)."""
+
+    name: str
+    provides_context: bool
+    provides_search: bool
+    violations: int
+
+    def ingest(self, scenario: Scenario) -> None:
+        """Load a scenario's whole history (once: later calls restore an in-process snapshot).
+
+        Policy writes made since the last ingest are dropped, so each episode starts from the
+        history alone.
+        """
+        t0 = time.perf_counter()
+        key = scenario_key(scenario.scenario_id, scenario.lines)
+        if key == self.key:
+            self.ingest_seconds = time.perf_counter() - t0
+            return
+        cache_key = (type(self).__module__, type(self).__qualname__, self._config_key(), key)
+        snap = _SNAPSHOTS.get(cache_key)
+        if snap is not None:
+            _SNAPSHOTS.move_to_end(cache_key)
+            self._restore(scenario.scenario_id, snap)
+        else:
+            self.reset(scenario.scenario_id, scenario.speakers)
+            self._ingest_lines(scenario.lines)
+            self._finish_ingest()
+            _SNAPSHOTS[cache_key] = _Snapshot(
+                [replace(e) for e in self.entries], dict(self._line_time), self.speakers, self._payload()
+            )
+            while len(_SNAPSHOTS) > SNAPSHOT_LIMIT:
+                _SNAPSHOTS.popitem(last=False)
+        self.key = key
+        self.ingest_seconds = time.perf_counter() - t0
+
+    def _restore(self, scenario_id: int, snap: _Snapshot) -> None:
+        self.reset(scenario_id, snap.speakers)
+        self.entries = [replace(e) for e in snap.entries]
+        self._by_id = {e.entry_id: i for i, e in enumerate(self.entries)}
+        self._line_time = dict(snap.line_time)
+        self._now = max(self._line_time.values()) if self._line_time else None
+        self._load_payload(snap.payload)
+
+    def _config_key(self) -> str:
+        """Settings that change what ingestion builds (part of the snapshot key)."""
+        return ""
+
+    def _finish_ingest(self) -> None:
+        """Hook: build indexes after a whole history was observed."""
+
+    def _payload(self) -> dict[str, Any]:
+        """Hook: backend state to keep in the snapshot (must not be mutated later)."""
+        return {}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        """Hook: restore what :meth:`_payload` returned."""
+
+    def _ingest_lines(self, lines: Sequence[HistoryLine]) -> None:
+        """Observe every line (subclasses override to batch-build or restore a cache)."""
+        for ln in lines:
+            self.observe(ln)
+
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
+        """Forget everything and start an empty memory for ``scenario_id``."""
+        self.scenario_id = scenario_id
+        self.key = None
+        self.speakers = tuple(speakers)
+        self.entries = []
+        self._by_id = {}
+        self._line_time = {}
+        self._policy_counter = 0
+        self._now = None
+        self._on_entries_changed()
+
+    def observe(self, line: HistoryLine) -> None:
+        """Ingest one history line as an entry ``L<line_id>`` (lines arrive in time order)."""
+        if self.scenario_id is None:
+            raise ConfigError(f"{self.name}: observe() called before reset()/ingest(); call reset(scenario_id) first")
+        if self._now is not None and line.timestamp < self._now:
+            raise ConfigError(
+                f"{self.name}: line {line.line_id} at {line.timestamp} arrives before {self._now}; "
+                "observe() needs lines in time order"
+            )
+        self._now = line.timestamp
+        self.key = None
+        if line.speaker not in self.speakers:
+            self.speakers = (*self.speakers, line.speaker)
+        self._line_time[line.line_id] = line.timestamp
+        self._add(
+            MemoryEntry(
+                entry_id=f"L{line.line_id}",
+                text=f"{line.speaker}: {line.text}",
+                timestamp=line.timestamp,
+                line_ids=(line.line_id,),
+                people=(line.speaker,),
+            )
+        )
+
+    def _add(self, entry: MemoryEntry) -> None:
+        if entry.entry_id in self._by_id:
+            raise ConfigError(f"{self.name}: duplicate entry id {entry.entry_id!r}")
+        self._by_id[entry.entry_id] = len(self.entries)
+        self.entries.append(entry)
+        self._on_entries_changed()
+
+    def _on_entries_changed(self) -> None:
+        """Hook: an index built over :attr:`entries` is now stale (subclasses call super())."""
+        self._arrays = None
+
+    # ------------------------------------------------------------------ policy writes
+    def get(self, entry_id: str) -> MemoryEntry:
+        """The entry called ``entry_id`` (KeyError naming the id when unknown)."""
+        try:
+            return self.entries[self._by_id[entry_id]]
+        except KeyError:
+            raise KeyError(f"no memory entry {entry_id!r}") from None
+
+    def store(
+        self,
+        text: str,
+        people: Sequence[str] = (),
+        setting: str | None = None,
+        condition: str | None = None,
+        when: datetime | None = None,
+    ) -> str:
+        """Add a policy-written entry ``P<n>`` stamped ``when`` (default: the latest time seen)."""
+        if self.scenario_id is None:
+            raise ConfigError(f"{self.name}: store() needs a scenario; call ingest() or reset() first")
+        stamp = when or self._now or datetime.min
+        self._policy_counter += 1
+        eid = f"P{self._policy_counter}"
+        self._add(
+            MemoryEntry(eid, text, stamp, (), tuple(people), setting, condition, ACTIVE, source="policy")
+        )
+        self.key = None
+        return eid
+
+    def update(self, entry_id: str, text: str, when: datetime | None = None) -> str:
+        """Supersede ``entry_id`` with ``text``: the old entry stays, marked superseded and linked."""
+        old = self.get(entry_id)
+        if old.status == DELETED:
+            raise ConfigError(f"{self.name}: entry {entry_id!r} was deleted and cannot be updated")
+        new_id = self.store(text, old.people, old.setting, old.condition, when or self._now or old.timestamp)
+        new = self.get(new_id)
+        new.supersedes = entry_id
+        new.line_ids = old.line_ids
+        old.status = SUPERSEDED
+        old.superseded_by = new_id
+        self._on_entries_changed()
+        return new_id
+
+    def delete(self, entry_id: str) -> None:
+        """Mark ``entry_id`` deleted: it is never returned again."""
+        self.get(entry_id).status = DELETED
+        self.key = None
+        self._on_entries_changed()
+
+    def revisions(self, entry_id: str) -> list[MemoryEntry]:
+        """The chain of revisions ending at ``entry_id``, oldest first."""
+        chain = [self.get(entry_id)]
+        while chain[0].supersedes:
+            chain.insert(0, self.get(chain[0].supersedes))
+        return chain
+
+    # ------------------------------------------------------------------ serving
+    def context(self, query: Query) -> str:
+        """Text for the first observation ("" for retrieval-only modules)."""
+        return ""
+
+    def visible(self, as_of: datetime, person: str | None = None) -> np.ndarray:
+        """Indices (into :attr:`entries`) of active entries stamped at or before ``as_of``.
+
+        With ``person``, only entries whose people include that person (full or first name).
+        """
+        if self._arrays is None:
+            stamps = np.array([_seconds(e.timestamp) for e in self.entries], dtype=np.int64)
+            active = np.array([e.status == ACTIVE for e in self.entries], dtype=bool)
+            self._arrays = (stamps, active)
+        stamps, active = self._arrays
+        idx = np.nonzero(active & (stamps <= _seconds(as_of)))[0]
+        if person is not None:
+            idx = np.array([i for i in idx if person_matches(person, self.entries[i].people)], dtype=np.int64)
+        return idx
+
+    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+        """The best ``top_k`` hits for ``text`` at time ``as_of``.
+
+        Raises:
+            ConfigError: when the module gives no search, or no scenario is loaded.
+        """
+        if not self.provides_search:
+            raise ConfigError(f"memory {self.name!r} provides no search; use context() instead")
+        if self.scenario_id is None:
+            raise ConfigError(f"{self.name}: search() before ingest()/reset()")
+        if as_of is None:
+            raise ConfigError(f"{self.name}: search() needs as_of (the simulated 'now')")
+        top_k = max(1, int(top_k))
+        t0 = time.perf_counter()
+        allowed = self.visible(as_of, person)
+        hits = self._rank(text, allowed, as_of, top_k, person) if len(allowed) else []
+        hits = self._check(hits, as_of)[:top_k]
+        self.search_seconds.append(time.perf_counter() - t0)
+        return hits
+
+    def _rank(
+        self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None
+    ) -> list[MemoryHit]:
+        """Rank the entries at ``allowed`` for ``text``; subclasses override."""
+        raise NotImplementedError
+
+    def _check(self, hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]:
+        """Drop (and count) hits that are later than ``as_of`` or cite lines of another scenario."""
+        kept = []
+        for h in hits:
+            bad = h.timestamp is not None and h.timestamp > as_of
+            for lid in h.line_ids:
+                t = self._line_time.get(lid)
+                if t is None or t > as_of:
+                    bad = True
+            if bad:
+                self.violations += 1
+            else:
+                kept.append(h)
+        return kept
+
+    def stats(self) -> dict[str, float]:
+        """Counters for reports: entries, violations, ingest seconds, searches, mean search ms."""
+        n = len(self.search_seconds)
+        return {
+            "entries": float(len(self.entries)),
+            "violations": float(self.violations),
+            "ingest_seconds": self.ingest_seconds,
+            "searches": float(n),
+            "search_ms_mean": 1000.0 * sum(self.search_seconds) / n if n else 0.0,
+        }
+
+
+def with_status(hit: MemoryHit, status: str) -> MemoryHit:
+    """A copy of ``hit`` with another status."""
+    return replace(hit, status=status)
+
+

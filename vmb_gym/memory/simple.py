@@ -1,0 +1,77 @@
+"""Context-only modules: ``none``, ``gold`` and ``full_history``."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from vmb_gym.memory.base import BaseMemory
+from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.types import HistoryLine, Query
+
+
+class NoMemory(BaseMemory):
+    """No memory at all (the official ``none`` mode): no context, no search tool."""
+
+    name: ClassVar[str] = "none"
+
+
+class GoldMemory(BaseMemory):
+    """The query's own gold memory as context (the official ``gold`` mode; an upper bound)."""
+
+    name: ClassVar[str] = "gold"
+    provides_context: ClassVar[bool] = True
+
+    def context(self, query: Query) -> str:
+        """The query's ``gold_memory`` text, verbatim."""
+        return query.gold_memory
+
+
+class FullHistoryMemory(BaseMemory):
+    """The raw history up to the query time as context, cut to a token budget (most recent kept).
+
+    Args:
+        max_tokens: budget for the rendered history (cl100k tokens, see :func:`count_tokens`).
+    """
+
+    name: ClassVar[str] = "full_history"
+    provides_context: ClassVar[bool] = True
+
+    def __init__(self, max_tokens: int = 16_384) -> None:
+        super().__init__()
+        if max_tokens < 1:
+            from vmb_gym.errors import ConfigError
+
+            raise ConfigError(f"full_history: max_tokens must be >= 1, got {max_tokens}")
+        self.max_tokens = max_tokens
+        self._rendered: list[tuple[str, int]] = []  # (line text, tokens), parallel to history entries
+
+    def observe(self, line: HistoryLine) -> None:
+        """Ingest a line and pre-count its tokens."""
+        super().observe(line)
+        text = f"[{line.timestamp:%Y-%m-%d %H:%M}] {line.speaker}: {line.text}"
+        self._rendered.append((text, count_tokens(text) + 1))
+
+    def reset(self, scenario_id: int, speakers: tuple[str, ...] | list[str] = ()) -> None:
+        """Forget the rendered lines too."""
+        super().reset(scenario_id, speakers)
+        self._rendered = []
+
+    def _payload(self) -> dict[str, object]:
+        return {"rendered": list(self._rendered)}
+
+    def _load_payload(self, payload: dict[str, object]) -> None:
+        self._rendered = list(payload["rendered"])  # type: ignore[call-overload]
+
+    def context(self, query: Query) -> str:
+        """History lines stamped at or before ``query.as_of``, newest kept within the budget."""
+        history = [e for e in self.entries if e.source == "history"]
+        chosen: list[str] = []
+        used = 0
+        for entry, (text, n) in zip(reversed(history), reversed(self._rendered), strict=True):
+            if query.as_of is not None and entry.timestamp > query.as_of:
+                continue
+            if used + n > self.max_tokens:
+                break
+            chosen.append(text)
+            used += n
+        return "\n".join(reversed(chosen))

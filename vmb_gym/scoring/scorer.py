@@ -1,0 +1,170 @@
+"""Score one task: the official state metrics, the official tool F1 and a corrected tool F1.
+
+Execution follows the official evaluator: gold calls run on a fresh car with every failure and
+exception ignored; predicted calls run the same way on another fresh car. ``list_module_tools``
+calls are not vehicle calls and, as upstream, are left out of the tool F1 (every other call
+counts, including failures, unknown names and memory-tool calls the caller chooses to pass).
+
+The gold side is cached per :class:`~vmb_gym.types.Query` object (identity), so scoring many
+predictions for the same task executes its gold once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from vmb_gym.scoring.state_diff import GoldReference, StateScore, score_against
+from vmb_gym.scoring.tool_f1 import (
+    CallKey,
+    ToolScore,
+    multiset_tool_score,
+    official_tool_score,
+    tool_call_key,
+    tool_call_keys,
+)
+from vmb_gym.types import Query, ToolCall
+from vmb_gym.vehicle.simulator import VehicleSimulator
+
+__all__ = ["NON_VEHICLE_CALLS", "TaskScore", "gold_reference", "score_final_state", "score_task"]
+
+#: Call names that are never vehicle calls and never counted in the tool F1 (as upstream).
+NON_VEHICLE_CALLS: frozenset[str] = frozenset({"list_module_tools"})
+
+
+@dataclass(frozen=True, slots=True)
+class TaskScore:
+    """Everything the scorer says about one task."""
+
+    task_id: str
+    reasoning_type: str
+    state: StateScore
+    tool: ToolScore
+    tool_corrected: ToolScore
+    num_pred_calls: int
+    num_gold_calls: int
+
+    @property
+    def exact_match(self) -> bool:
+        """Exact state match (ESM), the headline metric."""
+        return self.state.exact_match
+
+    @property
+    def tool_f1(self) -> float | int:
+        """The official tool F1 (key-set bug included)."""
+        return self.tool.f1
+
+    @property
+    def differences(self) -> tuple[str, ...]:
+        """The official difference lines (deterministic order)."""
+        return self.state.differences
+
+    def to_record(self) -> dict[str, Any]:
+        """One ``results.jsonl`` record: ids, counts, every per-task metric, tool scores, differences."""
+        s = self.state
+        return {
+            "task_id": self.task_id,
+            "reasoning_type": self.reasoning_type,
+            "exact_match": s.exact_match,
+            "TP": s.tp,
+            "FP": s.fp,
+            "negative_TP": s.negative_tp,
+            "negative_FP": s.negative_fp,
+            "correctly_changed": s.correctly_changed,
+            "should_change": s.should_change,
+            "should_not_change": s.should_not_change,
+            "change_accuracy": s.change_accuracy,
+            "f1_positive": s.f1_positive,
+            "f1_negative": s.f1_negative,
+            "acc_positive": s.acc_positive,
+            "precision_positive": s.precision_positive,
+            "f1_change": s.f1_change,
+            "acc_negative": s.acc_negative,
+            "precision_change": s.precision_change,
+            "tool_f1": self.tool.f1,
+            "tool_precision": self.tool.precision,
+            "tool_recall": self.tool.recall,
+            "tool_f1_corrected": self.tool_corrected.f1,
+            "tool_precision_corrected": self.tool_corrected.precision,
+            "tool_recall_corrected": self.tool_corrected.recall,
+            "num_pred_calls": self.num_pred_calls,
+            "num_gold_calls": self.num_gold_calls,
+            "differences": list(s.differences),
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _GoldEntry:
+    query: Query
+    reference: GoldReference
+    keys: tuple[CallKey, ...]
+
+
+_CACHE: dict[int, _GoldEntry] = {}
+_CACHE_LIMIT = 8192
+
+
+def _gold_entry(query: Query) -> _GoldEntry:
+    entry = _CACHE.get(id(query))
+    if entry is not None and entry.query is query:
+        return entry
+    reference = GoldReference.from_calls((c.name, c.arguments) for c in query.gold_calls)
+    entry = _GoldEntry(query=query, reference=reference, keys=tool_call_keys(query.gold_calls))
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[id(query)] = entry  # the entry holds the query, so its id cannot be reused meanwhile
+    return entry
+
+
+def gold_reference(query: Query) -> GoldReference:
+    """The reference final state of ``query`` (gold executed once, then cached)."""
+    return _gold_entry(query).reference
+
+
+def _vehicle_calls(calls: Sequence[ToolCall]) -> list[ToolCall]:
+    return [c for c in calls if c.name not in NON_VEHICLE_CALLS]
+
+
+def _finish(query: Query, entry: _GoldEntry, state: StateScore, calls: list[ToolCall]) -> TaskScore:
+    pred_keys = [tool_call_key(c.name, c.arguments) for c in calls]
+    return TaskScore(
+        task_id=query.task_id,
+        reasoning_type=query.reasoning_type,
+        state=state,
+        tool=official_tool_score(pred_keys, entry.keys),
+        tool_corrected=multiset_tool_score(pred_keys, entry.keys),
+        num_pred_calls=len(calls),
+        num_gold_calls=len(entry.keys),
+    )
+
+
+def score_task(query: Query, calls: Sequence[ToolCall]) -> TaskScore:
+    """Execute ``calls`` on a fresh car and score the result against the task's gold.
+
+    Args:
+        query: the task (its ``gold_calls`` define the reference final state).
+        calls: the predicted calls, in execution order. ``list_module_tools`` calls are skipped;
+            every other call is executed with official semantics (never raises) and counted.
+
+    Returns:
+        The task's state metrics, tool F1 scores and difference lines.
+    """
+    entry = _gold_entry(query)
+    vehicle = _vehicle_calls(calls)
+    sim = VehicleSimulator()
+    for c in vehicle:
+        sim.call(c.name, c.arguments, with_state=False)
+    return _finish(query, entry, score_against(entry.reference, sim), vehicle)
+
+
+def score_final_state(query: Query, pred_sim: VehicleSimulator, calls: Sequence[ToolCall]) -> TaskScore:
+    """Score a simulator that already executed the predicted calls (e.g. an env at episode end).
+
+    Args:
+        query: the task.
+        pred_sim: a simulator that started from a fresh car; its current state is the prediction.
+        calls: the calls the agent made (for the tool F1 only; they are not executed again).
+    """
+    entry = _gold_entry(query)
+    return _finish(query, entry, score_against(entry.reference, pred_sim), _vehicle_calls(calls))
