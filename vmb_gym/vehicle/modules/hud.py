@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from vmb_gym.vehicle.api import IntRange, vehicle_api
 from vmb_gym.vehicle.module import Field, Result, VehicleModule, require_int
 
@@ -21,13 +19,18 @@ class HUD(VehicleModule):
     }
     __slots__ = ()
 
+    def _auto_on(self) -> None:
+        if not self.state["is_on"]:
+            self.state["is_on"] = True
+
     @vehicle_api(level=IntRange(1, 10, unit="level"))
     def carcontrol_HUD_set_brightness_level(self, level: int) -> Result:
         """Set HUD brightness level (1-10).
 
-        Switches the HUD on first, so the HUD is on even when the level is rejected.
+        Switches the HUD on first (only if it is off: a truthy raw value stays), so the HUD is on
+        even when the level is rejected.
         """
-        self.state["is_on"] = True
+        self._auto_on()
         require_int(level, 1, 10, "HUD brightness level")
         self.state["brightness_level"] = level
         return self.ok(f"HUD brightness set to {level}")
@@ -36,9 +39,10 @@ class HUD(VehicleModule):
     def carcontrol_HUD_set_height_level(self, level: int) -> Result:
         """Set HUD height level (1-10).
 
-        Switches the HUD on first, so the HUD is on even when the level is rejected.
+        Switches the HUD on first (only if it is off: a truthy raw value stays), so the HUD is on
+        even when the level is rejected.
         """
-        self.state["is_on"] = True
+        self._auto_on()
         require_int(level, 1, 10, "HUD height level")
         self.state["height_level"] = level
         return self.ok(f"HUD height set to {level}")

