@@ -16,6 +16,8 @@ from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ActionError, ConfigError
+from vmb_gym.memory.audit import audit_hits
+from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas, module_schemas
@@ -217,6 +219,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         self._pred_calls: list[ToolCall] = []
         self._memory_searches = 0
         self._memory_hits: list[list[int]] = []
+        self._memory_hit_objects: list[Any] = []
         self._search_seconds = 0.0
         self._discovered: set[str] = set()
         self._episode_over = False
@@ -322,6 +325,11 @@ class VehicleMemEnv(gym.Env[str, Any]):
         result = self._sim.call(name, args)
         return result, "error" in result
 
+    def _ensure_memory(self, scenario: Scenario) -> None:
+        """Make the memory module serve ``scenario`` (ingested once, then restored from its cache)."""
+        if getattr(self.memory, "scenario_id", None) != scenario.scenario_id:
+            self.memory.ingest(scenario)
+
     def _list_module_tools(self, args: Any) -> tuple[dict[str, Any], bool]:
         module = args.get("module_name") if isinstance(args, dict) else None
         if set(args) - {"module_name"}:
@@ -349,12 +357,14 @@ class VehicleMemEnv(gym.Env[str, Any]):
             return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
         top_k = max(1, min(20, int(top_k)))  # official clamp
         t0 = time.perf_counter()
-        hits = self.memory.search(text, as_of=self._query.as_of, top_k=top_k, scenario=self._scenario)
+        self._ensure_memory(self._scenario)
+        hits = self.memory.search(text, as_of=self._query.as_of, top_k=top_k)
         self._search_seconds += time.perf_counter() - t0
         self._memory_searches += 1
         self._memory_hits.append([i for h in hits for i in h.line_ids])
-        memory_text = "\n".join(f"{i + 1}. {h.text}" for i, h in enumerate(hits))
-        self._memory_tokens += self.memory.count_tokens(memory_text)
+        self._memory_hit_objects.extend(hits)
+        memory_text = "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
+        self._memory_tokens += count_tokens(memory_text)
         return {"success": True, "memory_text": memory_text, "count": len(hits)}, False
 
     def _answer_tool(self, args: Any) -> tuple[dict[str, Any], bool]:
@@ -372,7 +382,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
         if cached is None:
             context = ""
             if self.memory.provides_context:
-                context = self.memory.context(query, scenario=self.tasks.scenario_of(query))
+                self._ensure_memory(self.tasks.scenario_of(query))
+                context = self.memory.context(query)
             system = _ROLE + "\n\nAvailable modules:\n" + "\n".join(f"- {k}: {MODULES[k].DESCRIPTION}" for k in MODULE_KEYS)
             if self.memory.provides_search:
                 system += "\n\n" + _MEMORY_HINT
@@ -389,7 +400,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
             cached = (obs, messages)
             self._first_obs_cache[key] = cached
             self._context_tokens_cache = getattr(self, "_context_tokens_cache", {})
-            self._context_tokens_cache[key] = self.memory.count_tokens(context) if context else 0
+            self._context_tokens_cache[key] = count_tokens(context) if context else 0
         self._context_tokens = self._context_tokens_cache[key]
         return cached
 
@@ -411,7 +422,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
 
     # ------------------------------------------------------------------ scoring
     def _final_metrics(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        from vmb_gym.scoring import score_final_state
+        from vmb_gym.scoring.scorer import score_final_state
 
         assert self._query is not None
         query = self._query
@@ -423,8 +434,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
         else:
             score = score_final_state(query, self._sim, self._pred_calls)
             metrics = score.to_record()
-            metrics["reward"] = {"esm": float(score.exact_match), "f1_change": score.f1_change,
-                                 "f1_positive": score.f1_positive}[self.reward_name]
+            metrics["reward"] = {"esm": float(score.exact_match), "f1_change": float(score.state.f1_change),
+                                 "f1_positive": float(score.state.f1_positive)}[self.reward_name]
         episode = {
             "steps": self._steps,
             "tool_executions": self._executions,
@@ -436,9 +447,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
             "discovered_modules": sorted(self._discovered),
         }
         if self._memory_hits:
-            from vmb_gym.memory.audit import audit_line_ids
-
-            episode["memory_audit"] = audit_line_ids(query, self._memory_hits)
+            episode["memory_audit"] = audit_hits(query, self._memory_hit_objects)
         return metrics, episode
 
 

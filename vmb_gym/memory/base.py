@@ -108,6 +108,121 @@ class MemoryModule(Protocol):
     violations: int
 
     def ingest(self, scenario: Scenario) -> None:
+        """Load a scenario's whole history (cached: a repeat call for the same content is cheap)."""
+
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
+        """Start an empty memory for a scenario whose lines will arrive through :meth:`observe`."""
+
+    def observe(self, line: HistoryLine) -> None:
+        """Ingest one history line (lines arrive in time order)."""
+
+    def context(self, query: Query) -> str:
+        """Text for the first observation of an episode ("" when the module gives none)."""
+
+    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+        """The best ``top_k`` entries for ``text`` stamped at or before ``as_of``."""
+
+    def store(
+        self,
+        text: str,
+        people: Sequence[str] = (),
+        setting: str | None = None,
+        condition: str | None = None,
+        when: datetime | None = None,
+    ) -> str:
+        """Add a policy-written entry; returns its id."""
+
+    def update(self, entry_id: str, text: str, when: datetime | None = None) -> str:
+        """Supersede an entry with new text; returns the new entry's id."""
+
+    def delete(self, entry_id: str) -> None:
+        """Remove an entry from search results."""
+
+    def stats(self) -> dict[str, float]:
+        """Counters: entries, violations, ingest seconds, searches."""
+
+
+def _seconds(t: datetime) -> int:
+    """Seconds since 0001-01-01 (naive history time; no timezone is ever applied)."""
+    return t.toordinal() * 86400 + t.hour * 3600 + t.minute * 60 + t.second
+
+
+def scenario_key(scenario_id: int, lines: Sequence[HistoryLine]) -> str:
+    """A content hash of a scenario's history (the cache key of everything built from it)."""
+    h = hashlib.sha256(str(scenario_id).encode())
+    for ln in lines:
+        h.update(f"{ln.line_id}\x1f{ln.timestamp:%Y-%m-%d %H:%M}\x1f{ln.speaker}\x1f{ln.text}\n".encode())
+    return h.hexdigest()[:32]
+
+
+def first_name(name: str) -> str:
+    """Lower-cased first token of a person's name ("Gary Allen" -> "gary")."""
+    return name.strip().split()[0].lower() if name.strip() else ""
+
+
+def person_matches(person: str, people: Iterable[str]) -> bool:
+    """True when ``person`` (full or first name, any case) is one of ``people``."""
+    p = person.strip().lower()
+    for other in people:
+        o = other.lower()
+        if p == o or p == first_name(other) or first_name(person) == o:
+            return True
+    return False
+
+
+@dataclass
+class _Snapshot:
+    """An ingested state kept in the in-process cache (entries plus backend payload)."""
+
+    entries: list[MemoryEntry]
+    line_time: dict[int, datetime]
+    speakers: tuple[str, ...]
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+#: Most scenarios kept in the in-process snapshot cache (LRU).
+SNAPSHOT_LIMIT = 64
+_SNAPSHOTS: OrderedDict[tuple[str, str, str, str], _Snapshot] = OrderedDict()
+
+
+def clear_snapshots() -> None:
+    """Empty the in-process ingestion cache (tests; memory pressure)."""
+    _SNAPSHOTS.clear()
+
+
+class BaseMemory:
+    """Shared machinery: entries, writes, time/scenario guards, counters.
+
+    Subclasses set the class flags and override :meth:`_rank` (retrieval) and/or
+    :meth:`context`; :meth:`_on_entries_changed` lets an index mark itself stale.
+
+    Guarantees, enforced here rather than in each backend:
+
+    * :meth:`_rank` only receives the indices of entries visible at ``as_of`` (time, status, person);
+    * every returned hit is re-checked (time, scenario membership of its lines); offenders are
+      dropped and counted in :attr:`violations`.
+    """
+
+    name: ClassVar[str] = "base"
+    provides_context: ClassVar[bool] = False
+    provides_search: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.violations: int = 0
+        self.scenario_id: int | None = None
+        self.key: str | None = None
+        self.speakers: tuple[str, ...] = ()
+        self.entries: list[MemoryEntry] = []
+        self._by_id: dict[str, int] = {}
+        self._line_time: dict[int, datetime] = {}
+        self._policy_counter = 0
+        self.ingest_seconds: float = 0.0
+        self.search_seconds: list[float] = []
+        self._now: datetime | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ ingestion
+    def ingest(self, scenario: Scenario) -> None:
         """Load a scenario's whole history (once: later calls restore an in-process snapshot).
 
         Policy writes made since the last ingest are dropped, so each episode starts from the

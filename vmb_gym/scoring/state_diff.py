@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from vmb_gym.vehicle.simulator import MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.state import FlatState, copy_value, exact_equal, flatten_field
 
@@ -201,6 +203,19 @@ class _Tally:
         self.n_diffs: list[tuple[str, str]] = []
         self.add_diffs: list[tuple[str, str]] = []
 
+    def merge(self, other: _Tally) -> None:
+        """Add another tally's counts and difference lines to this one."""
+        self.tp += other.tp
+        self.fp += other.fp
+        self.ntp += other.ntp
+        self.nfp += other.nfp
+        self.cc += other.cc
+        self.s += other.s
+        self.n += other.n
+        self.s_diffs.extend(other.s_diffs)
+        self.n_diffs.extend(other.n_diffs)
+        self.add_diffs.extend(other.add_diffs)
+
     def finish(self, extra_negative_tp: int = 0) -> StateScore:
         diffs = tuple(
             line
@@ -324,8 +339,12 @@ def score_flat(w1: Mapping[str, Any], w2: Mapping[str, Any], w4: Mapping[str, An
 
 # ---------------------------------------------------------------------- fast path
 _INITIAL_STATE: dict[str, dict[str, Any]] = {}
+_INITIAL_BYTES: dict[tuple[str, str], bytes | None] = {}
 _INITIAL_FIELD_FLAT: dict[tuple[str, str], FlatState] = {}
 _INITIAL_PATH_COUNT: list[int] = []
+_MISSING = object()
+_UNCHANGED = object()
+FieldKey = tuple[str, str]
 
 
 def _initial_state(key: str) -> dict[str, Any]:
@@ -348,75 +367,130 @@ def _describe(key: str, name: str) -> str:
 
 
 def _flatten_one(key: str, name: str, value: Any) -> FlatState:
+    if value is _MISSING:
+        return {}
     out: FlatState = {}
     flatten_field(key, name, value, _describe(key, name), out)
     return out
 
 
-def _initial_field_flat(key: str, name: str) -> FlatState:
-    cached = _INITIAL_FIELD_FLAT.get((key, name))
+def _initial_field_flat(field: FieldKey) -> FlatState:
+    cached = _INITIAL_FIELD_FLAT.get(field)
     if cached is None:
-        state = _initial_state(key)
-        cached = _flatten_one(key, name, state[name]) if name in state else {}
-        _INITIAL_FIELD_FLAT[(key, name)] = cached
+        cached = _flatten_one(field[0], field[1], _initial_state(field[0]).get(field[1], _MISSING))
+        _INITIAL_FIELD_FLAT[field] = cached
     return cached
 
 
-_MISSING = object()
+def _dumps(value: Any) -> bytes | None:
+    """Type-revealing serialisation of a container value (``None`` when it cannot be serialised)."""
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
-def _same(value: Any, initial: Any) -> bool:
-    """Type-aware equality: equal values flatten to equal paths and values."""
-    if value is initial:
+def _same(value: Any, other: Any, other_bytes: bytes | None) -> bool:
+    """Type-aware equality (``True != 1``, ``1 != 1.0``): equal values flatten identically.
+
+    Containers are compared with ``==`` and then by their serialisation, which tells ``True``,
+    ``1`` and ``1.0`` apart; a serialisation mismatch that is only a key-order difference falls
+    back to the recursive check.
+    """
+    if value is other:
         return True
-    if type(value) is not type(initial):
+    if type(value) is not type(other):
         return False
     if isinstance(value, _SCALAR_TYPES):
-        return bool(value == initial)
-    return exact_equal(value, initial)
+        return bool(value == other)
+    if not value == other:
+        return False
+    if other_bytes is not None and _dumps(value) == other_bytes:
+        return True
+    return exact_equal(value, other)
 
 
-def _changed_fields(sim: VehicleSimulator) -> dict[tuple[str, str], Any]:
+def _initial_bytes(field: FieldKey, initial: Any) -> bytes | None:
+    if field in _INITIAL_BYTES:
+        return _INITIAL_BYTES[field]
+    data = None if isinstance(initial, _SCALAR_TYPES) else _dumps(initial)
+    _INITIAL_BYTES[field] = data
+    return data
+
+
+def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
     """``(module, field) -> value`` for every field of a touched module that differs from a fresh car.
 
     A field missing from the module (never the case for well-behaved modules) maps to ``_MISSING``.
     """
-    changed: dict[tuple[str, str], Any] = {}
+    changed: dict[FieldKey, Any] = {}
     for key in sim.touched_modules:
         initial = _initial_state(key)
         state = sim.module(key).state
         for name, value in state.items():
             init = initial.get(name, _MISSING)
-            if init is _MISSING or not _same(value, init):
+            if init is _MISSING:
                 changed[(key, name)] = value
-        if len(state) != len(initial):
+            elif value is not init and not (
+                type(value) is type(init)
+                and (value == init if isinstance(value, _SCALAR_TYPES)
+                     else _same(value, init, _initial_bytes((key, name), init)))
+            ):
+                changed[(key, name)] = value
+        if len(state) != len(initial) or any(name not in state for name in initial):
             for name in initial:
                 if name not in state:
                     changed[(key, name)] = _MISSING
     return changed
 
 
+def _field_tally(init: FlatState, gold: FlatState, pred: FlatState) -> _Tally:
+    t = _Tally()
+    _diff_paths(dict.fromkeys([*init, *gold]), init, gold, init, pred, t)
+    _unexpected_additions(init, gold, init, pred, t)
+    return t
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _GoldField:
+    """One field that the gold changed, with its outcomes for the two common predictions precomputed."""
+
+    value: Any
+    value_bytes: bytes | None
+    flat: FlatState
+    if_untouched: _Tally  # the prediction left the field at its initial value
+    if_matched: _Tally  # the prediction holds exactly the gold value
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class GoldReference:
     """The reference final state of one task, reduced to what differs from a fresh car.
 
-    ``fields`` maps ``(module, field)`` to the flattened paths of that field in the reference
-    final state, for every field that differs (type-aware) from a fresh car. Build it once per
-    task with :meth:`from_sim` or :meth:`from_calls` and score any number of predictions against
-    it with :func:`score_against`.
+    Build it once per task with :meth:`from_sim` or :meth:`from_calls` and score any number of
+    predictions against it with :func:`score_against`.
     """
 
-    fields: Mapping[tuple[str, str], FlatState]
+    fields: Mapping[FieldKey, _GoldField]
+    initial_paths: int
 
     @classmethod
     def from_sim(cls, sim: VehicleSimulator) -> GoldReference:
         """Snapshot a simulator on which the gold calls have been executed."""
-        return cls(
-            fields={
-                (key, name): {} if value is _MISSING else _flatten_one(key, name, copy_value(value))
-                for (key, name), value in _changed_fields(sim).items()
-            }
-        )
+        fields: dict[FieldKey, _GoldField] = {}
+        initial_paths = 0
+        for field, value in _changed_fields(sim).items():
+            value = copy_value(value) if value is not _MISSING else value
+            flat = _flatten_one(field[0], field[1], value)
+            init = _initial_field_flat(field)
+            initial_paths += len(init)
+            fields[field] = _GoldField(
+                value=value,
+                value_bytes=None if isinstance(value, _SCALAR_TYPES) or value is _MISSING else _dumps(value),
+                flat=flat,
+                if_untouched=_field_tally(init, flat, init),
+                if_matched=_field_tally(init, flat, flat),
+            )
+        return cls(fields=fields, initial_paths=initial_paths)
 
     @classmethod
     def from_calls(cls, calls: Iterable[tuple[str, Any]]) -> GoldReference:
@@ -439,8 +513,8 @@ class GoldReference:
             initial = _initial_state(key)
             names = list(initial) + [n for (k, n) in self.fields if k == key and n not in initial]
             for name in names:
-                flat = self.fields.get((key, name))
-                out.update(_initial_field_flat(key, name) if flat is None else flat)
+                gf = self.fields.get((key, name))
+                out.update(_initial_field_flat((key, name)) if gf is None else gf.flat)
             out[f"{key}.description"] = module.DESCRIPTION
             out[f"{key}.type"] = module.TYPE_NAME
         return out
@@ -449,9 +523,11 @@ class GoldReference:
 def score_against(gold: GoldReference, pred_sim: VehicleSimulator) -> StateScore:
     """Fast official scoring of a predicted final state against a cached gold reference.
 
-    Only fields that differ from a fresh car in the gold or in the prediction are flattened;
-    the remaining paths of the fresh car are negative TPs. Gives exactly the numbers (and the
-    difference lines) of :func:`score_flat`.
+    Only fields that differ from a fresh car in the gold or in the prediction are looked at; the
+    remaining paths of the fresh car are negative TPs. A gold field that the prediction left
+    untouched or set exactly to the gold value uses a precomputed outcome; any other field is
+    flattened and diffed path by path. Gives exactly the numbers (and the difference lines) of
+    :func:`score_flat`.
 
     Args:
         gold: the reference final state.
@@ -462,33 +538,33 @@ def score_against(gold: GoldReference, pred_sim: VehicleSimulator) -> StateScore
     total = _initial_path_count()
     if not pred and not gold_fields:
         return _build(0, 0, total, 0, 0, 0, total, ())
+    t = _Tally()
+    considered = gold.initial_paths
     w1: FlatState = {}
     w2: FlatState = {}
     w4: FlatState = {}
-    for field, flat in gold_fields.items():
-        init = _initial_field_flat(*field)
-        w1.update(init)
-        w2.update(flat)
+    for field, gf in gold_fields.items():
         value = pred.get(field, _UNCHANGED)
         if value is _UNCHANGED:
-            w4.update(init)
-        elif value is not _MISSING:
+            t.merge(gf.if_untouched)
+        elif _same(value, gf.value, gf.value_bytes):
+            t.merge(gf.if_matched)
+        else:
+            w1.update(_initial_field_flat(field))
+            w2.update(gf.flat)
             w4.update(_flatten_one(field[0], field[1], value))
     for field, value in pred.items():
         if field in gold_fields:
             continue
-        init = _initial_field_flat(*field)
+        init = _initial_field_flat(field)
+        considered += len(init)
         w1.update(init)
         w2.update(init)
-        if value is not _MISSING:
-            w4.update(_flatten_one(field[0], field[1], value))
-    t = _Tally()
-    _diff_paths(dict.fromkeys([*w1, *w2]), w1, w2, w1, w4, t)
-    _unexpected_additions(w1, w2, w1, w4, t)
-    return t.finish(extra_negative_tp=total - len(w1))
-
-
-_UNCHANGED = object()
+        w4.update(_flatten_one(field[0], field[1], value))
+    if w1 or w2 or w4:
+        _diff_paths(dict.fromkeys([*w1, *w2]), w1, w2, w1, w4, t)
+        _unexpected_additions(w1, w2, w1, w4, t)
+    return t.finish(extra_negative_tp=total - considered)
 
 
 def score_sims(gold_sim: VehicleSimulator, pred_sim: VehicleSimulator) -> StateScore:
