@@ -28,3 +28,56 @@ def official() -> Path:
     if path is None:
         pytest.skip("official VehicleMemBench data not found (set VMB_OFFICIAL_DIR or place ../shared/vehiclemembench)")
     return path
+
+
+TINY_HISTORY = """\
+[2025-03-01 08:00] Gary Allen: Morning! I set the seat heating to level 3, my back loves it.
+[2025-03-01 08:01] Nina Park: Good for you. I prefer the cabin at 22 degrees when I drive.
+[2025-03-01 08:02] Gary Allen: Noted. The panel colour green feels calm to me.
+[2025-03-02 19:30] Nina Park: At night I want the ambient light in blue, please remember.
+[2025-03-02 19:31] Gary Allen: Sure, blue ambient at night for you then.
+[2025-03-03 07:45] Nina Park: Take me to Riverside Library tomorrow, that's my study spot.
+"""
+
+TINY_QA = {
+    "related_to_vehicle_preference": [
+        {
+            "gold_memory": "[March 1, 2025] At 8:00 AM, Gary set the seat heating to level 3.",
+            "reasoning_type": "preference_conflict",
+            "query": "At 8:10 AM, Gary got into the driver's seat: 'Warm my seat the way I like it.'",
+            "new_answer": ['carcontrol_seat_set_heating_level(seat="driver", level=3)'],
+        },
+        {
+            "gold_memory": "[March 2, 2025] At 7:30 PM, Nina asked for blue ambient light at night.",
+            "reasoning_type": "conditional_constraint",
+            "query": "At 9:00 PM, Nina is driving home: 'Set the mood lighting for the night.'",
+            "new_answer": ['carcontrol_light_set_ambient_color(color="blue")'],
+        },
+        {
+            "gold_memory": "[March 1, 2025] At 8:01 AM, Nina prefers 22 degrees.",
+            "reasoning_type": "coreference_resolution",
+            "query": "At 8:30 AM, Nina drives: 'Make the temperature the way I like, and show my study spot route.'",
+            "new_answer": [
+                'carcontrol_airConditioner_set_temperature(zone="driver", temperature=22)',
+                'carcontrol_navigation_navigate_to(destination="Riverside Library")',
+            ],
+        },
+    ]
+}
+
+
+def write_tiny_dataset(root: Path, scenario: int = 1) -> Path:
+    """Write a small dataset in the official layout (our own text) and return its folder."""
+    import json
+
+    (root / "history").mkdir(parents=True, exist_ok=True)
+    (root / "qa_data").mkdir(parents=True, exist_ok=True)
+    (root / "history" / f"history_{scenario}.txt").write_text(TINY_HISTORY, encoding="utf-8")
+    (root / "qa_data" / f"qa_{scenario}.json").write_text(json.dumps(TINY_QA, indent=2), encoding="utf-8")
+    return root
+
+
+@pytest.fixture()
+def tiny_data(tmp_path: Path) -> str:
+    """A data spec (``official:DIR``) of a 3-query scenario that needs no external files."""
+    return "official:" + str(write_tiny_dataset(tmp_path / "tiny"))

@@ -11,6 +11,8 @@ predictions for the same task executes its gold once.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +26,19 @@ from vmb_gym.scoring.tool_f1 import (
     tool_call_key,
     tool_call_keys,
 )
+from vmb_gym.errors import DataError
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle.simulator import VehicleSimulator
 
-__all__ = ["NON_VEHICLE_CALLS", "TaskScore", "gold_reference", "score_final_state", "score_task"]
+__all__ = [
+    "NON_VEHICLE_CALLS",
+    "TaskScore",
+    "gold_reference",
+    "parse_prediction_line",
+    "read_predictions",
+    "score_final_state",
+    "score_task",
+]
 
 #: Call names that are never vehicle calls and never counted in the tool F1 (as upstream).
 NON_VEHICLE_CALLS: frozenset[str] = frozenset({"list_module_tools"})
@@ -99,6 +110,8 @@ class _GoldEntry:
     query: Query
     reference: GoldReference
     keys: tuple[CallKey, ...]
+    replay_tool: ToolScore  # official tool score of an exact replay of the gold
+    replay_tool_corrected: ToolScore
 
 
 _CACHE: dict[int, _GoldEntry] = {}
@@ -110,7 +123,14 @@ def _gold_entry(query: Query) -> _GoldEntry:
     if entry is not None and entry.query is query:
         return entry
     reference = GoldReference.from_calls((c.name, c.arguments) for c in query.gold_calls)
-    entry = _GoldEntry(query=query, reference=reference, keys=tool_call_keys(query.gold_calls))
+    keys = tool_call_keys(query.gold_calls)
+    entry = _GoldEntry(
+        query=query,
+        reference=reference,
+        keys=keys,
+        replay_tool=official_tool_score(keys, keys),
+        replay_tool_corrected=multiset_tool_score(keys, keys),
+    )
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[id(query)] = entry  # the entry holds the query, so its id cannot be reused meanwhile
@@ -122,18 +142,26 @@ def gold_reference(query: Query) -> GoldReference:
     return _gold_entry(query).reference
 
 
-def _vehicle_calls(calls: Sequence[ToolCall]) -> list[ToolCall]:
-    return [c for c in calls if c.name not in NON_VEHICLE_CALLS]
+def _vehicle_calls(calls: Sequence[ToolCall]) -> Sequence[ToolCall]:
+    for c in calls:
+        if c.name in NON_VEHICLE_CALLS:
+            return [c for c in calls if c.name not in NON_VEHICLE_CALLS]
+    return calls
 
 
 def _finish(query: Query, entry: _GoldEntry, state: StateScore, calls: list[ToolCall]) -> TaskScore:
-    pred_keys = [tool_call_key(c.name, c.arguments) for c in calls]
+    pred_keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
+    if pred_keys == entry.keys:
+        tool, corrected = entry.replay_tool, entry.replay_tool_corrected
+    else:
+        tool = official_tool_score(pred_keys, entry.keys)
+        corrected = multiset_tool_score(pred_keys, entry.keys)
     return TaskScore(
         task_id=query.task_id,
         reasoning_type=query.reasoning_type,
         state=state,
-        tool=official_tool_score(pred_keys, entry.keys),
-        tool_corrected=multiset_tool_score(pred_keys, entry.keys),
+        tool=tool,
+        tool_corrected=corrected,
         num_pred_calls=len(calls),
         num_gold_calls=len(entry.keys),
     )
@@ -168,3 +196,77 @@ def score_final_state(query: Query, pred_sim: VehicleSimulator, calls: Sequence[
     """
     entry = _gold_entry(query)
     return _finish(query, entry, score_against(entry.reference, pred_sim), _vehicle_calls(calls))
+
+
+# ---------------------------------------------------------------------- predictions files
+def _parse_arguments(raw: Any, path: str, line: int, index: int) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if isinstance(raw, str):  # the raw JSON text a chat API returns; official: unparsable -> {}
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return {}
+    if not isinstance(raw, dict):
+        raise DataError(path, f"call {index}: expected \"arguments\" to be a JSON object, found {type(raw).__name__}", line)
+    return raw
+
+
+def parse_prediction_line(text: str, path: str = "<predictions>", line: int = 1) -> tuple[str, list[ToolCall]]:
+    """Parse one predictions line ``{"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]}``.
+
+    ``arguments`` may also be spelled ``args`` (official result files) or given as a JSON string
+    (as chat APIs return it; unparsable text becomes ``{}``, as in the official executor).
+
+    Raises:
+        DataError: the line is not such an object; the message names the line and what is wrong.
+    """
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        raise DataError(path, f"expected a JSON object, found invalid JSON ({exc})", line) from None
+    if not isinstance(obj, dict):
+        raise DataError(path, f"expected a JSON object with \"task_id\" and \"calls\", found {type(obj).__name__}", line)
+    task_id = obj.get("task_id")
+    if not isinstance(task_id, str) or not task_id:
+        raise DataError(path, f"expected \"task_id\" to be a non-empty string like \"3_7\", found {task_id!r}", line)
+    raw_calls = obj.get("calls")
+    if not isinstance(raw_calls, list):
+        raise DataError(path, f"task {task_id}: expected \"calls\" to be a list, found {type(raw_calls).__name__}", line)
+    calls: list[ToolCall] = []
+    for i, raw in enumerate(raw_calls):
+        if not isinstance(raw, dict):
+            raise DataError(path, f"task {task_id}: call {i}: expected an object with \"name\", found {type(raw).__name__}", line)
+        name = raw.get("name")
+        if not isinstance(name, str) or not name:
+            raise DataError(path, f"task {task_id}: call {i}: expected \"name\" to be a non-empty string, found {name!r}", line)
+        arguments = raw["arguments"] if "arguments" in raw else raw.get("args")
+        calls.append(ToolCall(name=name, arguments=_parse_arguments(arguments, path, line, i)))
+    return task_id, calls
+
+
+def read_predictions(path: str | os.PathLike[str]) -> dict[str, list[ToolCall]]:
+    """Read a JSON Lines predictions file into ``task_id -> calls`` (blank lines are skipped).
+
+    Raises:
+        DataError: the file cannot be read, a line is malformed, or a task id appears twice.
+    """
+    where = os.fspath(path)
+    try:
+        with open(where, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise DataError(where, f"cannot read the predictions file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(where, f"expected UTF-8 text ({exc.reason})") from None
+    out: dict[str, list[ToolCall]] = {}
+    first_line: dict[str, int] = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        task_id, calls = parse_prediction_line(text, where, number)
+        if task_id in out:
+            raise DataError(where, f"task {task_id} appears twice (first on line {first_line[task_id]}); give one line per task", number)
+        out[task_id] = calls
+        first_line[task_id] = number
+    return out

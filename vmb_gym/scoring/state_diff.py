@@ -33,6 +33,7 @@ from vmb_gym.vehicle.simulator import MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.state import FlatState, copy_value, exact_equal, flatten_field
 
 __all__ = [
+    "METRIC_NAMES",
     "GoldReference",
     "StateScore",
     "score_against",
@@ -418,29 +419,48 @@ def _initial_bytes(field: FieldKey, initial: Any) -> bytes | None:
     return data
 
 
+_SCALAR_SET = frozenset(_SCALAR_TYPES)
+_INITIAL_ITEMS: dict[str, tuple[tuple[str, Any, bytes | None], ...]] = {}
+
+
+def _initial_items(key: str) -> tuple[tuple[str, Any, bytes | None], ...]:
+    items = _INITIAL_ITEMS.get(key)
+    if items is None:
+        items = tuple(
+            (name, init, _initial_bytes((key, name), init)) for name, init in _initial_state(key).items()
+        )
+        _INITIAL_ITEMS[key] = items
+    return items
+
+
 def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
     """``(module, field) -> value`` for every field of a touched module that differs from a fresh car.
 
-    A field missing from the module (never the case for well-behaved modules) maps to ``_MISSING``.
+    Equality is type-aware (see :func:`_same`). A field missing from the module (never the case
+    for well-behaved modules) maps to ``_MISSING``; a field the module added is always included.
     """
     changed: dict[FieldKey, Any] = {}
+    scalars = _SCALAR_SET
     for key in sim.touched_modules:
-        initial = _initial_state(key)
         state = sim.module(key).state
-        for name, value in state.items():
-            init = initial.get(name, _MISSING)
-            if init is _MISSING:
-                changed[(key, name)] = value
-            elif value is not init and not (
-                type(value) is type(init)
-                and (value == init if isinstance(value, _SCALAR_TYPES)
-                     else _same(value, init, _initial_bytes((key, name), init)))
-            ):
-                changed[(key, name)] = value
-        if len(state) != len(initial) or any(name not in state for name in initial):
-            for name in initial:
-                if name not in state:
-                    changed[(key, name)] = _MISSING
+        items = _initial_items(key)
+        for name, init, init_bytes in items:
+            value = state.get(name, _MISSING)
+            kind = type(value)
+            if kind is type(init):
+                if kind in scalars:
+                    if value == init:
+                        continue
+                elif value == init and (
+                    (init_bytes is not None and _dumps(value) == init_bytes) or exact_equal(value, init)
+                ):
+                    continue
+            changed[(key, name)] = value
+        if len(state) != len(items):
+            initial = _initial_state(key)
+            for name, value in state.items():
+                if name not in initial:
+                    changed[(key, name)] = value
     return changed
 
 
@@ -472,6 +492,8 @@ class GoldReference:
 
     fields: Mapping[FieldKey, _GoldField]
     initial_paths: int
+    if_untouched: StateScore  # the score of doing nothing
+    if_matched: StateScore  # the score of reaching exactly the gold state
 
     @classmethod
     def from_sim(cls, sim: VehicleSimulator) -> GoldReference:
@@ -490,7 +512,18 @@ class GoldReference:
                 if_untouched=_field_tally(init, flat, init),
                 if_matched=_field_tally(init, flat, flat),
             )
-        return cls(fields=fields, initial_paths=initial_paths)
+        total = _initial_path_count()
+        untouched = _Tally()
+        matched = _Tally()
+        for gf in fields.values():
+            untouched.merge(gf.if_untouched)
+            matched.merge(gf.if_matched)
+        return cls(
+            fields=fields,
+            initial_paths=initial_paths,
+            if_untouched=untouched.finish(extra_negative_tp=total - initial_paths),
+            if_matched=matched.finish(extra_negative_tp=total - initial_paths),
+        )
 
     @classmethod
     def from_calls(cls, calls: Iterable[tuple[str, Any]]) -> GoldReference:
@@ -535,9 +568,16 @@ def score_against(gold: GoldReference, pred_sim: VehicleSimulator) -> StateScore
     """
     pred = _changed_fields(pred_sim)
     gold_fields = gold.fields
+    if not pred:
+        return gold.if_untouched
+    if len(pred) == len(gold_fields):
+        for field, value in pred.items():
+            gf = gold_fields.get(field)
+            if gf is None or not _same(value, gf.value, gf.value_bytes):
+                break
+        else:
+            return gold.if_matched
     total = _initial_path_count()
-    if not pred and not gold_fields:
-        return _build(0, 0, total, 0, 0, 0, total, ())
     t = _Tally()
     considered = gold.initial_paths
     w1: FlatState = {}

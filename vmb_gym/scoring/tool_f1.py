@@ -24,6 +24,9 @@ __all__ = ["ToolScore", "multiset_tool_score", "official_tool_score", "tool_call
 
 CallKey = tuple[str, str]
 
+# ``json.dumps(x, sort_keys=True, ensure_ascii=False)`` builds this same encoder on every call.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolScore:
@@ -51,7 +54,7 @@ def tool_call_key(name: Any, arguments: Any) -> CallKey:
     if isinstance(arguments, Mapping) and not isinstance(arguments, dict):
         arguments = dict(arguments)
     try:
-        text = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+        text = _ENCODER.encode(arguments)
     except (TypeError, ValueError):
         text = repr(arguments)
     return (name, text)

@@ -1,0 +1,7 @@
+"""Wrappers for the vehicle envs: one wrapper, one job."""
+
+from __future__ import annotations
+
+from vmb_gym.wrappers.evaluation import EvaluationWrapper
+
+__all__ = ["EvaluationWrapper"]

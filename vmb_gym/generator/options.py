@@ -1,0 +1,71 @@
+"""Options of the scenario generator (every knob the issue names, with the default set's values)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from vmb_gym.errors import ConfigError
+
+#: Bumped whenever the same options and seed would produce different bytes.
+GENERATOR_VERSION = "1.0.0"
+
+
+@dataclass(frozen=True)
+class GeneratorOptions:
+    """What to generate.
+
+    Attributes:
+        seed: the master seed; each scenario and phase derives its own generator from it.
+        scenarios: number of scenarios (households).
+        queries_per_scenario: queries per scenario (the official data has 10).
+        people: regular users per car (2-5).
+        history_length: target number of dialogue lines per history (the official mean is ~2,700).
+        distractor_ratio: unqueried (distractor) preference chains per queried chain, plus as many
+            near-miss mentions; 0 disables vehicle distractors (chit-chat stays).
+        max_revision_depth: the longest revision chain of a state-shift query (1-5).
+        companion_every: every k-th query (globally) adds a second "routine" call; 0 disables.
+        days: number of days the history spans.
+        first_scenario_id: id of the first scenario (files are numbered from it).
+    """
+
+    seed: int = 0
+    scenarios: int = 50
+    queries_per_scenario: int = 10
+    people: int = 3
+    history_length: int = 400
+    distractor_ratio: float = 1.0
+    max_revision_depth: int = 5
+    companion_every: int = 4
+    days: int = 42
+    first_scenario_id: int = 1
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.people <= 5:
+            raise ConfigError(f"people must be 2-5 regular users per car, got {self.people}")
+        if not 1 <= self.max_revision_depth <= 5:
+            raise ConfigError(f"max_revision_depth must be 1-5, got {self.max_revision_depth}")
+        if self.scenarios < 1 or self.queries_per_scenario < 1:
+            raise ConfigError(f"scenarios and queries_per_scenario must be >= 1, got "
+                              f"{self.scenarios} and {self.queries_per_scenario}")
+        if self.queries_per_scenario > 40:
+            raise ConfigError(f"queries_per_scenario must be <= 40 (distinct APIs per car), got {self.queries_per_scenario}")
+        if self.distractor_ratio < 0:
+            raise ConfigError(f"distractor_ratio must be >= 0, got {self.distractor_ratio}")
+        if self.history_length < 50:
+            raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
+        if self.days < 7:
+            raise ConfigError(f"days must be >= 7, got {self.days}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The options as a JSON object (for manifests and sidecars)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GeneratorOptions:
+        """Rebuild options from :meth:`to_json` output (unknown keys are an error)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown generator options {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**data)
