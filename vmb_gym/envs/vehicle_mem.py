@@ -277,10 +277,11 @@ class VehicleMemEnv(gym.Env[str, Any]):
                 terminated = True
                 break
         truncated = not terminated and self._steps >= self.max_steps
-        obs = self._render_results(records)
+        dumped = [orjson.dumps(r["result"]).decode() for r in records]
+        obs = self._render_results(records, dumped)
         self._messages.append({"role": "assistant", "content": "", "tool_calls": [
             {"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}} for r in records if r["name"]]})
-        self._messages.extend({"role": "tool", "name": r["name"], "content": orjson.dumps(r["result"]).decode()} for r in records)
+        self._messages.extend({"role": "tool", "name": r["name"], "content": d} for r, d in zip(records, dumped))
         info: dict[str, Any] = {"action_error": action_error, "calls": records, "step": self._steps}
         reward = 0.0
         if terminated or truncated:
@@ -404,17 +405,19 @@ class VehicleMemEnv(gym.Env[str, Any]):
         self._context_tokens = self._context_tokens_cache[key]
         return cached
 
-    def _render_results(self, records: list[dict[str, Any]]) -> str:
+    def _render_results(self, records: list[dict[str, Any]], dumped: list[str]) -> str:
         if self.observation_mode == "json":
-            text = orjson.dumps([{"name": r["name"], "result": r["result"]} for r in records]).decode()
+            text = "[" + ",".join(f'{{"name":{orjson.dumps(r["name"]).decode()},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
         else:
-            text = "\n".join(f"[{r['name'] or 'action'}] " + orjson.dumps(r["result"]).decode() for r in records)
+            text = "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
         return self._fit(text)
 
     def _fit(self, text: str) -> str:
         """Escape characters outside the charset and cut to the space's max length."""
-        if not text.isascii() or any(c not in self._charset_set for c in text if c < " "):
-            text = "".join(c if c in self._charset_set else f"\\u{ord(c):04x}" for c in text)
+        if not text.isascii() or "\x7f" in text:
+            # JSON results escape control characters already; only non-ASCII needs checking.
+            cs = self._charset_set
+            text = "".join(c if c in cs else f"\\u{ord(c):04x}" for c in text)
         if len(text) > self.max_observation_length:
             marker = f"...[cut {len(text) - self.max_observation_length + 40} chars]"
             text = text[: self.max_observation_length - len(marker)] + marker

@@ -69,12 +69,20 @@ class VehicleModule:
 
     # ------------------------------------------------------------------ state views
     def snapshot(self) -> dict[str, Any]:
-        """A copy of the fields, for computing what a call changed."""
-        return {k: copy_value(v) for k, v in self.state.items()}
+        """A copy of the fields, for computing what a call changed.
+
+        APIs mutate at most two levels of official structure (a zone dict, or the reading
+        lights' per-seat dicts) and replace raw-stored values whole, so a two-level copy suffices.
+        """
+        return {k: _copy_two_levels(v) if type(v) is dict else v for k, v in self.state.items()}
 
     def changed_fields(self, before: Mapping[str, Any]) -> dict[str, Any]:
         """The official ``current_state`` diff: each changed field, shown whole."""
-        return {k: copy_value(v) for k, v in self.state.items() if k not in before or before[k] != v or type(before[k]) is not type(v)}
+        return {
+            k: (_copy_two_levels(v) if type(v) is dict else copy_value(v))
+            for k, v in self.state.items()
+            if k not in before or before[k] != v or type(before[k]) is not type(v)
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The official ``to_dict`` shape: ``{field: {value, description, type}}``."""
@@ -95,6 +103,10 @@ class VehicleModule:
         if fields is None:
             out[f"{key}.description"] = self.DESCRIPTION
             out[f"{key}.type"] = self.TYPE_NAME
+
+
+def _copy_two_levels(value: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.copy() if type(v) is dict else v for k, v in value.items()}
 
 
 # ---------------------------------------------------------------------- validation helpers

@@ -36,6 +36,9 @@ API_SPECS: dict[str, ApiSpec] = {name: spec for cls in MODULE_CLASSES for name, 
 _DISPATCH = {name: (spec.module, getattr(MODULES[spec.module], name)) for name, spec in API_SPECS.items()}
 
 
+_CONTAINERS = (dict, list)
+
+
 def _kind(result: Mapping[str, Any]) -> str:
     if "error" in result:
         return "error"
@@ -88,7 +91,7 @@ class VehicleSimulator:
         mod = self.module(key)
         before = mod.snapshot() if with_state else None
         try:
-            result = fn(mod, **{k: copy_value(v) for k, v in arguments.items()})
+            result = fn(mod, **{k: copy_value(v) if type(v) in _CONTAINERS else v for k, v in arguments.items()})
         except ValueError as exc:  # the official methods catch ValueError: a handled rejection
             result = {"success": False, "message": str(exc)}
         except Exception as exc:  # the official executor catches everything else

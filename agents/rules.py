@@ -1,0 +1,597 @@
+"""A no-LLM reading baseline: keyword rules over the request and the memory module's hits.
+
+:class:`RulesPolicy` shows what a memory module alone gives a policy that cannot reason. Per
+episode it
+
+1. reads the request: who speaks, who the setting is for, where that person sits, the
+   conditions (night, rain, ...) and any relative change ("one level higher");
+2. scores every vehicle function against the request with the vocabulary of
+   :mod:`agents.vocabulary` (module words, field words, everyday synonyms);
+3. searches the memory with the request and with "person + setting words" queries;
+4. reads candidate values for the best functions out of the hits (numbers inside the
+   parameter's range, enum words and their aliases, destinations), preferring lines by the
+   person, later lines, and lines whose conditions match the request;
+5. emits the call and ``finish``; when no value is found it takes the minimal action the
+   official instructions ask for (switching the device on).
+
+It uses only the request text, the scenario's history through the memory module and the
+simulator vocabulary: never a task's gold calls or gold memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agents.vocabulary import (
+    API_WORDS,
+    CONDITIONS,
+    MODULE_DEFAULT,
+    OPPOSITE,
+    enable_api,
+    enum_spellings,
+    find_phrases,
+    module_words,
+    number_word,
+    numbers_in,
+    phrase_pattern,
+    selector_param,
+    value_param,
+)
+from vmb_gym.envs.task_set import TaskSet
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
+from vmb_gym.types import Scenario
+from vmb_gym.vehicle import API_SPECS
+from vmb_gym.vehicle.api import ApiSpec, ParamSpec
+
+FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
+
+_SPEECH = (r"told|said|asked|mentioned|complained|muttered|groaned|replied|commanded|sighed|noted|explained|added"
+           r"|shouted|whispered|remarked|instructed|called|says|tells|asks")
+_SEAT_PHRASES = re.compile(r"\b(driver'?s?|passenger|back|rear|front)\s+seat\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i’m|my|me|mine|i've|i'd|i'll)\b", re.IGNORECASE)
+_UP = r"higher|more|brighter|stronger|louder|warmer|up|further|bigger|hotter|faster|wider"
+_DOWN = r"lower|less|dimmer|weaker|quieter|cooler|colder|down|softer|smaller|slower|darker"
+_AMOUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a bit|a little|a touch|slightly|a|an)"
+_UNIT = r"(?:\s+(?:more\s+)?(?:levels?|units?|degrees?|percent|%|notch(?:es)?|steps?|points?|centimeters?|cm|clicks?))?"
+_RELATIVE = re.compile(rf"\b{_AMOUNT}{_UNIT}\s+(?:more\s+|even\s+)?({_UP}|{_DOWN})\b", re.IGNORECASE)
+_PREFER = re.compile(r"\b(prefer|like|love|want|need|set|switch|switched|change|changed|put|use|keep|always|"
+                     r"favorite|favourite|back to|to|at|make it|there)\b", re.IGNORECASE)
+_REJECT = re.compile(r"\b(too|not|hate|instead of|no more|than|don't|dont|can't|cannot|never|from)\b", re.IGNORECASE)
+_MAX_WORDS = re.compile(r"\b(max|maxed|maximum|all the way up|highest|full blast|full|hurricane|strongest|"
+                        r"brightest|loudest)\b", re.IGNORECASE)
+_MIN_WORDS = re.compile(r"\b(minimum|lowest|all the way down|weakest|dimmest|softest)\b", re.IGNORECASE)
+_ON = re.compile(r"\b(on|enable|enabled|activate|activated|turn on|switch on|engage|keep it on)\b", re.IGNORECASE)
+_OFF = re.compile(r"\b(off|disable|disabled|deactivate|turn off|switch off|shut off|without)\b", re.IGNORECASE)
+
+
+@dataclass
+class Request:
+    """What the rules read from one request text."""
+
+    text: str
+    quotes: list[str]
+    target: str | None
+    seat: str
+    conditions: set[str]
+    delta: int | None = None
+    people: list[str] = field(default_factory=list)
+    driver: str | None = None
+
+
+@dataclass
+class Candidate:
+    """One possible call with the score that ranks it and the line it came from."""
+
+    api: str
+    value: Any
+    score: float
+    source: str
+
+
+class RulesPolicy:
+    """Rule-based reading baseline over a memory module (no language model).
+
+    Args:
+        memory: a memory module name (``"bm25"``, ``"layered"``, ...), a module instance, or
+            ``"none"`` (no hits: the policy only picks the function and takes the minimal action).
+        top_k: hits per memory search.
+        source: where scenarios come from: an env (its ``unwrapped.tasks``), a
+            :class:`~vmb_gym.envs.task_set.TaskSet` or a sequence of scenarios. May also be set
+            later with :meth:`bind`. Only the scenario's history is read, never its gold answers.
+        memory_kwargs: keyword arguments of the memory module (when given by name).
+
+    Example:
+        >>> env = gym.make("VehicleMem-v0", data="official:/path")            # doctest: +SKIP
+        >>> policy = RulesPolicy("bm25", source=env)                          # doctest: +SKIP
+        >>> run_episode(env, policy).metrics["exact_match"]                   # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        memory: str | MemoryModule = "bm25",
+        top_k: int = 10,
+        source: Any = None,
+        memory_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.memory: MemoryModule = make_memory(memory, **(memory_kwargs or {})) if isinstance(memory, str) else memory
+        self.top_k = top_k
+        self._scenarios: dict[int, Scenario] = {}
+        if source is not None:
+            self.bind(source)
+        self._calls: list[dict[str, Any]] = []
+        #: The last decision, for inspection: request reading, candidates, chosen calls.
+        self.last: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ wiring
+    def bind(self, source: Any) -> None:
+        """Take scenarios from an env, a TaskSet or a sequence of scenarios."""
+        tasks = getattr(getattr(source, "unwrapped", None), "tasks", None)
+        if isinstance(tasks, TaskSet):
+            source = tasks
+        if isinstance(source, TaskSet):
+            self._scenarios.update(source.scenarios)
+        elif isinstance(source, Scenario):
+            self._scenarios[source.scenario_id] = source
+        else:
+            for s in source:
+                self._scenarios[s.scenario_id] = s
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        """Plan the episode's calls from the request in ``info`` and the memory."""
+        scenario = self._scenarios.get(info.get("scenario_id", -1))
+        if scenario is None:
+            raise ConfigError(f"RulesPolicy has no scenario {info.get('scenario_id')!r}; pass source=env (or the "
+                              "scenarios) to RulesPolicy or call bind()")
+        as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else scenario.end_time
+        self._calls = self.plan(info["request"], scenario, as_of)
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        """All planned calls and ``finish`` in one action."""
+        return [*self._calls, FINISH]
+
+    # ------------------------------------------------------------------ planning
+    def plan(self, request: str, scenario: Scenario, as_of: datetime | None) -> list[dict[str, Any]]:
+        """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts)."""
+        req = read_request(request, scenario.speakers)
+        req_scores = score_apis(_api_text(req))
+        hits = self._search(req, req_scores, scenario, as_of)
+        candidates = self._candidates(req, req_scores, hits)
+        self.last = {"request": req, "request_scores": _top(req_scores, 5), "hits": hits, "candidates": candidates[:8]}
+        best_req = max(req_scores.values(), default=0.0)
+        if candidates:
+            top = candidates[0]
+            # a function the request names clearly but for which no line gives a value: minimal action
+            if best_req >= 2.0 and req_scores.get(top.api, 0.0) < best_req - 1.5:
+                calls = self._minimal(_top(req_scores, 1)[0][0], req)
+            else:
+                calls = [self._call(top.api, top.value, req)]
+        elif best_req > 0:
+            api = _top(req_scores, 1)[0][0]
+            explicit = _request_value(api, req)
+            calls = [self._call(api, explicit, req)] if explicit is not None else self._minimal(api, req)
+        else:
+            calls = []
+        self.last["calls"] = calls
+        return calls
+
+    def _search(self, req: Request, req_scores: dict[str, float], scenario: Scenario,
+                as_of: datetime | None) -> list[MemoryHit]:
+        if not getattr(self.memory, "provides_search", False) or as_of is None:
+            return []
+        if getattr(self.memory, "scenario_id", None) != scenario.scenario_id:
+            self.memory.ingest(scenario)
+        queries = [" ".join(req.quotes) or req.text]
+        first = req.target.split()[0] if req.target else ""
+        for api, _ in _top(req_scores, 3):
+            spec = API_SPECS[api]
+            words = " ".join([module_words(spec.module)[0], *API_WORDS.get(api, ())[:2]])
+            queries.append(f"{first} {words}".strip())
+        seen: dict[str, MemoryHit] = {}
+        for q in queries:
+            for h in self.memory.search(q, as_of=as_of, top_k=self.top_k):
+                seen.setdefault(h.entry_id, h)
+        return list(seen.values())
+
+    def _candidates(self, req: Request, req_scores: dict[str, float], hits: list[MemoryHit]) -> list[Candidate]:
+        if not hits:
+            return []
+        times = sorted({h.timestamp for h in hits if h.timestamp is not None})
+        rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
+        out: list[Candidate] = []
+        for h in hits:
+            hit_scores = score_apis(h.text)
+            for api, hs in hit_scores.items():
+                rs = req_scores.get(api, 0.0)
+                if rs == 0.0 and hs < 2.0:
+                    continue
+                value = extract_value(API_SPECS[api], h.text, req)
+                if value is None:
+                    continue
+                score = 2.0 * rs + hs
+                if req.target and any(_same_person(p, req.target) for p in h.people):
+                    score += 1.5
+                elif req.target and _mentions(h, req.target):
+                    score += 0.5
+                elif req.target and h.people and not any(_same_person(p, req.target) for p in h.people):
+                    score -= 0.5
+                line_conditions = conditions_in(h.text)
+                score += 1.0 * len(req.conditions & line_conditions)
+                score -= 1.0 * len({OPPOSITE.get(c) for c in req.conditions} & line_conditions)
+                if h.timestamp is not None:
+                    score += 0.5 * rank_of_time.get(h.timestamp, 0.0)
+                out.append(Candidate(api, value, score, h.render()))
+        out.sort(key=lambda c: -c.score)
+        return out
+
+    def _call(self, api: str, value: Any, req: Request) -> dict[str, Any]:
+        spec = API_SPECS[api]
+        args: dict[str, Any] = {}
+        vp = value_param(spec)
+        explicit = _request_value(api, req)
+        if explicit is not None:
+            value = explicit
+        elif vp is not None and vp.py_type is int and isinstance(value, int) and req.delta:
+            value = _clamp(value + req.delta, vp)
+        if vp is not None and value is not None:
+            args[vp.name] = value
+        sel = selector_param(spec)
+        if sel is not None:
+            args[sel.name] = _selector_value(spec, sel, req)
+        return {"name": api, "arguments": args}
+
+    def _minimal(self, api: str, req: Request) -> list[dict[str, Any]]:
+        enabled = enable_api(api)
+        if enabled is None:
+            return []
+        name, fixed = enabled
+        args = dict(fixed)
+        sel = selector_param(API_SPECS[name])
+        if sel is not None:
+            args[sel.name] = _selector_value(API_SPECS[name], sel, req)
+        return [{"name": name, "arguments": args}]
+
+
+# ---------------------------------------------------------------------- request reading
+def read_request(text: str, speakers: Sequence[str]) -> Request:
+    """Quotes, target person, their seat, conditions and relative change of a request."""
+    body = re.sub(r"^\s*At \d{1,2}:\d{2}\s*(AM|PM)?,?\s*", "", text, flags=re.IGNORECASE)
+    quotes = _quotes(body)
+    names = _name_forms(speakers)
+    mentions = sorted((m.start(), full) for form, full in names for m in phrase_pattern(form).finditer(body))
+    people = list(dict.fromkeys(full for _, full in mentions))
+    target = None
+    # "for Samuel's ..." inside a quote names the person the setting is for
+    for q in quotes:
+        for form, full in names:
+            if re.search(rf"\b{re.escape(form)}(?:'s|’s)\b", q):
+                target = full
+                break
+        if target:
+            break
+    driver = _driver(body, names)
+    if target is None and quotes and re.search(r"\b(the )?passenger's\b", " ".join(quotes), re.IGNORECASE):
+        others = [p for p in people if p != driver]
+        target = others[0] if others else None
+    if target is None:
+        target = _speaker(body, names) or (people[0] if people else None)
+    seat = _seat_of(body, target, driver, names)
+    quote_text = " ".join(quotes) or body
+    delta = None
+    m = _RELATIVE.search(quote_text) or _RELATIVE.search(body)
+    if m:
+        amount = number_word(m.group(1)) or 1
+        delta = amount if re.fullmatch(_UP, m.group(2).lower()) else -amount
+    return Request(text=body, quotes=quotes, target=target, seat=seat, conditions=conditions_in(body),
+                   delta=delta, people=people, driver=driver)
+
+
+def _quotes(text: str) -> list[str]:
+    out = []
+    for m in re.finditer(r"[:,]\s*['‘\"“]", text):
+        start = m.end()
+        end = len(text)
+        for j in range(start, len(text)):
+            ch = text[j]
+            if ch in "'’\"”":
+                before = text[j - 1] if j > 0 else " "
+                after = text[j + 1] if j + 1 < len(text) else " "
+                if before.isalpha() and after.isalpha():
+                    continue  # an apostrophe inside a word
+                if after.isalpha():
+                    continue
+                end = j
+                break
+        out.append(text[start:end].strip())
+    return [q for q in out if q]
+
+
+def _name_forms(speakers: Sequence[str]) -> list[tuple[str, str]]:
+    forms: list[tuple[str, str]] = []
+    firsts = [s.split()[0] for s in speakers if s.strip()]
+    for s in speakers:
+        forms.append((s, s))
+    for s in speakers:
+        first = s.split()[0]
+        if firsts.count(first) == 1:
+            forms.append((first, s))
+    return forms
+
+
+def _driver(body: str, names: list[tuple[str, str]]) -> str | None:
+    for form, full in names:
+        f = re.escape(form)
+        if re.search(rf"\b{f}\b[^.]{{0,40}}?\b(got into the driver|got in the driver|sat in the driver|drove\b|was driving|"
+                     rf"is driving|driving\b|took the wheel|behind the wheel)", body):
+            return full
+        if re.search(rf"\bwith {f} driving\b|\bwhile {f} drove\b|\b{f} (?:was )?in the driver", body):
+            return full
+    return None
+
+
+def _speaker(body: str, names: list[tuple[str, str]]) -> str | None:
+    """The person whose first-person quote the request carries (else the last speaker)."""
+    best: str | None = None
+    for m in re.finditer(rf"({_SPEECH})\b[^:'‘\"“]{{0,40}}[:,]\s*['‘\"“]", body):
+        before = body[max(0, m.start() - 80): m.start()]
+        who = None
+        pos = -1
+        for form, full in names:
+            for n in phrase_pattern(form).finditer(before):
+                if n.start() > pos:
+                    pos, who = n.start(), full
+        if who is None:
+            pron = re.search(r"\b(he|she)\s*$", before.strip(), re.IGNORECASE)
+            who = best if pron else None
+        quote = _quotes(body[m.end() - 2:])
+        if who and quote and _FIRST_PERSON.search(quote[0]):
+            return who
+        best = who or best
+    return best
+
+
+def _seat_of(body: str, target: str | None, driver: str | None, names: list[tuple[str, str]]) -> str:
+    if target is None:
+        return "driver"
+    forms = [re.escape(f) for f, full in names if full == target]
+    near = "|".join(forms)
+    if near and re.search(rf"\b({near})\b[^.]{{0,50}}\b(back seat|rear|in the back|back row)", body, re.IGNORECASE):
+        return "rear_left"
+    if near and re.search(rf"\b({near})\b[^.]{{0,50}}\bpassenger", body, re.IGNORECASE):
+        return "passenger"
+    if driver is not None and driver != target:
+        return "passenger"
+    return "driver"
+
+
+def conditions_in(text: str) -> set[str]:
+    """Condition groups (night, rain, hot, ...) whose words occur in ``text``."""
+    found = set()
+    for group, words in CONDITIONS.items():
+        if find_phrases(text, words):
+            found.add(group)
+    if re.search(r"\b(9|10|11|12):\d\d\s*PM|\b[6-8]:\d\d\s*PM", text) and "day" not in found:
+        found.add("night")
+    return found
+
+
+# ---------------------------------------------------------------------- function scoring
+def _api_text(req: Request) -> str:
+    text = " ".join(req.quotes) + " . " + req.text
+    return _SEAT_PHRASES.sub(" ", text)
+
+
+def score_apis(text: str) -> dict[str, float]:
+    """How strongly ``text`` names each vehicle function (0 = not at all)."""
+    module_score: dict[str, float] = {}
+    for module in {s.module for s in API_SPECS.values()}:
+        found = find_phrases(text, module_words(module))
+        if found:
+            module_score[module] = max(1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found)
+    scores: dict[str, float] = {}
+    for api, spec in API_SPECS.items():
+        mod = module_score.get(spec.module, 0.0)
+        found = find_phrases(text, API_WORDS.get(api, ()))
+        field_score = max((1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found), default=0.0)
+        if field_score == 0.0 and not (mod and MODULE_DEFAULT.get(spec.module) == api):
+            continue
+        if field_score and not mod and field_score < 1.5:
+            field_score *= 0.6  # a bare field word ("brightness") without its device
+        total = mod + field_score + (0.3 if mod and MODULE_DEFAULT.get(spec.module) == api else 0.0)
+        if total > 0:
+            scores[api] = total
+    return scores
+
+
+def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda kv: -kv[1])[:n]
+
+
+# ---------------------------------------------------------------------- value reading
+def extract_value(spec: ApiSpec, text: str, req: Request | None = None) -> Any:
+    """The value of ``spec``'s setting stated in ``text`` (None when the text states none)."""
+    vp = value_param(spec)
+    if vp is None:
+        return None
+    if vp.py_type is int:
+        return _int_value(spec, vp, text)
+    if vp.py_type is bool:
+        return _bool_value(spec, text)
+    c = vp.constraint
+    if c is not None and c.choices:
+        if spec.name == "carcontrol_airConditioner_set_air_direction":
+            return _air_direction(text)
+        return _enum_value(spec, vp, text)
+    return _free_text(spec, vp, text)
+
+
+def _keyword_positions(spec: ApiSpec, text: str) -> list[int]:
+    found = find_phrases(text, (*API_WORDS.get(spec.name, ()), *module_words(spec.module)))
+    return [pos for _, pos in found]
+
+
+def _int_value(spec: ApiSpec, vp: ParamSpec, text: str) -> int | None:
+    c = vp.constraint
+    lo = c.minimum if c and c.minimum is not None else 0
+    hi = c.maximum if c and c.maximum is not None else 10**6
+    if _MAX_WORDS.search(text) and hi < 10**6 and not numbers_in(text):
+        return hi
+    if _MIN_WORDS.search(text) and not numbers_in(text):
+        return lo
+    keys = _keyword_positions(spec, text)
+    best: tuple[float, int] | None = None
+    for n in numbers_in(text):
+        if not lo <= n.value <= hi:
+            continue
+        if n.worded and n.value == 1 and re.match(r"one\b(?!\s*(level|notch|step))", text[n.start:], re.IGNORECASE):
+            continue  # "one of", "this one"
+        dist = min((abs(n.start - k) for k in keys), default=200)
+        pre = text[max(0, n.start - 12): n.start].lower()
+        score = -dist / 40.0 + (1.0 if re.search(r"\b(to|at|level|speed)\s*$", pre) else 0.0)
+        score += n.start / 1000.0  # later in the line: the revised value
+        if best is None or score > best[0]:
+            best = (score, n.value)
+    if best is not None:
+        return best[1]
+    if _MAX_WORDS.search(text) and hi < 10**6:
+        return hi
+    if _MIN_WORDS.search(text):
+        return lo
+    return None
+
+
+def _bool_value(spec: ApiSpec, text: str) -> bool | None:
+    on = [m.start() for m in _ON.finditer(text)]
+    off = [m.start() for m in _OFF.finditer(text)]
+    if not on and not off:
+        return None
+    keys = _keyword_positions(spec, text)
+    d_on = min((abs(a - k) for a in on for k in keys), default=999)
+    d_off = min((abs(a - k) for a in off for k in keys), default=999)
+    if d_on == d_off == 999:
+        return bool(on) and not off
+    return d_on <= d_off
+
+
+def _enum_value(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
+    table = enum_spellings(spec, vp)
+    mentions = []
+    for phrase, canon in table.items():
+        for m in phrase_pattern(phrase).finditer(text):
+            mentions.append((m.start(), m.end(), canon))
+    if not mentions:
+        return None
+    best: tuple[float, str] | None = None
+    for start, end, canon in mentions:
+        pre = text[max(0, start - 30): start]
+        post = text[end: end + 12]
+        score = start / 1000.0
+        if _PREFER.search(pre):
+            score += 1.0
+        if _REJECT.search(pre) or re.match(r"\s+is\s+too\b", post):
+            score -= 1.5
+        if best is None or score > best[0]:
+            best = (score, canon)
+    return best[1] if best else None
+
+
+def _air_direction(text: str) -> str | None:
+    parts = []
+    for part, words in (("face", ("face", "faces", "chest", "upper body")), ("feet", ("feet", "foot", "floor", "legs")),
+                        ("window", ("window", "windows", "windshield"))):
+        if find_phrases(text, words):
+            parts.append(part)
+    return "_".join(parts) if parts else None
+
+
+def _free_text(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
+    if vp.name == "destination":
+        m = re.search(r"\b(?:navigate|take me|take us|drive|go|head|heading|directions|route|going)\s+(?:back\s+)?to\s+"
+                      r"(?:the\s+)?([^.,!?;'\"]{3,60})", text, re.IGNORECASE)
+        if m:
+            return m.group(1).strip()
+        return None
+    if vp.name in ("video_name", "song_name", "name"):
+        m = re.search(r"['\"“‘]([^'\"”’]{2,60})['\"”’]", text)
+        if m:
+            return m.group(1).strip()
+        m = re.search(r"\b(?:play|watch|put on)\s+(?:the\s+|some\s+|a\s+|my\s+)?([A-Za-z][\w\s'-]{1,40}?)(?=[.,!?]|$| on\b| at\b| in\b)",
+                      text, re.IGNORECASE)
+        if m and m.group(1).strip().lower() not in ("video", "music", "song", "it", "that", "this"):
+            return m.group(1).strip()
+    return None
+
+
+def _request_value(api: str, req: Request) -> Any:
+    """A value the request itself states for ``api`` ("at 1080p", "set it to 22", "take me to X")."""
+    spec = API_SPECS[api]
+    vp = value_param(spec)
+    if vp is None or not req.quotes:
+        return None
+    quote = " ".join(req.quotes)
+    if vp.py_type is int:
+        if req.delta is not None:
+            return None
+        m = re.search(r"\b(?:to|at)\s+(\d{1,3})\b(?!:)", quote)
+        c = vp.constraint
+        if m and c is not None and (c.minimum is None or int(m.group(1)) >= c.minimum) and (
+                c.maximum is None or int(m.group(1)) <= c.maximum):
+            return int(m.group(1))
+        return None
+    if vp.py_type is bool:
+        return None
+    if vp.constraint is not None and vp.constraint.choices:
+        if spec.name == "carcontrol_airConditioner_set_air_direction":
+            return None
+        spell = enum_spellings(spec, vp)
+        found = [(m.start(), canon) for phrase, canon in spell.items() for m in phrase_pattern(phrase).finditer(quote)]
+        if len(found) == 1 or len({c for _, c in found}) == 1:
+            return found[0][1]
+        return None
+    if vp.name == "destination" and not re.search(r"\b(usual|mentioned|that|same|again|last time|my)\b", quote):
+        return _free_text(spec, vp, quote)
+    if vp.name == "video_name":
+        m = re.search(r"\bto watch (?:a |an |the |some )?([a-z][\w -]{1,30}?)(?=[.,]|$)", req.text)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
+def _selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
+    choices = sel.constraint.choices if sel.constraint else ()
+    quote = " ".join(req.quotes).lower()
+    for word, canon in (("all", "all"), ("both", "both"), ("everyone", "all"), ("front", "front"), ("rear", "rear")):
+        if canon in choices and re.search(rf"\b{word}\b", quote):
+            return canon
+    if spec.module == "airConditioner" and "all" in choices and spec.name.endswith(("circulation", "temperature", "mode")):
+        return "all"
+    if spec.module == "rearviewMirror":
+        return "both"
+    if req.seat in choices:
+        return req.seat
+    if req.seat.startswith("rear") and "rear" in choices:
+        return "rear"
+    return choices[0] if choices else "driver"
+
+
+def _clamp(value: int, vp: ParamSpec) -> int:
+    c = vp.constraint
+    if c is not None and c.minimum is not None:
+        value = max(c.minimum, value)
+    if c is not None and c.maximum is not None:
+        value = min(c.maximum, value)
+    return value
+
+
+def _mentions(hit: MemoryHit, person: str) -> bool:
+    if any(_same_person(p, person) for p in hit.people):
+        return True
+    return bool(re.search(rf"\b{re.escape(person.split()[0])}\b", hit.text))
+
+
+def _same_person(a: str, b: str) -> bool:
+    return a.lower() == b.lower() or a.split()[0].lower() == b.split()[0].lower()

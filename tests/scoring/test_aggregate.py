@@ -1,0 +1,55 @@
+"""Aggregation into the official metric.json numbers (macro means, int-mean quirk)."""
+
+from __future__ import annotations
+
+from vmb_gym.scoring import aggregate, score_task
+from vmb_gym.scoring.aggregate import METRIC_KEYS
+from vmb_gym.types import Query
+
+
+def _rec(rtype: str, exact: bool, f1: float | int, **extra: object) -> dict:
+    base = {key: f1 for key in METRIC_KEYS.values() if key != "exact_match"}
+    base.update(reasoning_type=rtype, exact_match=exact, tool_f1=f1, tool_precision=f1, tool_recall=f1,
+                tool_f1_corrected=1.0)
+    base.update(extra)
+    return base
+
+
+def test_macro_means_and_by_type() -> None:
+    m = aggregate([_rec("state_shift", True, 1.0), _rec("state_shift", False, 0.5), _rec("error_correction", False, 0)])
+    assert m["completed_tasks"] == m["valid_tasks"] == 3 and m["skipped_tasks"] == 0 and m["skipped_queries"] == []
+    assert m["exact_match_rate"] == 1 / 3
+    assert m["state_f1_change"] == 0.5 and m["tool_f1"] == 0.5 and m["tool_f1_corrected"] == 1.0
+    assert list(m["by_reasoning_type"]) == ["state_shift", "error_correction"]
+    assert m["by_reasoning_type"]["state_shift"]["count"] == 2
+    assert m["by_reasoning_type"]["state_shift"]["exact_match_rate"] == 0.5
+    assert m["by_reasoning_type"]["error_correction"]["state_f1_positive"] == 0
+    for key in METRIC_KEYS:
+        assert key in m and key in m["by_reasoning_type"]["state_shift"]
+
+
+def test_int_mean_quirk_is_kept() -> None:
+    m = aggregate([_rec("state_shift", True, 1.0), _rec("state_shift", True, 1.0)])
+    assert m["exact_match_rate"] == 1 and type(m["exact_match_rate"]) is int
+    assert type(m["state_f1_change"]) is float
+    m = aggregate([_rec("state_shift", False, 0), _rec("state_shift", False, 0)])
+    assert type(m["state_f1_positive"]) is int and m["state_f1_positive"] == 0
+
+
+def test_empty() -> None:
+    m = aggregate([])
+    assert m["completed_tasks"] == 0 and m["exact_match_rate"] == 0.0 and m["by_reasoning_type"] == {}
+
+
+def test_official_gold_replay_and_do_nothing(official_queries: dict[str, Query]) -> None:
+    queries = list(official_queries.values())
+    replay = aggregate(score_task(q, q.gold_calls).to_record() for q in queries)
+    assert replay["exact_match_rate"] == 1 and type(replay["exact_match_rate"]) is int
+    assert replay["state_f1_change"] == 1.0 and replay["state_f1_negative"] == 1.0
+    assert replay["tool_f1"] < 1.0 and replay["tool_f1_corrected"] == 1.0  # duplicate golds
+    nothing = aggregate(score_task(q, []).to_record() for q in queries)
+    assert nothing["exact_match_rate"] == 2 / 400
+    assert nothing["state_acc_negative"] == 1.0 and 0.99 < nothing["state_f1_negative"] < 1
+    cc = nothing["by_reasoning_type"]["conditional_constraint"]
+    assert cc["exact_match_rate"] == 2 / cc["count"]
+    assert sum(b["count"] for b in nothing["by_reasoning_type"].values()) == 400

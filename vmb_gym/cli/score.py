@@ -1,0 +1,104 @@
+"""``vmb score``: score a predictions file against a scenario set with the official metrics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "Score predicted vehicle calls (JSON Lines) with the official metrics; write results.jsonl and metric.json."
+
+_TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("ESM", "exact_match_rate"),
+    ("F1+", "state_f1_positive"),
+    ("F1chg", "state_f1_change"),
+    ("F1-", "state_f1_negative"),
+    ("ChgAcc", "change_accuracy"),
+    ("ToolF1", "tool_f1"),
+    ("ToolF1*", "tool_f1_corrected"),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``vmb score``."""
+    parser.add_argument("--data", default="default",
+                        help="scenario set: 'default', 'official:DIR' or a folder with history/ and qa_data/")
+    parser.add_argument("--predictions", required=True, metavar="FILE",
+                        help='JSON Lines, one {"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]} per task')
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json")
+    parser.add_argument("--files", default=None, metavar="RANGE",
+                        help="only these scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
+
+
+def _fmt(value: Any) -> str:
+    return f"{float(value):.4f}"
+
+
+def format_table(metric: dict[str, Any]) -> str:
+    """A short plain-text table: overall and per reasoning type."""
+    header = f"{'':26}{'n':>5}" + "".join(f"{name:>9}" for name, _ in _TABLE_COLUMNS)
+    rows = [header]
+
+    def row(label: str, count: int, block: dict[str, Any]) -> str:
+        return f"{label:26}{count:>5}" + "".join(f"{_fmt(block.get(key, 0)):>9}" for _, key in _TABLE_COLUMNS)
+
+    rows.append(row("all", metric["valid_tasks"], metric))
+    for rtype, block in metric["by_reasoning_type"].items():
+        rows.append(row(rtype, block["count"], block))
+    return "\n".join(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score, write the two files, print the table. Exit 2 on unusable input."""
+    from vmb_gym.data import load_scenarios, parse_file_range
+    from vmb_gym.errors import VmbError
+    from vmb_gym.scoring import aggregate, score_task
+    from vmb_gym.scoring.scorer import read_predictions
+
+    try:
+        files = parse_file_range(args.files) if args.files else None
+        scenarios = load_scenarios(args.data, files)
+        predictions = read_predictions(args.predictions)
+    except VmbError as exc:
+        print(f"vmb score: error: {exc}", file=sys.stderr)
+        return 2
+
+    queries = [q for s in scenarios for q in s.queries]
+    known = {q.task_id for q in queries}
+    missing = [q.task_id for q in queries if q.task_id not in predictions]
+    unknown = [t for t in predictions if t not in known]
+    if missing:
+        shown = ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
+        print(f"vmb score: warning: {len(missing)} task(s) have no prediction and are scored as no calls: {shown}",
+              file=sys.stderr)
+    if unknown:
+        shown = ", ".join(unknown[:20]) + (" ..." if len(unknown) > 20 else "")
+        print(f"vmb score: warning: {len(unknown)} prediction(s) name tasks not in the data and are ignored: {shown}",
+              file=sys.stderr)
+
+    records = [score_task(q, predictions.get(q.task_id, ())).to_record() for q in queries]
+    metric = aggregate(records)
+    metric["data"] = str(args.data)
+    metric["predictions"] = str(args.predictions)
+    metric["missing_predictions"] = missing
+    metric["unknown_predictions"] = unknown
+
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        with open(out / "metric.json", "w", encoding="utf-8") as handle:
+            json.dump(metric, handle, ensure_ascii=False, indent=2)
+            handle.write("\n")
+    except OSError as exc:
+        print(f"vmb score: error: cannot write to {out} ({exc.strerror or exc})", file=sys.stderr)
+        return 2
+
+    print(format_table(metric))
+    print(f"scored {len(records)} tasks ({len(missing)} without prediction); wrote {out / 'results.jsonl'} and "
+          f"{out / 'metric.json'}")
+    return 0

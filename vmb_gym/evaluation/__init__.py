@@ -1,0 +1,18 @@
+"""Evaluation runs: episodes to ``results.jsonl``, metrics, reports, plots and failure attribution.
+
+* :mod:`~vmb_gym.evaluation.records`: the ``results.jsonl`` format (append + fsync, crash-safe reading);
+* :mod:`~vmb_gym.evaluation.runner`: runs (task, trial) episodes in-process or in a process pool;
+* :mod:`~vmb_gym.evaluation.attribution`: why a failed episode failed;
+* :mod:`~vmb_gym.evaluation.report`: ``metric.json``, ``report.md`` and the console table;
+* :mod:`~vmb_gym.evaluation.plots`: PNG figures (matplotlib, Agg backend);
+* :mod:`~vmb_gym.evaluation.regrade`: recompute everything from saved trajectories.
+
+This package never imports :mod:`agents`; policies come in through a factory callable.
+"""
+
+from __future__ import annotations
+
+from vmb_gym.evaluation.attribution import FAILURE_LABELS, attribute
+from vmb_gym.evaluation.records import read_results, scored_calls
+
+__all__ = ["FAILURE_LABELS", "attribute", "read_results", "scored_calls"]

@@ -1,0 +1,149 @@
+"""Turn a planned scenario into dated dialogue lines, evidence and the event log.
+
+Planned beats (preference statements, corrections, life updates) are wrapped in chit-chat and
+filler conversations are added until the history reaches ``history_length`` lines. Conversations
+are placed in 20-minute slots over the days of the history; lines advance by zero or one minute
+(at most two lines share a minute), in the official ``[YYYY-MM-DD HH:MM] Full Name: text`` form.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from vmb_gym.generator import banks
+from vmb_gym.generator.scenario import Beat, Person, ScenarioBuilder, Utt, fill, time12
+
+_SLOTS: tuple[int, ...] = tuple(range(6 * 60 + 40, 23 * 60, 20))
+
+
+@dataclass
+class Line:
+    """One rendered history line (``line_id`` is 1-based)."""
+
+    line_id: int
+    when: datetime
+    speaker: int
+    listener: int
+    text: str
+    utt: Utt | None = None
+
+    def render(self, people: list[Person]) -> str:
+        """The official history line."""
+        return f"[{self.when:%Y-%m-%d %H:%M}] {people[self.speaker].full}: {self.text}"
+
+
+@dataclass
+class Rendered:
+    """A rendered scenario: its lines and where each evidence tag ended up."""
+
+    lines: list[Line]
+    tags: dict[str, Line] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def chit_chat(rng: random.Random, people: list[Person], a: int, b: int, n: int) -> list[Utt]:
+    """``n`` lines of small talk between people ``a`` and ``b`` (no vehicle settings)."""
+    topic = rng.choice(sorted(banks.TOPIC_LINES))
+    out: list[Utt] = []
+    speaker = a
+    for i in range(n):
+        p = people[speaker]
+        if i == 0 or rng.random() < 0.55:
+            t = rng.choice(banks.TOPIC_LINES[topic])
+            text = fill(t, work=rng.choice(p.work), workplace=p.workplace,
+                        relative=rng.choice(p.relatives).relation if p.relatives else "cousin",
+                        district=rng.choice(banks.DISTRICTS),
+                        **{k: rng.choice(v) for k, v in banks.FILL.items()})
+        else:
+            text = rng.choice(banks.REPLIES)
+        out.append(Utt(speaker, text))
+        speaker = b if speaker == a else a
+        if rng.random() < 0.15:
+            topic = rng.choice(sorted(banks.TOPIC_LINES))
+    return out
+
+
+def _paraphrase(builder: ScenarioBuilder, utt: Utt) -> str:
+    hook = builder.paraphrase
+    if hook is None:
+        return utt.text
+    try:
+        new = str(hook(utt.text)).replace("\n", " ").strip()
+    except Exception:  # a broken hook must not break generation: keep the template text
+        return utt.text
+    if not new:
+        return utt.text
+    low = new.lower()
+    if any(k.lower() not in low for k in utt.keep):
+        return utt.text
+    return new
+
+
+def assemble(builder: ScenarioBuilder) -> Rendered:
+    """Place the builder's beats and filler talk on the timeline and number the lines."""
+    rng = builder.r_dia
+    people = builder.people
+    n_people = len(people)
+    sessions: list[tuple[int, int, int, list[Utt]]] = []
+    for beat in builder.beats:
+        pre = chit_chat(rng, people, beat.a, beat.b, rng.randint(1, 4))
+        post = chit_chat(rng, people, beat.b, beat.a, rng.randint(1, 3))
+        sessions.append((beat.day, beat.a, beat.b, pre + beat.utts + post))
+    total = sum(len(s[3]) for s in sessions)
+    per_day = [0] * builder.o.days
+    for s in sessions:
+        per_day[s[0]] += 1
+    while total < builder.o.history_length:
+        n = min(rng.randint(6, 14), builder.o.history_length - total)
+        n = max(n, 2)
+        a, b = rng.sample(range(n_people), 2)
+        free = [d for d in range(builder.o.days) if per_day[d] < len(_SLOTS)]
+        d = rng.choice(free)
+        per_day[d] += 1
+        sessions.append((d, a, b, chit_chat(rng, people, a, b, n)))
+        total += n
+    by_day: dict[int, list[tuple[int, int, int, list[Utt]]]] = {}
+    for s in sessions:
+        by_day.setdefault(s[0], []).append(s)
+    lines: list[Line] = []
+    out = Rendered(lines)
+    for day in sorted(by_day):
+        group = by_day[day]
+        rng.shuffle(group)
+        starts = sorted(rng.sample(_SLOTS, min(len(group), len(_SLOTS))))
+        base = datetime(builder.start.year, builder.start.month, builder.start.day) + timedelta(days=day)
+        for (_, a, b, utts), start in zip(group, starts):
+            t = base + timedelta(minutes=start + rng.randint(0, 5))
+            same = 0
+            for i, u in enumerate(utts):
+                if i > 0:
+                    if same >= 1 or rng.random() < 0.55:
+                        t += timedelta(minutes=1)
+                        same = 0
+                    else:
+                        same += 1
+                listener = b if u.speaker == a else a
+                if listener == u.speaker:
+                    listener = (u.speaker + 1) % n_people
+                line = Line(len(lines) + 1, t, u.speaker, listener, _paraphrase(builder, u), u)
+                lines.append(line)
+                if u.tag:
+                    out.tags[u.tag] = line
+                if u.event is not None:
+                    ev = dict(u.event)
+                    ev.update({"when": f"{t:%Y-%m-%dT%H:%M}", "line_id": line.line_id, "text": line.text})
+                    out.events.append(ev)
+    return out
+
+
+def memory_line(line: Line, people: list[Person]) -> str:
+    """The gold-memory form of an evidence line: ``[Month D, YYYY] At h:mm AM, narrative``."""
+    w = line.when
+    return (f"[{w:%B} {w.day}, {w.year}] At {time12(w.hour, w.minute)}, {people[line.speaker].full} said to "
+            f"{people[line.listener].full}: \"{line.text}\"")
+
+
+__all__ = ["Beat", "Line", "Rendered", "assemble", "chit_chat", "memory_line"]

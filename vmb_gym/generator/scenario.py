@@ -1,0 +1,717 @@
+"""Build one generated scenario: people, preference chains, dialogue and queries.
+
+Each scenario is generated from its own seeded generators, one per phase (people,
+preferences, dialogue, queries, phrasing), all derived from ``(seed, scenario_id, phase)``, so a
+scenario does not depend on the randomness consumed by another. Gold calls are checked on a
+fresh :class:`~vmb_gym.vehicle.VehicleSimulator` while the query is planned: each must succeed
+and change the state, or the plan is redrawn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.generator import banks
+from vmb_gym.generator.catalog import (
+    COMPANION_ONLY_AFTER,
+    FIXED_LABELS,
+    PREREQUISITES,
+    SEAT_LABELS,
+    SlotType,
+    catalogue,
+    companions,
+    primaries,
+    render_value,
+)
+from vmb_gym.generator.options import GeneratorOptions
+from vmb_gym.types import REASONING_TYPES, ToolCall
+from vmb_gym.vehicle import API_SPECS, VehicleSimulator
+
+Paraphraser = Callable[[str], str]
+PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing")
+
+
+def phase_rng(seed: int, scenario_id: int, phase: str) -> random.Random:
+    """The seeded generator of one phase of one scenario (stable across Python runs)."""
+    if phase not in PHASES and not phase.startswith("global"):
+        raise ConfigError(f"unknown generator phase {phase!r}; expected one of {PHASES}")
+    return random.Random(f"vmb-gen/{seed}/{scenario_id}/{phase}")
+
+
+# ============================================================================ people
+@dataclass
+class Relative:
+    """Someone a regular user talks about (not a driver of the car)."""
+
+    name: str
+    relation: str
+    gender: str
+
+
+@dataclass
+class Person:
+    """A regular user of the car."""
+
+    first: str
+    last: str
+    gender: str
+    occupation: str
+    workplace: str
+    work: tuple[str, ...]
+    relatives: list[Relative] = field(default_factory=list)
+    display: str = ""
+
+    @property
+    def full(self) -> str:
+        """Full name as written in the history."""
+        return f"{self.first} {self.last}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Sidecar form."""
+        return {"name": self.full, "first_name": self.first, "gender": self.gender,
+                "occupation": self.occupation, "workplace": self.workplace,
+                "relatives": [{"name": r.name, "relation": r.relation, "gender": r.gender} for r in self.relatives]}
+
+
+def make_people(rng: random.Random, n: int) -> tuple[list[Person], dict[str, str]]:
+    """Draw ``n`` regular users (sometimes two share a first name) and their relations."""
+    lasts = rng.sample(banks.LAST_NAMES, n)
+    occs = rng.sample(banks.OCCUPATIONS, n)
+    used_first: set[str] = set()
+    people: list[Person] = []
+    for i in range(n):
+        gender = rng.choice("mf")
+        pool = banks.MALE_FIRST if gender == "m" else banks.FEMALE_FIRST
+        first = rng.choice([f for f in pool if f not in used_first])
+        used_first.add(first)
+        occ, workplace, work = occs[i]
+        people.append(Person(first, lasts[i], gender, occ, workplace, work))
+    if n >= 2 and rng.random() < 0.2:  # two regular users who share a first name
+        people[1].first = people[0].first
+        people[1].gender = people[0].gender
+    firsts = [p.first for p in people]
+    for p in people:
+        p.display = p.first if firsts.count(p.first) == 1 else p.full
+    used_rel_names = set(firsts)
+    for p in people:
+        for relation, g in rng.sample(banks.RELATIVES, 2):
+            pool = banks.MALE_FIRST if g == "m" else banks.FEMALE_FIRST
+            name = rng.choice([f for f in pool if f not in used_rel_names])
+            used_rel_names.add(name)
+            p.relatives.append(Relative(name, relation, g))
+    relations = {f"{people[i].full}|{people[j].full}": rng.choice(banks.HOUSEHOLD_RELATIONS)
+                 for i in range(n) for j in range(i + 1, n)}
+    return people, relations
+
+
+def pronouns(gender: str) -> dict[str, str]:
+    """he/him/his (or she/her/her) with capitalised variants."""
+    he, him, his = ("he", "him", "his") if gender == "m" else ("she", "her", "her")
+    return {"he": he, "him": him, "his": his, "He": he.capitalize(), "His": his.capitalize()}
+
+
+# ============================================================================ planning records
+@dataclass
+class Utt:
+    """One planned utterance; ``tag`` names it for evidence, ``keep`` must survive paraphrasing."""
+
+    speaker: int
+    text: str
+    tag: str | None = None
+    keep: tuple[str, ...] = ()
+    event: dict[str, Any] | None = None
+
+
+@dataclass
+class Beat:
+    """Utterances that happen in one conversation on one day (between ``a`` and ``b``)."""
+
+    day: int
+    a: int
+    b: int
+    utts: list[Utt]
+
+
+@dataclass
+class QueryPlan:
+    """A planned query: situation text, gold calls, evidence tags and the QA form."""
+
+    reasoning_type: str
+    text: str
+    calls: list[ToolCall]
+    evidence_tags: list[str]
+    question: str
+    answer: ToolCall
+    when: tuple[int, int]
+    info: dict[str, Any]
+
+
+def cap(text: str) -> str:
+    """Upper-case the first character."""
+    return text[:1].upper() + text[1:]
+
+
+def fill(template: str, **kw: str) -> str:
+    """Format a template; ``{Name}`` placeholders get the capitalised value of ``name``."""
+    extra = {k[:1].upper() + k[1:]: cap(v) for k, v in kw.items() if k[:1].islower()}
+    return template.format(**kw, **{k: v for k, v in extra.items() if k not in kw})
+
+
+def time12(h: int, m: int) -> str:
+    """``h:mm AM`` clock text."""
+    suffix = "AM" if h < 12 else "PM"
+    return f"{(h % 12) or 12}:{m:02d} {suffix}"
+
+
+# ============================================================================ slot instances
+@dataclass
+class Slot:
+    """A preference topic instantiated in one scenario (fixed target chosen, noun chosen)."""
+
+    st: SlotType
+    fixed: str | None
+
+    def noun(self, rng: random.Random | None = None) -> str:
+        """A spoken noun (canonical when ``rng`` is None)."""
+        n = self.st.nouns[0] if rng is None else rng.choice(self.st.nouns)
+        if "{t}" in n:
+            n = n.replace("{t}", FIXED_LABELS[self.st.fixed_param][self.fixed])  # type: ignore[index]
+        return n
+
+    def call(self, value: Mapping[str, Any], seat: str | None, destination: str | None = None) -> ToolCall:
+        """The call that applies ``value`` for someone sitting in ``seat``."""
+        args: dict[str, Any] = {}
+        for p in API_SPECS[self.st.api].params:
+            if p.name == self.st.seat_param:
+                args[p.name] = seat or "driver"
+            elif p.name == self.st.fixed_param:
+                args[p.name] = self.fixed
+            elif p.name in self.st.situational:
+                args[p.name] = destination
+            elif p.name in value:
+                args[p.name] = value[p.name]
+        return ToolCall(self.st.api, args)
+
+
+def _gold_ok(calls: Sequence[ToolCall]) -> bool:
+    sim = VehicleSimulator()
+    for c in calls:
+        r = sim.call(c.name, dict(c.arguments))
+        if not r.get("success") or not r.get("current_state"):
+            return False
+    return True
+
+
+def _companion_phrase(st: SlotType, value: Mapping[str, Any]) -> str:
+    v = next(iter(value.values()))
+    api = st.api.lower()
+    if v is True:
+        if "lock" in api and "child" not in api:
+            return "locked"
+        if "open" in api or api.endswith("trunk_switch"):
+            return "open"
+        if "folded" in api:
+            return "folded flat"
+        if "favorite" in api:
+            return "saved"
+        return "switched on"
+    if v is False:
+        return "unlocked" if "lock" in api else "switched off"
+    return "set to " + render_value(value, st.api)
+
+
+# ============================================================================ the scenario builder
+class ScenarioBuilder:
+    """Plans and renders one scenario.
+
+    Args:
+        options: the generator options.
+        scenario_id: the file number of this scenario.
+        ordinal: 0-based position of the scenario in the generated set (drives API coverage).
+        paraphrase: optional text->text hook applied to every utterance (evidence lines keep
+            their original text when the hook drops the value or a name).
+    """
+
+    def __init__(self, options: GeneratorOptions, scenario_id: int, ordinal: int,
+                 paraphrase: Paraphraser | None = None) -> None:
+        self.o = options
+        self.sid = scenario_id
+        self.ordinal = ordinal
+        self.paraphrase = paraphrase
+        self.r_people = phase_rng(options.seed, scenario_id, "people")
+        self.r_pref = phase_rng(options.seed, scenario_id, "preferences")
+        self.r_dia = phase_rng(options.seed, scenario_id, "dialogue")
+        self.r_q = phase_rng(options.seed, scenario_id, "queries")
+        self.r_ph = phase_rng(options.seed, scenario_id, "phrasing")
+        self.people, self.relations = make_people(self.r_people, options.people)
+        start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
+        self.start = start
+        self.beats: list[Beat] = []
+        self.plans: list[QueryPlan] = []
+        self.used_apis: set[str] = set()
+        self.used_times: set[tuple[int, int]] = set()
+        self._tag = 0
+        self.cur_dest = banks.DESTINATIONS[0]
+
+    # ------------------------------------------------------------------ helpers
+    def new_tag(self) -> str:
+        self._tag += 1
+        return f"e{self._tag}"
+
+    def other(self, i: int, exclude: Sequence[int] = ()) -> int:
+        return self.r_pref.choice([j for j in range(len(self.people)) if j != i and j not in exclude])
+
+    def days(self, k: int, lo: int = 0) -> list[int]:
+        return sorted(self.r_pref.sample(range(lo, self.o.days), k))
+
+    def ack(self, speaker: int) -> Utt:
+        return Utt(speaker, self.r_ph.choice(banks.ACKS))
+
+    def pref_utt(self, speaker: int, listener: int, template: str, slot: Slot, value: Mapping[str, Any],
+                 kind: str, tag: str | None = None, **kw: str) -> Utt:
+        val = render_value(value, slot.st.api)
+        text = fill(template, noun=slot.noun(self.r_ph), val=val, listener=self.people[listener].first, **kw)
+        event = {"kind": kind, "person": self.people[speaker].full, "api": slot.st.api,
+                 "value": dict(value), "fixed": slot.fixed}
+        return Utt(speaker, text, tag, (val,), event)
+
+    def add_companion(self, utt: Utt, comp: tuple[Slot, Mapping[str, Any]] | None) -> None:
+        if comp is None:
+            return
+        cslot, cval = comp
+        utt.text += fill(self.r_ph.choice(banks.COMPANION), cnoun=cslot.noun(self.r_ph),
+                         cval=_companion_phrase(cslot.st, cval))
+        if utt.event is not None:
+            utt.event["companion"] = {"api": cslot.st.api, "value": dict(cval), "fixed": cslot.fixed}
+
+    def pick_time(self, night: bool | None) -> tuple[int, int]:
+        for _ in range(100):
+            if night:
+                h = self.r_q.randint(20, 23)
+            elif night is False:
+                h = self.r_q.randint(7, 17)
+            else:
+                h = self.r_q.randint(7, 19)
+            t = (h, self.r_q.choice(range(0, 60, 5)))
+            if t not in self.used_times:
+                self.used_times.add(t)
+                return t
+        return t
+
+    def seat_for(self, slot: Slot, allow_rear: bool = True, prefer: str | None = None) -> str | None:
+        if slot.st.seat_param is None:
+            return prefer
+        choices = [s for s in slot.st.seat_choices if allow_rear or not s.startswith("rear")]
+        if prefer in choices:
+            return prefer
+        weights = {"driver": 5, "passenger": 4, "rear_left": 1, "rear_right": 1}
+        return self.r_q.choices(choices, [weights[c] for c in choices])[0]
+
+    def situation(self, asker: int, asker_seat: str | None, others: list[int], night: bool | None,
+                  extra: str = "", purpose: str | None = None, rel: Relative | None = None,
+                  rel_seat: str | None = None) -> tuple[str, tuple[int, int]]:
+        """Narrate who sits where, when, and why (no preference values)."""
+        h, m = self.pick_time(night)
+        names = self.people
+        seats: dict[int, str] = {asker: asker_seat or "driver"}
+        taken = {seats[asker]} | ({rel_seat or "passenger"} if rel is not None else set())
+        for o in others:
+            s = next(x for x in SEAT_LABELS if x not in taken)
+            seats[o] = s
+            taken.add(s)
+        purpose = purpose or f"to {self.cur_dest}"
+        driver = next((i for i, s in seats.items() if s == "driver"), None)
+        parts = [f"At {time12(h, m)},"]
+        if driver is None:
+            sep = "" if purpose.startswith(",") else " "
+            parts.append(f"a friend was driving {names[asker].display}{sep}{purpose}.")
+        else:
+            alone = len(seats) == 1 and rel is None
+            sep = "" if purpose.startswith(",") else " "
+            parts.append(f"{names[driver].display} was driving{sep}{purpose}{', alone' if alone else ''}.")
+        for i, s in seats.items():
+            if i != driver:
+                parts.append(f"{names[i].display} sat in the {SEAT_LABELS[s]}.")
+        if rel is not None:
+            pr = pronouns(rel.gender)
+            parts.append(f"{names[asker].display}'s {rel.relation} came along and {pr['he']} sat in the "
+                         f"{SEAT_LABELS[rel_seat or 'passenger']}.")
+        if extra:
+            parts.append(extra)
+        return " ".join(parts), (h, m)
+
+    # ------------------------------------------------------------------ query kinds
+    def plan_conflict(self, slot: Slot, comp: Any) -> QueryPlan | None:
+        p = self.r_pref.randrange(len(self.people))
+        q = self.other(p)
+        v_p, v_q = self.r_pref.sample(list(slot.st.values), 2)
+        asker, other = (p, q) if self.r_pref.random() < 0.5 else (q, p)
+        seat = self.seat_for(slot, allow_rear=False)
+        other_seat = "passenger" if seat == "driver" else "driver"
+        calls = [slot.call(v_p if asker == p else v_q, seat, self.cur_dest)]
+        calls += self.companion_calls(comp, seat)
+        if not _gold_ok(calls):
+            return None
+        t1, t2 = self.new_tag(), self.new_tag()
+        u1 = self.pref_utt(p, q, self.r_ph.choice(banks.STATE), slot, v_p, "preference", t1)
+        u2 = self.pref_utt(q, p, self.r_ph.choice(banks.CONFLICT_REPLY), slot, v_q, "preference", t2)
+        self.add_companion(u1 if asker == p else u2, comp)
+        if self.r_pref.random() < 0.5:
+            (d,) = self.days(1)
+            self.beats.append(Beat(d, p, q, [u1, u2, self.ack(p)]))
+        else:
+            d1, d2 = self.days(2)
+            u2.text = fill(self.r_ph.choice(banks.STATE), noun=slot.noun(self.r_ph),
+                           val=render_value(v_q, slot.st.api), listener=self.people[p].first)
+            self.add_companion(u2, comp if asker == q else None)
+            self.beats.append(Beat(d1, p, q, [u1, self.ack(q)]))
+            self.beats.append(Beat(d2, q, p, [u2, self.ack(p)]))
+        text, when = self.situation(asker, seat, [other], None)
+        noun = slot.noun(self.r_ph)
+        text += f" {self.people[asker].display} said: '{self.request(noun, comp)}'"
+        return QueryPlan("preference_conflict", text, calls, [t1, t2],
+                         self.question(f"What {slot.noun()} does {self.people[asker].display} want", seat),
+                         calls[0], when, {"person": self.people[asker].full, "seat": seat})
+
+    def plan_conditional(self, slot: Slot, comp: Any) -> QueryPlan | None:
+        p = self.r_pref.randrange(len(self.people))
+        v0, vc = self.r_pref.sample(list(slot.st.values), 2)
+        kinds = ["night", "rain", "district", "passenger", "activity"]
+        if slot.st.situational:  # the destination must stay in the situation text
+            kinds.remove("activity")
+        kind = self.r_pref.choice(kinds)
+        holds = self.r_pref.random() < 0.7
+        r_other = self.other(p)
+        night: bool | None = False
+        extra = ""
+        purpose = None
+        others: list[int] = []
+        if kind == "night":
+            rule = self.r_ph.choice(["at night", "after dark", "when it's dark out"])
+            night = holds
+            extra = "It was already dark outside." if holds else "It was broad daylight."
+            q_cond = "at night" if holds else "during the day"
+        elif kind == "rain":
+            rule = self.r_ph.choice(["when it rains", "in the rain", "on rainy days"])
+            extra = "It was raining heavily." if holds else "The roads were dry and it was sunny."
+            q_cond = "in the rain" if holds else "on a dry day"
+        elif kind == "district":
+            d1, d2 = self.r_pref.sample(banks.DISTRICTS, 2)
+            rule = f"when I drive through {d1}"
+            purpose = f"to {self.cur_dest} through {d1 if holds else d2}"
+            q_cond = f"while driving through {d1 if holds else d2}"
+        elif kind == "passenger":
+            rule = f"when {self.people[r_other].first} rides with me"
+            others = [r_other] if holds else []
+            q_cond = (f"with {self.people[r_other].display} in the car" if holds
+                      else f"without {self.people[r_other].display} in the car")
+        else:
+            a1, a2 = self.r_pref.sample(banks.ACTIVITIES, 2)
+            rule = a1[0]
+            purpose = ", " + (a1[1] if holds else a2[1])
+            q_cond = ("when " + a1[1]) if holds else ("when " + a2[1])
+        seat = self.seat_for(slot)
+        value = vc if holds else v0
+        calls = [slot.call(value, seat, self.cur_dest)] + self.companion_calls(comp, seat)
+        if not _gold_ok(calls):
+            return None
+        listener = self.other(p)
+        t0, tc = self.new_tag(), self.new_tag()
+        u0 = self.pref_utt(p, listener, self.r_ph.choice(banks.BASE), slot, v0, "preference", t0)
+        uc = self.pref_utt(p, listener, self.r_ph.choice(banks.COND), slot, vc, "condition", tc, cond=rule)
+        uc.event["condition"] = {"kind": kind, "text": rule}  # type: ignore[index]
+        self.add_companion(uc if holds else u0, comp)
+        if self.r_pref.random() < 0.4:
+            (d,) = self.days(1)
+            self.beats.append(Beat(d, p, listener, [u0, uc, self.ack(listener)]))
+        else:
+            d1, d2 = self.days(2)
+            self.beats.append(Beat(d1, p, listener, [u0, self.ack(listener)]))
+            self.beats.append(Beat(d2, p, self.other(p), [uc, self.ack(listener)]))
+        text, when = self.situation(p, seat, others, night, extra=extra, purpose=purpose)
+        text += f" {self.people[p].display} said: '{self.request(slot.noun(self.r_ph), comp)}'"
+        return QueryPlan("conditional_constraint", text, calls, [t0, tc],
+                         self.question(f"What {slot.noun()} does {self.people[p].display} want {q_cond}", seat),
+                         calls[0], when, {"person": self.people[p].full, "seat": seat, "condition": kind,
+                                          "condition_holds": holds})
+
+    def plan_state_shift(self, slot: Slot, comp: Any) -> QueryPlan | None:
+        p = self.r_pref.randrange(len(self.people))
+        depth = self.r_pref.randint(2, max(2, min(self.o.max_revision_depth, len(slot.st.values))))
+        vals = self.r_pref.sample(list(slot.st.values), depth)
+        reasons = self.r_pref.sample(banks.REASONS, depth)
+        target = depth - 1
+        if depth >= 3 and self.r_pref.random() < 0.4:
+            target = self.r_pref.randint(1, depth - 2)
+        seat = self.seat_for(slot)
+        calls = [slot.call(vals[target], seat, self.cur_dest)] + self.companion_calls(comp, seat)
+        if not _gold_ok(calls):
+            return None
+        tags = [self.new_tag() for _ in range(depth)]
+        ds = self.days(depth)
+        for k in range(depth):
+            listener = self.other(p)
+            if k == 0:
+                u = self.pref_utt(p, listener, self.r_ph.choice(banks.STATE), slot, vals[k], "preference", tags[k])
+            else:
+                u = self.pref_utt(p, listener, self.r_ph.choice(banks.REVISE), slot, vals[k], "revision", tags[k],
+                                  reason=reasons[k][0])
+                u.event["reason"] = reasons[k][0]  # type: ignore[index]
+            if k == target:
+                self.add_companion(u, comp)
+            self.beats.append(Beat(ds[k], p, listener, [u, self.ack(listener)]))
+        text, when = self.situation(p, seat, [], None)
+        noun = slot.noun(self.r_ph)
+        if target == depth - 1:
+            req = self.request(noun, comp)
+            ev = [tags[target - 1], tags[target]]
+            q = f"What {slot.noun()} does {self.people[p].display} want now"
+        else:
+            req = fill(self.r_ph.choice(banks.REQUEST_PAST), again=reasons[target][2], noun=noun)
+            req += self.r_ph.choice(banks.COMPANION_REQ) if comp else ""
+            ev = [tags[target], tags[target + 1]]
+            q = f"What {slot.noun()} did {self.people[p].display} use back when {reasons[target][1]}"
+        text += f" {self.people[p].display} said: '{req}'"
+        return QueryPlan("state_shift", text, calls, ev, self.question(q, seat), calls[0], when,
+                         {"person": self.people[p].full, "seat": seat, "depth": depth, "target_revision": target})
+
+    def plan_correction(self, slot: Slot, comp: Any) -> QueryPlan | None:
+        p = self.r_pref.randrange(len(self.people))
+        v1, v2 = self.r_pref.sample(list(slot.st.values), 2)
+        seat = self.seat_for(slot)
+        calls = [slot.call(v2, seat, self.cur_dest)] + self.companion_calls(comp, seat)
+        if not _gold_ok(calls):
+            return None
+        listener = self.other(p)
+        t1, t2 = self.new_tag(), self.new_tag()
+        u1 = self.pref_utt(p, listener, self.r_ph.choice(banks.TRY), slot, v1, "attempt", t1)
+        if slot.st.numeric:
+            tmpl = banks.CORRECT_DOWN if next(iter(v2.values())) < next(iter(v1.values())) else banks.CORRECT_UP
+        else:
+            tmpl = banks.CORRECT_SWAP
+        u2 = self.pref_utt(p, listener, self.r_ph.choice(tmpl), slot, v2, "correction", t2,
+                           old=render_value(v1, slot.st.api))
+        self.add_companion(u2, comp)
+        utts = [u1, self.ack(listener), u2]
+        if self.r_pref.random() < 0.5:
+            utts.append(self.pref_utt(p, listener, self.r_ph.choice(banks.CORRECT_KEEP), slot, v2, "confirm"))
+        ds = self.days(2 if self.o.max_revision_depth > 1 and self.r_pref.random() < 0.5 else 1)
+        if len(ds) == 2:  # an older, superseded statement before the try
+            olds = [v for v in slot.st.values if v not in (v1, v2)]
+            if olds:
+                v0 = self.r_pref.choice(olds)
+                self.beats.append(Beat(ds[0], p, listener, [
+                    self.pref_utt(p, listener, self.r_ph.choice(banks.STATE), slot, v0, "preference"),
+                    self.ack(listener)]))
+        self.beats.append(Beat(ds[-1], p, listener, utts))
+        text, when = self.situation(p, seat, [], None)
+        text += f" {self.people[p].display} said: '{self.request(slot.noun(self.r_ph), comp)}'"
+        return QueryPlan("error_correction", text, calls, [t1, t2],
+                         self.question(f"After correcting the first try, what {slot.noun()} does "
+                                       f"{self.people[p].display} want", seat), calls[0], when,
+                         {"person": self.people[p].full, "seat": seat})
+
+    def plan_coreference(self, slot: Slot, comp: Any) -> QueryPlan | None:
+        p = self.r_pref.randrange(len(self.people))
+        rel = self.r_pref.choice(self.people[p].relatives)
+        (value,) = self.r_pref.sample(list(slot.st.values), 1)
+        rel_seat = self.seat_for(slot, prefer="passenger" if self.r_pref.random() < 0.6 else "rear_right")
+        if rel_seat == "driver":
+            rel_seat = "passenger"
+        calls = [slot.call(value, rel_seat, self.cur_dest)] + self.companion_calls(comp, rel_seat)
+        if not _gold_ok(calls):
+            return None
+        pr = pronouns(rel.gender)
+        t1, t2 = self.new_tag(), self.new_tag()
+        l1, l2 = self.other(p), self.other(p)
+        intro = Utt(p, fill(self.r_ph.choice(banks.REL_INTRO), relation=rel.relation, rname=rel.name, **pr), t1,
+                    (rel.name, rel.relation), {"kind": "relative", "person": self.people[p].full,
+                                              "relative": rel.name, "relation": rel.relation})
+        u2 = self.pref_utt(p, l2, self.r_ph.choice(banks.REL_PREF), slot, value, "relative_preference", t2,
+                           rname=rel.name, **pr)
+        u2.keep = u2.keep + (rel.name,)
+        u2.event["for"] = rel.name  # type: ignore[index]
+        self.add_companion(u2, comp)
+        # a near miss: another regular's relative with the same relation word likes something else
+        d1, d2 = self.days(2)
+        self.beats.append(Beat(d1, p, l1, [intro, self.ack(l1)]))
+        self.beats.append(Beat(d2, p, l2, [u2, self.ack(l2)]))
+        text, when = self.situation(p, "driver", [], None, rel=rel, rel_seat=rel_seat)
+        req = fill(self.r_ph.choice(banks.REQUEST_REL), noun=slot.noun(self.r_ph), relation=rel.relation, **pr)
+        req += self.r_ph.choice(banks.COMPANION_REQ) if comp else ""
+        text += f" {self.people[p].display} said: '{req}'"
+        return QueryPlan("coreference_resolution", text, calls, [t1, t2],
+                         self.question(f"What {slot.noun()} does {self.people[p].display}'s {rel.relation} want",
+                                       rel_seat), calls[0], when,
+                         {"person": self.people[p].full, "relative": rel.name, "seat": rel_seat})
+
+    # ------------------------------------------------------------------ query text pieces
+    def request(self, noun: str, comp: Any) -> str:
+        req = fill(self.r_ph.choice(banks.REQUEST), noun=noun)
+        return req + (self.r_ph.choice(banks.COMPANION_REQ) if comp else "")
+
+    @staticmethod
+    def question(stem: str, seat: str | None) -> str:
+        where = f" for the {SEAT_LABELS[seat]}" if seat else ""
+        return f"{stem}{where}? Answer with the vehicle function and its argument values."
+
+    def companion_calls(self, comp: Any, seat: str | None) -> list[ToolCall]:
+        if comp is None:
+            return []
+        cslot, cval = comp
+        out = []
+        pre = PREREQUISITES.get(cslot.st.api)
+        if pre:
+            out.append(ToolCall(pre[0], dict(pre[1])))
+        cs = seat if seat in cslot.st.seat_choices else (cslot.st.seat_choices[0] if cslot.st.seat_choices else None)
+        out.append(cslot.call(cval, cs))
+        return out
+
+    # ------------------------------------------------------------------ distractors
+    def plan_distractors(self, queried: list[Slot]) -> None:
+        n_chains = round(self.o.distractor_ratio * self.o.queries_per_scenario)
+        cat = catalogue()
+        pool = [a for a in primaries() if a not in self.used_apis]
+        for _ in range(n_chains):
+            if not pool:
+                break
+            api = self.r_pref.choice(pool)
+            st = cat[api]
+            slot = Slot(st, self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None)
+            p = self.r_pref.randrange(len(self.people))
+            k = self.r_pref.randint(1, min(3, len(st.values)))
+            vals = self.r_pref.sample(list(st.values), k)
+            reasons = self.r_pref.sample(banks.REASONS, k)
+            for i, d in enumerate(self.days(k)):
+                listener = self.other(p)
+                if i == 0:
+                    u = self.pref_utt(p, listener, self.r_ph.choice(banks.STATE), slot, vals[i], "preference")
+                else:
+                    u = self.pref_utt(p, listener, self.r_ph.choice(banks.REVISE), slot, vals[i], "revision",
+                                      reason=reasons[i][0])
+                u.event["distractor"] = True  # type: ignore[index]
+                self.beats.append(Beat(d, p, listener, [u, self.ack(listener)]))
+        for i in range(round(self.o.distractor_ratio * len(queried))):
+            slot = queried[i % len(queried)]
+            p = self.r_pref.randrange(len(self.people))
+            listener = self.other(p)
+            val = self.r_pref.choice(list(slot.st.values))
+            u = self.pref_utt(p, listener, self.r_ph.choice(banks.NEAR_MISS), slot, val, "near_miss")
+            u.event["distractor"] = True  # type: ignore[index]
+            self.beats.append(Beat(self.r_pref.randrange(self.o.days), p, listener, [u, Utt(listener, self.r_ph.choice(banks.REPLIES))]))
+
+    def plan_life(self) -> None:
+        for p, person in enumerate(self.people):
+            for story in self.r_pref.sample(banks.LIFE_STORIES, 2):
+                for stage, d in zip(story, self.days(len(story))):
+                    listener = self.other(p)
+                    text = fill(stage, weekday=self.r_ph.choice(banks.FILL["weekday"]),
+                                district=self.r_ph.choice(banks.DISTRICTS))
+                    ev = {"kind": "life", "person": person.full, "text": text}
+                    self.beats.append(Beat(d, p, listener, [Utt(p, text, event=ev),
+                                                            Utt(listener, self.r_ph.choice(banks.REPLIES))]))
+
+    # ------------------------------------------------------------------ plan everything
+    def plan(self) -> None:
+        """Plan the queries (with their evidence beats) and the distractors."""
+        q = self.o.queries_per_scenario
+        prim = _primary_sequence(self.o.seed)
+        comps = _companion_sequence(self.o.seed)
+        cat = catalogue()
+        planners = {
+            "preference_conflict": self.plan_conflict, "conditional_constraint": self.plan_conditional,
+            "coreference_resolution": self.plan_coreference, "state_shift": self.plan_state_shift,
+            "error_correction": self.plan_correction,
+        }
+        queried: list[Slot] = []
+        for j in range(q):
+            g = self.ordinal * q + j
+            rtype = REASONING_TYPES[g % len(REASONING_TYPES)]
+            plan = None
+            for attempt in range(len(prim)):
+                api = prim[(g + attempt * 7) % len(prim)]
+                if api in self.used_apis:
+                    continue
+                st = cat[api]
+                slot = Slot(st, self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None)
+                comp = self.pick_companion(g, api, comps)
+                for _ in range(4):
+                    self.cur_dest = self.r_q.choice(banks.DESTINATIONS)
+                    n_beats = len(self.beats)
+                    tag_state = self._tag
+                    plan = planners[rtype](slot, comp)
+                    if plan is not None:
+                        break
+                    del self.beats[n_beats:]
+                    self._tag = tag_state
+                    comp = None
+                if plan is not None:
+                    self.used_apis.add(api)
+                    queried.append(slot)
+                    break
+            if plan is None:
+                raise ConfigError(f"scenario {self.sid}: could not plan query {j} ({rtype})")
+            plan.info.update({"api": plan.calls[0].name, "companion": [c.name for c in plan.calls[1:]]})
+            self.plans.append(plan)
+        self.plan_distractors(queried)
+        self.plan_life()
+
+    def pick_companion(self, g: int, primary: str, comps: list[str]) -> tuple[Slot, Mapping[str, Any]] | None:
+        cat = catalogue()
+        want = self.o.companion_every and g % self.o.companion_every == 0
+        if primary == "carcontrol_music_play_song" and self.r_pref.random() < 0.7:
+            st = cat["carcontrol_music_set_favorite"]
+            return Slot(st, None), st.companion_value
+        if not want:
+            return None
+        k = g // self.o.companion_every
+        for i in range(len(comps)):
+            api = comps[(k + i) % len(comps)]
+            after = COMPANION_ONLY_AFTER.get(api)
+            if after and after != primary or api in self.used_apis:
+                continue
+            st = cat[api]
+            if st.module == cat[primary].module and self.r_pref.random() < 0.5:
+                continue
+            fixed = self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None
+            return Slot(st, fixed), st.companion_value
+        return None
+
+
+def _cycle(items: list[str], seed: int, name: str, light: set[str]) -> list[str]:
+    rng = random.Random(f"vmb-gen/{seed}/global/{name}")
+    out: list[str] = []
+    for k in range(4):
+        chunk = [a for a in items if a not in light or k % 2 == 0]
+        rng.shuffle(chunk)
+        out += chunk
+    return out
+
+
+_SEQ_CACHE: dict[tuple[int, str], list[str]] = {}
+
+
+def _primary_sequence(seed: int) -> list[str]:
+    """The order in which primary APIs are assigned to queries (global, so the set covers them all).
+
+    APIs with three values or fewer appear in every other round, which keeps the
+    most-frequent-value baseline low.
+    """
+    key = (seed, "primary")
+    if key not in _SEQ_CACHE:
+        cat = catalogue()
+        light = {a for a in primaries() if len(cat[a].values) <= 3}
+        _SEQ_CACHE[key] = _cycle(primaries(), seed, "primary", light)
+    return _SEQ_CACHE[key]
+
+
+def _companion_sequence(seed: int) -> list[str]:
+    key = (seed, "companion")
+    if key not in _SEQ_CACHE:
+        _SEQ_CACHE[key] = _cycle(companions(), seed, "companion", set())
+    return _SEQ_CACHE[key]
