@@ -27,7 +27,7 @@ import gymnasium as gym
 
 from vmb_gym.errors import ConfigError
 
-__all__ = ["POLICY_KINDS", "make_policy", "policy_kind"]
+__all__ = ["POLICY_KINDS", "check_policy", "make_policy", "policy_kind"]
 
 #: Accepted spec forms (for help texts and error messages).
 POLICY_KINDS: tuple[str, ...] = ("oracle", "noop", "random", "rules", "hf:PATH", "openai:MODEL", "sb3:CHECKPOINT")
@@ -75,6 +75,30 @@ def _import(module: str, attr: str, spec: str) -> Any:
     if obj is None:
         raise ConfigError(f"policy {spec!r}: expected {module}.{attr}, found no such name; fix: update {module}")
     return obj
+
+
+def check_policy(spec: str) -> None:
+    """Fail fast when ``spec`` is malformed or its module cannot be imported (builds nothing).
+
+    Raises:
+        ConfigError: as :func:`make_policy` would, before any model is loaded.
+    """
+    kind, _ = policy_kind(spec)
+    if kind == "rules":
+        _import("agents.rules", "RulesPolicy", spec)
+    elif kind == "hf":
+        _import("agents.hf", "HFPolicy", spec)
+    elif kind == "openai":
+        _import("agents.openai_compat", "OpenAIPolicy", spec)
+    elif kind == "sb3":
+        try:
+            mod = importlib.import_module("vmb_gym.wrappers.sb3")
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"policy {spec!r} needs vmb_gym.wrappers.sb3 (the SB3 bridge) and its dependencies; "
+                              f"import failed: {exc}; fix: install stable-baselines3 or choose another policy") from exc
+        if not any(hasattr(mod, n) for n in _SB3_NAMES):
+            raise ConfigError(f"policy {spec!r}: expected one of {', '.join(_SB3_NAMES)} in vmb_gym.wrappers.sb3, "
+                              "found none; fix: expose a policy adapter there")
 
 
 def _accepted(factory: Any, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -337,21 +337,36 @@ def _speaker(body: str, names: list[tuple[str, str]]) -> str | None:
     """The person whose first-person quote the request carries (else the last speaker)."""
     best: str | None = None
     for m in re.finditer(rf"({_SPEECH})\b[^:'‘\"“]{{0,40}}[:,]\s*['‘\"“]", body):
-        before = body[max(0, m.start() - 80): m.start()]
-        who = None
-        pos = -1
-        for form, full in names:
-            for n in phrase_pattern(form).finditer(before):
-                if n.start() > pos:
-                    pos, who = n.start(), full
-        if who is None:
-            pron = re.search(r"\b(he|she)\s*$", before.strip(), re.IGNORECASE)
-            who = best if pron else None
+        before = body[: m.start()]
+        cut = max(before.rfind(". "), before.rfind("! "), before.rfind("? "), before.rfind("' "))
+        sentence = before[cut + 1:]
+        who = _last_name(sentence, names)
+        if who is None and re.search(r"\b(he|she)\s*$", sentence.strip(), re.IGNORECASE):
+            prev_cut = max(before.rfind(". ", 0, max(cut, 0)), before.rfind("! ", 0, max(cut, 0)))
+            who = _first_name_in(before[prev_cut + 1: cut + 1], names) if cut >= 0 else None
         quote = _quotes(body[m.end() - 2:])
         if who and quote and _FIRST_PERSON.search(quote[0]):
             return who
         best = who or best
     return best
+
+
+def _last_name(text: str, names: list[tuple[str, str]]) -> str | None:
+    who, pos = None, -1
+    for form, full in names:
+        for n in phrase_pattern(form).finditer(text):
+            if n.start() > pos:
+                pos, who = n.start(), full
+    return who
+
+
+def _first_name_in(text: str, names: list[tuple[str, str]]) -> str | None:
+    who, pos = None, len(text) + 1
+    for form, full in names:
+        n = phrase_pattern(form).search(text)
+        if n and n.start() < pos:
+            pos, who = n.start(), full
+    return who
 
 
 def _seat_of(body: str, target: str | None, driver: str | None, names: list[tuple[str, str]]) -> str:
@@ -399,12 +414,29 @@ def score_apis(text: str) -> dict[str, float]:
         field_score = max((1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found), default=0.0)
         if field_score == 0.0 and not (mod and MODULE_DEFAULT.get(spec.module) == api):
             continue
-        if field_score and not mod and field_score < 1.5:
-            field_score *= 0.6  # a bare field word ("brightness") without its device
+        if field_score and not mod:
+            if all(len(_PHRASE_MODULES.get(p.lower(), ())) == 1 for p, _ in found):
+                mod = 1.0  # a word only one device has ("headrest", "massage") names the device too
+            elif field_score < 1.5:
+                field_score *= 0.6  # a bare shared word ("brightness") without its device
         total = mod + field_score + (0.3 if mod and MODULE_DEFAULT.get(spec.module) == api else 0.0)
         if total > 0:
             scores[api] = total
     return scores
+
+
+def _phrase_modules() -> dict[str, set[str]]:
+    table: dict[str, set[str]] = {}
+    for api, words in API_WORDS.items():
+        for w in words:
+            table.setdefault(w.lower(), set()).add(API_SPECS[api].module)
+    for module in {s.module for s in API_SPECS.values()}:
+        for w in module_words(module):
+            table.setdefault(w.lower(), set()).add(module)
+    return table
+
+
+_PHRASE_MODULES = _phrase_modules()
 
 
 def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:

@@ -28,7 +28,8 @@ def test_score_end_to_end(tmp_path: Path, official: Path, official_queries: dict
     ]
     preds = _write(tmp_path / "p.jsonl", lines)
     out = tmp_path / "out"
-    rc = main(["score", "--data", f"official:{official}", "--files", "1", "--predictions", str(preds), "--out", str(out)])
+    rc = main(["score", "--data", f"official:{official}", "--files", "1", "--predictions", str(preds),
+               "--out", str(out)])
     assert rc == 0
     captured = capsys.readouterr()
     assert "7 task(s) have no prediction" in captured.err and "77_1" in captured.err

@@ -144,7 +144,8 @@ def test_do_nothing_negative_side_values() -> None:
 
 
 def test_gold_reference_reconstructs_the_full_flat_state() -> None:
-    sim = _run([("carcontrol_HUD_switch", {"switch": {"a": 1}}), ("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 2})])
+    sim = _run([("carcontrol_HUD_switch", {"switch": {"a": 1}}),
+                ("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 2})])
     assert GoldReference.from_sim(sim).flat_state() == sim.flatten()
     assert GoldReference.from_sim(VehicleSimulator()).is_noop
 
@@ -192,3 +193,16 @@ def test_fast_path_equals_reference_on_official_tasks(official_queries, vector_c
         _check_pair(q.gold_calls, q.gold_calls[:1], w1)
         _check_pair(q.gold_calls, rng.choice(queries).gold_calls, w1)
         _check_pair(q.gold_calls, rng.choice(vector_calls)[1], w1)
+
+
+def test_fast_path_handles_fields_added_to_or_removed_from_a_module() -> None:
+    w1 = initial_flat_state()
+    gold = _run([("carcontrol_HUD_set_height_level", {"level": 7})])
+    pred = _run([("carcontrol_HUD_set_height_level", {"level": 7})])
+    pred.module("HUD").state["extra_field"] = [1, "x"]
+    del pred.module("HUD").state["brightness_level"]
+    fast, ref = score_sims(gold, pred), score_flat(w1, gold.flatten(), pred.flatten())
+    assert fast == ref
+    assert "HUD.value.brightness_level: Should not change but was deleted" in fast.differences
+    assert "HUD.value.extra_field[0]: Unexpected addition" in fast.differences
+    assert score_sims(pred, gold) == score_flat(w1, pred.flatten(), gold.flatten())

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HELP = "Score predicted vehicle calls (JSON Lines) with the official metrics; write results.jsonl and metric.json."
+HELP = ("Score predicted vehicle calls (JSON Lines) with the official metrics; "
+        "write results.jsonl and metric.json.")
 
 _TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ESM", "exact_match_rate"),

@@ -1,0 +1,34 @@
+"""Procedural scenario generator: households, preference chains, dialogue histories and queries.
+
+``generate(GeneratorOptions(seed=..., scenarios=...), out)`` writes the official layout
+(``history/``, ``qa_data/``) plus ``meta/`` sidecars with the structured truth;
+``write_benchmark(dir)`` writes the default test split and its manifest; ``validate(dir, out)``
+checks a set (oracle, memory-free baseline, coverage, balance); ``score_qa`` scores the QA
+diagnostic track by exact match.
+"""
+
+from __future__ import annotations
+
+from vmb_gym.generator.options import GENERATOR_VERSION, GeneratorOptions
+from vmb_gym.generator.qa import answers_match, score_qa
+from vmb_gym.generator.writer import (
+    DEFAULT_SPLITS,
+    build_scenario,
+    generate,
+    split_options,
+    verify_manifest,
+    write_benchmark,
+)
+
+__all__ = [
+    "DEFAULT_SPLITS",
+    "GENERATOR_VERSION",
+    "GeneratorOptions",
+    "answers_match",
+    "build_scenario",
+    "generate",
+    "score_qa",
+    "split_options",
+    "verify_manifest",
+    "write_benchmark",
+]

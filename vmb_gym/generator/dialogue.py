@@ -134,7 +134,8 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
                     out.tags[u.tag] = line
                 if u.event is not None:
                     ev = dict(u.event)
-                    ev.update({"when": f"{t:%Y-%m-%dT%H:%M}", "line_id": line.line_id, "text": line.text})
+                    ev.update({"when": f"{t:%Y-%m-%dT%H:%M}", "line_id": line.line_id})
+                    ev.pop("text", None)
                     out.events.append(ev)
     return out
 

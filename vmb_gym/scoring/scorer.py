@@ -199,7 +199,11 @@ def score_final_state(query: Query, pred_sim: VehicleSimulator, calls: Sequence[
 
 
 # ---------------------------------------------------------------------- predictions files
-def _parse_arguments(raw: Any, path: str, line: int, index: int) -> dict[str, Any]:
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _parse_arguments(raw: Any, path: str, line: int, where: str) -> dict[str, Any]:
     if raw is None:
         return {}
     if isinstance(raw, str):  # the raw JSON text a chat API returns; official: unparsable -> {}
@@ -208,7 +212,7 @@ def _parse_arguments(raw: Any, path: str, line: int, index: int) -> dict[str, An
         except ValueError:
             return {}
     if not isinstance(raw, dict):
-        raise DataError(path, f"call {index}: expected \"arguments\" to be a JSON object, found {type(raw).__name__}", line)
+        raise DataError(path, f'{where}: expected "arguments" to be a JSON object, found {_kind(raw)}', line)
     return raw
 
 
@@ -226,22 +230,23 @@ def parse_prediction_line(text: str, path: str = "<predictions>", line: int = 1)
     except ValueError as exc:
         raise DataError(path, f"expected a JSON object, found invalid JSON ({exc})", line) from None
     if not isinstance(obj, dict):
-        raise DataError(path, f"expected a JSON object with \"task_id\" and \"calls\", found {type(obj).__name__}", line)
+        raise DataError(path, f'expected a JSON object with "task_id" and "calls", found {_kind(obj)}', line)
     task_id = obj.get("task_id")
     if not isinstance(task_id, str) or not task_id:
-        raise DataError(path, f"expected \"task_id\" to be a non-empty string like \"3_7\", found {task_id!r}", line)
+        raise DataError(path, f'expected "task_id" to be a non-empty string like "3_7", found {task_id!r}', line)
     raw_calls = obj.get("calls")
     if not isinstance(raw_calls, list):
-        raise DataError(path, f"task {task_id}: expected \"calls\" to be a list, found {type(raw_calls).__name__}", line)
+        raise DataError(path, f'task {task_id}: expected "calls" to be a list, found {_kind(raw_calls)}', line)
     calls: list[ToolCall] = []
     for i, raw in enumerate(raw_calls):
+        where = f"task {task_id}: call {i}"
         if not isinstance(raw, dict):
-            raise DataError(path, f"task {task_id}: call {i}: expected an object with \"name\", found {type(raw).__name__}", line)
+            raise DataError(path, f'{where}: expected an object with "name" and "arguments", found {_kind(raw)}', line)
         name = raw.get("name")
         if not isinstance(name, str) or not name:
-            raise DataError(path, f"task {task_id}: call {i}: expected \"name\" to be a non-empty string, found {name!r}", line)
+            raise DataError(path, f'{where}: expected "name" to be a non-empty string, found {name!r}', line)
         arguments = raw["arguments"] if "arguments" in raw else raw.get("args")
-        calls.append(ToolCall(name=name, arguments=_parse_arguments(arguments, path, line, i)))
+        calls.append(ToolCall(name=name, arguments=_parse_arguments(arguments, path, line, where)))
     return task_id, calls
 
 
@@ -254,19 +259,23 @@ def read_predictions(path: str | os.PathLike[str]) -> dict[str, list[ToolCall]]:
     where = os.fspath(path)
     try:
         with open(where, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+            text = handle.read()
     except OSError as exc:
         raise DataError(where, f"cannot read the predictions file ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
         raise DataError(where, f"expected UTF-8 text ({exc.reason})") from None
     out: dict[str, list[ToolCall]] = {}
     first_line: dict[str, int] = {}
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
+    # Split on "\n" only: str.splitlines() would also break inside JSON strings holding U+2028.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
             continue
-        task_id, calls = parse_prediction_line(text, where, number)
+        task_id, calls = parse_prediction_line(line, where, number)
         if task_id in out:
-            raise DataError(where, f"task {task_id} appears twice (first on line {first_line[task_id]}); give one line per task", number)
+            raise DataError(
+                where, f"task {task_id} appears twice (first on line {first_line[task_id]}); give one line per task",
+                number,
+            )
         out[task_id] = calls
         first_line[task_id] = number
     return out

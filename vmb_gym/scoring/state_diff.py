@@ -444,8 +444,11 @@ def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
     for key in sim.touched_modules:
         state = sim.module(key).state
         items = _initial_items(key)
+        present = 0
         for name, init, init_bytes in items:
             value = state.get(name, _MISSING)
+            if value is not _MISSING:
+                present += 1
             kind = type(value)
             if kind is type(init):
                 if kind in scalars:
@@ -456,7 +459,7 @@ def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
                 ):
                     continue
             changed[(key, name)] = value
-        if len(state) != len(items):
+        if present != len(state):  # the module holds fields a fresh one does not
             initial = _initial_state(key)
             for name, value in state.items():
                 if name not in initial:

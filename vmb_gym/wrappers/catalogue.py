@@ -198,6 +198,7 @@ class Catalogue:
         self._vehicle_rows = np.array([e.module is not None for e in entries])
         self._token_list = sorted(self._tokens.items(), key=lambda kv: kv[1])
         self._present_cache: dict[str, np.ndarray] = {}
+        self._mask_cache: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ construction
     def _token(self, param: ParamSpec, value: Any) -> int:
@@ -206,9 +207,8 @@ class Catalogue:
         if isinstance(value, bool) or value is None:
             return _ALWAYS
         if c is not None and c.choices:
-            if param.name in TARGET_PARAMS:
-                return _ALWAYS
-            key: tuple[Any, ...] = ("enum", c.choices, value)
+            kind = "target" if param.name in TARGET_PARAMS else "enum"
+            key: tuple[Any, ...] = (kind, c.choices, value)
         elif isinstance(value, int):
             if c is not None and value in (c.minimum, c.maximum):
                 return _ALWAYS
@@ -291,12 +291,13 @@ class Catalogue:
         """The entry of a vehicle call, or None when the catalogue lacks it."""
         return self._index_of_key.get(_call_key(name, arguments))
 
-    def _present(self, evidence: str) -> np.ndarray:
+    def _present(self, request: str, evidence: str) -> np.ndarray:
         cached = self._present_cache.get(evidence)
         if cached is not None:
             return cached
         lowered = evidence.lower()
         words = set(_WORD.findall(lowered))
+        request_words = set(_WORD.findall(request.lower()))
         numbers = {int(m) for m in _INT.findall(_TIME_NOISE.sub(" ", evidence)) if len(m) <= 7}
         numbers |= {v for w, v in _NUMBER_WORDS.items() if w in words}
         present = np.zeros(len(self._token_list), dtype=bool)
@@ -310,18 +311,29 @@ class Catalogue:
             elif kind == "str":
                 present[idx] = key[1] in lowered
             else:
+                pool = request_words if kind == "target" else words
                 choice = str(key[2]).lower()
-                hit = all(w in words for w in choice.split("_")) or any(w in words for w in CHOICE_SYNONYMS.get(choice, ()))
+                hit = all(w in pool for w in choice.split("_")) or any(w in pool for w in CHOICE_SYNONYMS.get(choice, ()))
                 present[idx] = hit
                 if hit:
-                    named_groups.add(key[1])
+                    named_groups.add(key[:2])
         for key, idx in self._token_list:  # an enum the text does not name at all: every choice is allowed
-            if key[0] == "enum" and key[1] not in named_groups:
+            if key[0] in ("enum", "target") and key[:2] not in named_groups:
                 present[idx] = True
         if len(self._present_cache) > 4096:
             self._present_cache.clear()
         self._present_cache[evidence] = present
         return present
+
+    def _base_mask(self, request: str, evidence: str) -> np.ndarray:
+        """Entries whose argument values the evidence supports (cached per evidence text)."""
+        base = self._mask_cache.get(evidence)
+        if base is None:
+            base = self._present(request, evidence)[self._req].all(axis=1)
+            if len(self._mask_cache) > 1024:
+                self._mask_cache.clear()
+            self._mask_cache[evidence] = base
+        return base
 
     def mask(self, episode: EpisodeText, *, memory_search: bool | None = None) -> np.ndarray:
         """The boolean mask of allowed entries in the episode's current state.
@@ -330,8 +342,7 @@ class Catalogue:
             episode: what the episode has shown so far.
             memory_search: whether the env's memory retrieves (default: the catalogue's ``search``).
         """
-        present = self._present(episode.evidence)
-        mask = present[self._req].all(axis=1)
+        mask = self._base_mask(episode.request, episode.evidence).copy()
         for key in episode.made:
             i = self._index_of_key.get(key)
             if i is not None:

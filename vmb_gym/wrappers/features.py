@@ -113,7 +113,7 @@ class HashingFeaturizer:
         for tok in (*words, *(a + " " + b for a, b in zip(words, words[1:]))):
             i, sign = self._slot(tok, dim)
             vec[i] += sign
-        norm = float(np.linalg.norm(vec))
+        norm = float(np.sqrt(vec @ vec))
         if norm > 0:
             vec /= norm
         self._cache.put(key, vec)

@@ -1,0 +1,268 @@
+"""Train a (Maskable)PPO policy on VehicleMem-v0 and evaluate it on held-out scenarios.
+
+Read top to bottom: arguments, env thunks, seeding, the training loop (SB3 ``learn`` with a
+logging/checkpoint callback), the held-out evaluation against random and no-op, the plot.
+
+    python agents/train_sb3.py --algo maskable_ppo --memory bm25 --timesteps 20000 --out runs/sb3
+    vmb train sb3 --algo maskable_ppo --memory bm25 --timesteps 20000 --out runs/sb3
+
+Actions are one flat ``Discrete(N)`` catalogue of complete calls with episode masks; observations
+are hashed bag-of-words features (or frozen MiniLM embeddings) of the request, the memory text
+and the latest results. See :mod:`vmb_gym.wrappers.sb3`.
+
+Outputs in ``--out``: ``checkpoints/step_*.zip`` (+ ``.vmb.json`` sidecars), ``final.zip``,
+``train_log.csv`` (one row per training episode), ``eval.csv`` (one row per held-out episode and
+policy), ``summary.json`` and ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+from agents.base import run_episode
+from agents.baselines import NoopPolicy
+from vmb_gym.data import parse_file_range
+from vmb_gym.envs.task_set import TaskSet
+from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
+from vmb_gym.wrappers.features import make_featurizer
+from vmb_gym.wrappers.sb3 import load_sb3_policy, make_sb3_env, save_sb3_checkpoint
+
+
+@dataclass
+class Args:
+    """Every setting of a run (the CLI flags have the same names)."""
+
+    algo: str = "maskable_ppo"  # "maskable_ppo" (uses action_masks) or "ppo" (ignores them)
+    memory: str = "bm25"  # memory module of the env
+    timesteps: int = 20_000  # environment steps of training
+    out: str = "runs/sb3"  # output folder
+    data: str = "official:../shared/vehiclemembench"  # training data spec
+    train_files: str = "1-30"  # scenarios of `data` to train on ("" = all)
+    eval_data: str | None = None  # held-out data spec (None = `data`)
+    eval_files: str = "31-40"  # held-out scenarios of the eval data ("" = all)
+    features: str = "hashing"  # "hashing" or "minilm"
+    max_steps: int = 5  # step limit of an episode
+    seed: int = 0
+    n_envs: int = 0  # vector envs; 0 = one per training scenario (at most 32): no memory re-ingestion
+    n_steps: int = 64  # rollout length per env
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 1e-3
+    ent_coef: float = 0.01
+    gamma: float = 1.0  # episodes are short and the reward comes at the end
+    checkpoint_every: int = 10_000  # timesteps between checkpoints
+    eval_episodes: int = 0  # held-out episodes per policy (0 = every held-out task)
+
+
+def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogue, featurizer: Any) -> Any:
+    """A thunk building one wrapped env (SB3 ``Monitor`` outermost)."""
+
+    def thunk() -> gym.Env[Any, Any]:
+        from stable_baselines3.common.monitor import Monitor
+
+        env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
+        return Monitor(make_sb3_env(env, catalogue=catalogue, featurizer=featurizer))
+
+    return thunk
+
+
+class RandomCataloguePolicy:
+    """Uniformly random allowed catalogue entries (finish included): the random baseline."""
+
+    def __init__(self, catalogue: Catalogue, seed: int, memory_search: bool) -> None:
+        self.catalogue, self.memory_search = catalogue, memory_search
+        self.rng = np.random.default_rng(seed)
+        self.episode = EpisodeText()
+        self._fresh = True
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        self.episode.on_reset(observation, info)
+        self._fresh = True
+
+    def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
+        if not self._fresh:
+            self.episode.on_step(observation, info)
+        self._fresh = False
+        allowed = np.flatnonzero(self.catalogue.mask(self.episode, memory_search=self.memory_search))
+        return self.catalogue.decode(int(self.rng.choice(allowed)), self.episode)
+
+
+def evaluate(policy: Any, env: gym.Env[Any, Any], task_ids: list[str]) -> list[dict[str, Any]]:
+    """Run ``policy`` once on each task; one record per episode."""
+    rows = []
+    for tid in task_ids:
+        ep = run_episode(env, policy, task_id=tid)
+        rows.append({"task_id": tid, "reasoning_type": ep.reasoning_type, "esm": int(ep.metrics.get("exact_match", 0)),
+                     "f1": float(ep.metrics.get("f1_change", 0.0)), "steps": ep.episode.get("steps", 0)})
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """ESM (percent) and mean value-level F1 of evaluation records."""
+    return {"esm": 100.0 * float(np.mean([r["esm"] for r in rows])), "f1": float(np.mean([r["f1"] for r in rows])),
+            "episodes": len(rows)}
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Train, checkpoint, evaluate and plot; return the summary."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2), encoding="utf-8")
+
+    # --- seeding
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+
+    # --- data splits, catalogue (free-text values from the training gold calls only), features
+    train_files = parse_file_range(args.train_files) if args.train_files else None
+    eval_files = parse_file_range(args.eval_files) if args.eval_files else None
+    train_tasks = TaskSet.load(args.data, files=train_files)
+    scenario_ids = sorted(train_tasks.scenarios)
+    featurizer = make_featurizer(args.features)
+    probe = gym.make("VehicleMem-v0", data=args.data, files=scenario_ids[:1], memory=args.memory)
+    memory_search = bool(probe.unwrapped.memory.provides_search)
+    probe.close()
+    catalogue = Catalogue.build(search=memory_search, extra_values=Catalogue.values_from_tasks(train_tasks.queries))
+
+    # --- vector env: each env serves a shard of the training scenarios
+    n_envs = args.n_envs or min(len(scenario_ids), 32)
+    shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
+    vec_env = DummyVecEnv([make_env(args.data, shard, args, catalogue, featurizer) for shard in shards if shard])
+    vec_env.seed(args.seed)
+    print(f"train: {len(train_tasks)} tasks in {len(scenario_ids)} scenarios, {vec_env.num_envs} envs; "
+          f"catalogue: {catalogue.n} actions; features: {featurizer.dim}")
+
+    # --- agent
+    algo_cls = {"ppo": PPO, "maskable_ppo": MaskablePPO}[args.algo]
+    model = algo_cls("MlpPolicy", vec_env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                     learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma, seed=args.seed,
+                     policy_kwargs={"net_arch": [256]}, device="cpu", verbose=0)
+
+    # --- training loop: SB3's learn, with a callback that logs episodes and writes checkpoints
+    log_rows: list[dict[str, Any]] = []
+
+    class LogAndCheckpoint(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.next_ckpt = args.checkpoint_every
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "metrics" in info:
+                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["reward"]),
+                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
+                                     "seconds": round(time.perf_counter() - self.t0, 2)})
+            if self.num_timesteps >= self.next_ckpt:
+                save_sb3_checkpoint(self.model, out / "checkpoints" / f"step_{self.num_timesteps}", algo=args.algo,
+                                    catalogue=catalogue, featurizer=featurizer)
+                self.next_ckpt += args.checkpoint_every
+            return True
+
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
+    train_seconds = time.perf_counter() - t0
+    final = save_sb3_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue, featurizer=featurizer)
+    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
+        writer.writeheader()
+        writer.writerows(log_rows)
+    fps = model.num_timesteps / train_seconds
+    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s ({fps:.0f} steps/s), {len(log_rows)} episodes")
+
+    # --- held-out evaluation: the reloaded checkpoint, random allowed calls, no-op
+    eval_env = gym.make("VehicleMem-v0", data=args.eval_data or args.data, files=eval_files, memory=args.memory,
+                        max_steps=args.max_steps)
+    task_ids = [q.task_id for q in eval_env.unwrapped.tasks.queries]
+    if args.eval_episodes:
+        task_ids = task_ids[: args.eval_episodes]
+    policies = {"trained": load_sb3_policy(final, eval_env),
+                "random": RandomCataloguePolicy(catalogue, args.seed, memory_search),
+                "noop": NoopPolicy()}
+    results: dict[str, dict[str, float]] = {}
+    with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
+        writer.writeheader()
+        for name, policy in policies.items():
+            rows = evaluate(policy, eval_env, task_ids)
+            writer.writerows({"policy": name, **r} for r in rows)
+            results[name] = summarise(rows)
+            print(f"held-out {name:8s} ESM {results[name]['esm']:5.1f}  F1 {results[name]['f1']:.3f}  ({len(rows)} episodes)")
+
+    summary = {"args": dataclasses.asdict(args), "catalogue_size": catalogue.n, "feature_dim": featurizer.dim,
+               "train_steps": int(model.num_timesteps), "train_seconds": train_seconds, "train_steps_per_s": fps,
+               "train_episodes": len(log_rows), "checkpoint": str(final), "held_out": results}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+    # --- learning curve
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if log_rows:
+        steps = np.array([r["timestep"] for r in log_rows])
+        window = max(1, len(log_rows) // 50)
+        kernel = np.ones(window) / window
+        for key, label in (("reward", "train F1 reward"), ("esm", "train ESM")):
+            values = np.convolve([r[key] for r in log_rows], kernel, mode="valid")
+            ax.plot(steps[window - 1:], values, label=f"{label} (mean of {window})")
+    for name, style in (("trained", "-"), ("random", ":"), ("noop", "--")):
+        ax.axhline(results[name]["esm"] / 100.0, linestyle=style, color="gray", label=f"held-out ESM {name}")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("score")
+    ax.set_title(f"{args.algo} on VehicleMem-v0 (memory={args.memory}, features={args.features})")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(fig)
+    return summary
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Flags named after the :class:`Args` fields."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return args_from_namespace(parser.parse_args(argv))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one ``--flag`` per :class:`Args` field (``--train-files`` for ``train_files``)."""
+    for f in dataclasses.fields(Args):
+        flag = "--" + f.name.replace("_", "-")
+        if f.name == "algo":
+            parser.add_argument(flag, default=f.default, choices=["ppo", "maskable_ppo"])
+        elif f.name == "features":
+            parser.add_argument(flag, default=f.default, choices=["hashing", "minilm"])
+        else:
+            kind = {int: int, float: float}.get(type(f.default), str)
+            parser.add_argument(flag, type=kind, default=f.default)
+
+
+def args_from_namespace(ns: argparse.Namespace) -> Args:
+    """The :class:`Args` of a parsed namespace."""
+    return Args(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(Args)})
+
+
+if __name__ == "__main__":
+    main(parse_args())

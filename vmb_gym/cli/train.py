@@ -1,0 +1,29 @@
+"""``vmb train sb3 ...``: train an SB3 policy (PPO / MaskablePPO) and evaluate it on held-out data."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "train a policy (sb3: PPO or MaskablePPO over the masked call catalogue) and evaluate it on held-out scenarios"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``sb3`` trainer and its flags (those of ``agents/train_sb3.py``)."""
+    from agents.train_sb3 import add_arguments as add_sb3_arguments
+
+    sub = parser.add_subparsers(dest="trainer", metavar="TRAINER")
+    sb3 = sub.add_parser("sb3", help="stable-baselines3 PPO / MaskablePPO (see agents/train_sb3.py)",
+                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_sb3_arguments(sb3)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the chosen trainer; print where its outputs went."""
+    if args.trainer != "sb3":
+        print("choose a trainer: vmb train sb3 --help")
+        return 2
+    from agents.train_sb3 import args_from_namespace, main
+
+    summary = main(args_from_namespace(args))
+    print(f"outputs in {args.out}: final checkpoint {summary['checkpoint']}")
+    return 0
