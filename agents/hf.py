@@ -271,6 +271,36 @@ def _load(name_or_path: str, tokenizer: Any | None, *, device: str | None, dtype
     return model, tokenizer
 
 
+def _model_from_gguf(gguf: Path) -> Any:
+    """Dequantize a GGUF file into a float32 causal LM.
+
+    ``from_pretrained(..., gguf_file=...)`` is used when it works; it needs ``accelerate``, so
+    without it the same steps run here: config from the GGUF metadata, an empty model, and the
+    dequantized tensors loaded by name (tied output embeddings re-tied).
+    """
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    try:
+        return AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    except ValueError as exc:
+        if "accelerate" not in str(exc):
+            raise
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    config = AutoConfig.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    parsed = load_gguf_checkpoint(str(gguf), return_tensors=True, model_to_load=model, torch_dtype=torch.float32)
+    result = model.load_state_dict(parsed["tensors"], strict=False)
+    tied = {"lm_head.weight"} if getattr(config, "tie_word_embeddings", False) else set()
+    missing = set(result.missing_keys) - tied
+    if missing:
+        raise ConfigError(f"GGUF file {gguf} lacks weights for {sorted(missing)[:5]}; it is not a complete causal LM")
+    model.tie_weights()
+    model.eval()
+    return model
+
+
 def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.PathLike[str] | None = None) -> Path:
     """Convert a GGUF file once into a transformers checkpoint folder; return that folder.
 
@@ -278,8 +308,7 @@ def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.Pat
     changed file converts again. The conversion writes to a temporary folder renamed at the end,
     so an interrupted run never leaves a half checkpoint.
     """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     gguf = Path(path) if path is not None else smollm2_gguf_path()
     if not gguf.is_file():
@@ -295,7 +324,7 @@ def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.Pat
     shutil.rmtree(tmp, ignore_errors=True)
     log.info("converting %s into a checkpoint at %s (once)", gguf, target)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    model = _model_from_gguf(gguf)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     try:

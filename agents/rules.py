@@ -163,13 +163,12 @@ class RulesPolicy:
         candidates = self._candidates(req, req_scores, hits)
         self.last = {"request": req, "request_scores": _top(req_scores, 5), "hits": hits, "candidates": candidates[:8]}
         best_req = max(req_scores.values(), default=0.0)
+        if best_req >= 2.0:
+            # the request names a function: read values for it (and close rivals) only
+            candidates = [c for c in candidates if req_scores.get(c.api, 0.0) >= best_req - 1.0]
         if candidates:
             top = candidates[0]
-            # a function the request names clearly but for which no line gives a value: minimal action
-            if best_req >= 2.0 and req_scores.get(top.api, 0.0) < best_req - 1.5:
-                calls = self._minimal(_top(req_scores, 1)[0][0], req)
-            else:
-                calls = [self._call(top.api, top.value, req)]
+            calls = [self._call(top.api, top.value, req)]
         elif best_req > 0:
             api = _top(req_scores, 1)[0][0]
             explicit = _request_value(api, req)
@@ -189,7 +188,7 @@ class RulesPolicy:
         first = req.target.split()[0] if req.target else ""
         for api, _ in _top(req_scores, 3):
             spec = API_SPECS[api]
-            words = " ".join([module_words(spec.module)[0], *API_WORDS.get(api, ())[:2]])
+            words = " ".join([*API_WORDS.get(api, ())[:3], *module_words(spec.module)[:2]])
             queries.append(f"{first} {words}".strip())
         seen: dict[str, MemoryHit] = {}
         for q in queries:
@@ -203,6 +202,7 @@ class RulesPolicy:
         times = sorted({h.timestamp for h in hits if h.timestamp is not None})
         rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
         out: list[Candidate] = []
+        req_words = _content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
         for h in hits:
             hit_scores = score_apis(h.text)
             for api, hs in hit_scores.items():
@@ -224,6 +224,7 @@ class RulesPolicy:
                 score -= 1.0 * len({OPPOSITE.get(c) for c in req.conditions} & line_conditions)
                 if h.timestamp is not None:
                     score += 0.5 * rank_of_time.get(h.timestamp, 0.0)
+                score += min(1.5, 0.5 * len(req_words & _content_words(h.text)))
                 out.append(Candidate(api, value, score, h.render()))
         out.sort(key=lambda c: -c.score)
         return out
@@ -623,6 +624,19 @@ def _mentions(hit: MemoryHit, person: str) -> bool:
     if any(_same_person(p, person) for p in hit.people):
         return True
     return bool(re.search(rf"\b{re.escape(person.split()[0])}\b", hit.text))
+
+
+_STOP = frozenset(
+    "the and that this with for you your have what when then than there they them their about just like want need "
+    "make keep told said asked car back again usual time last setting settings please could would should into from "
+    "driving drove driver seat passenger got going were was been being it's i'm let's also some more very really "
+    "today tonight morning evening".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    """Lower-cased words of 4+ letters that are not function words (for overlap scores)."""
+    return {w for w in re.findall(r"[a-z][a-z'’]{3,}", text.lower()) if w not in _STOP}
 
 
 def _same_person(a: str, b: str) -> bool:

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default="default",
                         help="scenario set: 'default', 'official:DIR' or a folder with history/ and qa_data/")
     parser.add_argument("--predictions", required=True, metavar="FILE",
-                        help='JSON Lines, one {"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]} per task')
+                        help='JSON Lines, one line per task: '
+                             '{"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]}')
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json")
     parser.add_argument("--files", default=None, metavar="RANGE",
                         help="only these scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
