@@ -190,17 +190,18 @@ def _calls_from_json_text(text: str, where: str) -> list[dict[str, Any]]:
     return [_call_from_obj(item, f"{where}[{i}]" if isinstance(decoded, list) else where) for i, item in enumerate(items)]
 
 
-def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any]], list[str]]:
+def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any]], list[str], str]:
+    """Python-call lines of ``text``: the calls, the errors and the text without those lines."""
     from vmb_gym.data.call_parser import parse_action_call
 
     calls: list[dict[str, Any]] = []
     errors: list[str] = []
+    kept: list[str] = []
     for line in text.splitlines():
         m = _PY_CALL_LINE.match(line)
-        if not m:
-            continue
-        name = m.group(1)
-        if known is not None and name not in known and not name.startswith("carcontrol_"):
+        name = m.group(1) if m else ""
+        if not m or (known is not None and name not in known and not name.startswith("carcontrol_")):
+            kept.append(line)
             continue
         source = line.strip().strip("`").rstrip(";").strip()
         try:
@@ -209,7 +210,7 @@ def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any
             errors.append(f"python call {name}(...): {exc}")
             continue
         calls.append(call.to_json())
-    return calls, errors
+    return calls, errors, "\n".join(kept)
 
 
 def _looks_like_call(obj: Any) -> bool:
@@ -289,7 +290,7 @@ def parse_tool_calls(text: str, known_tools: Sequence[str] | None = None) -> Par
                 except ActionError as exc:
                     errors.append(str(exc))
                 continue
-            py_calls, py_errors = _python_calls(body, None)
+            py_calls, py_errors, _ = _python_calls(body, None)
             if py_calls or py_errors:
                 calls.extend(py_calls)
                 errors.extend(f"{where}: {e}" for e in py_errors)
@@ -322,10 +323,9 @@ def parse_tool_calls(text: str, known_tools: Sequence[str] | None = None) -> Par
     if calls or errors:
         return ParsedReply(rest.strip(), calls, errors)
 
-    py_calls, py_errors = _python_calls(_FENCE.sub(lambda m: m.group(1), stripped), known)
+    py_calls, py_errors, rest = _python_calls(_FENCE.sub(lambda m: m.group(1), stripped), known)
     if py_calls or py_errors:
-        kept = [ln for ln in stripped.splitlines() if not _PY_CALL_LINE.match(ln) and not ln.strip().startswith("```")]
-        return ParsedReply("\n".join(kept).strip(), py_calls, py_errors)
+        return ParsedReply(rest.strip(), py_calls, py_errors)
     return ParsedReply(stripped, [], [])
 
 

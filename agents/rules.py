@@ -124,6 +124,7 @@ class RulesPolicy:
         if source is not None:
             self.bind(source)
         self._calls: list[dict[str, Any]] = []
+        self._names: tuple[str, ...] = ()
         #: The last decision, for inspection: request reading, candidates, chosen calls.
         self.last: dict[str, Any] = {}
 
@@ -158,6 +159,7 @@ class RulesPolicy:
     def plan(self, request: str, scenario: Scenario, as_of: datetime | None) -> list[dict[str, Any]]:
         """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts)."""
         req = read_request(request, scenario.speakers)
+        self._names = tuple(scenario.speakers)
         req_scores = score_apis(_api_text(req))
         hits = self._search(req, req_scores, scenario, as_of)
         candidates = self._candidates(req, req_scores, hits)
@@ -204,12 +206,14 @@ class RulesPolicy:
         out: list[Candidate] = []
         req_words = _content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
         for h in hits:
-            hit_scores = score_apis(h.text)
+            body = _hit_body(h, self._names)
+            hit_scores = score_apis(body)
+            preference = bool(_PREFERENCE.search(body))
             for api, hs in hit_scores.items():
                 rs = req_scores.get(api, 0.0)
                 if rs == 0.0 and hs < 2.0:
                     continue
-                value = extract_value(API_SPECS[api], h.text, req)
+                value = extract_value(API_SPECS[api], body, req)
                 if value is None:
                     continue
                 score = 2.0 * rs + hs
@@ -219,12 +223,16 @@ class RulesPolicy:
                     score += 0.5
                 elif req.target and h.people and not any(_same_person(p, req.target) for p in h.people):
                     score -= 0.5
-                line_conditions = conditions_in(h.text)
+                if preference:
+                    score += 0.7
+                line_conditions = conditions_in(body)
+                if h.timestamp is not None and not line_conditions & {"night", "day"}:
+                    line_conditions.add("night" if h.timestamp.hour >= 19 or h.timestamp.hour < 5 else "day")
                 score += 1.0 * len(req.conditions & line_conditions)
                 score -= 1.0 * len({OPPOSITE.get(c) for c in req.conditions} & line_conditions)
                 if h.timestamp is not None:
                     score += 0.5 * rank_of_time.get(h.timestamp, 0.0)
-                score += min(1.5, 0.5 * len(req_words & _content_words(h.text)))
+                score += min(1.5, 0.5 * len(req_words & _content_words(body)))
                 out.append(Candidate(api, value, score, h.render()))
         out.sort(key=lambda c: -c.score)
         return out
@@ -269,7 +277,7 @@ def read_request(text: str, speakers: Sequence[str]) -> Request:
     # "for Samuel's ..." inside a quote names the person the setting is for
     for q in quotes:
         for form, full in names:
-            if re.search(rf"\b{re.escape(form)}(?:'s|’s)\b", q):
+            if re.search(rf"(?<!not )\b{re.escape(form)}(?:'s|’s)\b", q):
                 target = full
                 break
         if target:
@@ -486,6 +494,9 @@ def _int_value(spec: ApiSpec, vp: ParamSpec, text: str) -> int | None:
         pre = text[max(0, n.start - 12): n.start].lower()
         score = -dist / 40.0 + (1.0 if re.search(r"\b(to|at|level|speed)\s*$", pre) else 0.0)
         score += n.start / 1000.0  # later in the line: the revised value
+        post = text[n.start: n.start + 30].lower()
+        if re.match(r"[\w\s°%]*?\b(is|was|feels|felt)\s+(too|way too)\b", post) or re.match(r"[\d\s°c]*\)|[\d\s°c]*outside", post):
+            score -= 2.0  # "level 3 is too strong", "(20°C)", "35°C outside"
         if best is None or score > best[0]:
             best = (score, n.value)
     if best is not None:
@@ -563,9 +574,9 @@ def _request_value(api: str, req: Request) -> Any:
     """A value the request itself states for ``api`` ("at 1080p", "set it to 22", "take me to X")."""
     spec = API_SPECS[api]
     vp = value_param(spec)
-    if vp is None or not req.quotes:
+    if vp is None:
         return None
-    quote = " ".join(req.quotes)
+    quote = " ".join(req.quotes) or req.text
     if vp.py_type is int:
         if req.delta is not None:
             return None
@@ -576,7 +587,7 @@ def _request_value(api: str, req: Request) -> Any:
             return int(m.group(1))
         return None
     if vp.py_type is bool:
-        return None
+        return not (_OFF.search(quote) and not _ON.search(quote))
     if vp.constraint is not None and vp.constraint.choices:
         if spec.name == "carcontrol_airConditioner_set_air_direction":
             return None
@@ -600,7 +611,8 @@ def _selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
     for word, canon in (("all", "all"), ("both", "both"), ("everyone", "all"), ("front", "front"), ("rear", "rear")):
         if canon in choices and re.search(rf"\b{word}\b", quote):
             return canon
-    if spec.module == "airConditioner" and "all" in choices and spec.name.endswith(("circulation", "temperature", "mode")):
+    shared = ("circulation", "temperature", "mode", "fan_speed", "child_lock", "auto_close_on_lock", "door_set_locked")
+    if "all" in choices and spec.name.endswith(shared):
         return "all"
     if spec.module == "rearviewMirror":
         return "both"
@@ -624,6 +636,23 @@ def _mentions(hit: MemoryHit, person: str) -> bool:
     if any(_same_person(p, person) for p in hit.people):
         return True
     return bool(re.search(rf"\b{re.escape(person.split()[0])}\b", hit.text))
+
+
+_PREFERENCE = re.compile(r"\b(usually|always|prefer|preferred|favorite|favourite|standard|normally|every time|whenever|"
+                         r"i like|i love|my usual|remember)\b", re.IGNORECASE)
+
+
+def _hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
+    """A hit's text without the speaker prefix and without people's names ("Kimberly Green" is no colour)."""
+    text = hit.text
+    for name in (*hit.people, *speakers):
+        if text.startswith(name + ":"):
+            text = text[len(name) + 1:]
+            break
+    for name in speakers:
+        for part in name.split():
+            text = re.sub(rf"\b{re.escape(part)}\b", "_", text)
+    return text
 
 
 _STOP = frozenset(

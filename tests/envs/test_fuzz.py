@@ -36,13 +36,13 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> gym.Env:
 @given(action=actions)
 def test_step_never_raises(env: gym.Env, action: object) -> None:
     env.reset(options={"task_id": "1_0"})
-    before = env._sim.flatten()
+    before = env.runtime.sim.flatten()
     obs, reward, terminated, truncated, info = env.step(action)
     assert isinstance(obs, str) and env.observation_space.contains(obs)
     assert isinstance(reward, float)
     if info["action_error"] and not info["calls"][0]["name"]:
         # a rejected action leaves the car exactly as it was
-        assert env._sim.flatten() == before
+        assert env.runtime.sim.flatten() == before
 
 
 @settings(max_examples=400, deadline=None)

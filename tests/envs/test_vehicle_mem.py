@@ -101,7 +101,7 @@ def test_step_never_raises_on_malformed_actions(tiny_data: str, bad: object) -> 
     assert info["action_error"]
     assert reward == 0.0 and not term
     assert env.observation_space.contains(obs)
-    assert env.unwrapped._invalid == 1
+    assert env.unwrapped.runtime.invalid == 1
     # the state is untouched and the episode goes on
     _, reward, term, _, _ = env.step([{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}, FINISH])
     assert term and reward == 1.0
@@ -116,7 +116,7 @@ def test_unknown_tool_bad_kwargs_and_out_of_range(tiny_data: str) -> None:
     assert "lvl" in info["action_error"]
     _, _, _, _, info = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 9}})
     assert info["action_error"] is None and info["calls"][0]["result"]["success"] is False
-    assert env.unwrapped._invalid == 2
+    assert env.unwrapped.runtime.invalid == 2
 
 
 def test_unicode_arguments_are_escaped_into_the_charset(tiny_data: str) -> None:
@@ -218,3 +218,44 @@ def test_oracle_and_noop_over_every_official_task(official: Path) -> None:
             noop_hits.append(q.task_id)
     assert len(tasks) == 400
     assert noop_hits == ["19_4", "31_9"]
+
+
+def test_default_data_is_the_embedded_benchmark() -> None:
+    env = gym.make("VehicleMem-v0")
+    obs, info = env.reset(seed=0)
+    assert len(env.unwrapped.tasks) == 500
+    assert info["request"] in obs
+    oracle = OraclePolicy(env.unwrapped.tasks)
+    assert run_episode(env, oracle, task_id=info["task_id"]).reward == 1.0
+
+
+def test_qa_mode_scores_structured_answers() -> None:
+    env = gym.make("VehicleMem-v0", task_mode="qa")
+    obs, info = env.reset(seed=1)
+    query = env.unwrapped.tasks.queries[env.unwrapped.tasks.index_of(info["task_id"])]
+    assert query.qa is not None and query.qa.question in obs
+    assert [t["function"]["name"] for t in info["tools"]] == ["answer"]
+    _, reward, term, _, info = env.step({"name": "answer", "arguments": query.qa.answer.to_json()})
+    assert term and reward == 1.0
+    env.reset(options={"task_id": query.task_id})
+    _, _, _, _, info = env.step({"name": "carcontrol_HUD_switch", "arguments": {"switch": True}})
+    assert "only tool is answer" in info["action_error"]
+    wrong = dict(query.qa.answer.arguments)
+    _, reward, term, _, _ = env.step({"name": "answer", "arguments": {"name": "carcontrol_HUD_switch", "arguments": wrong}})
+    assert term and reward == 0.0
+
+
+def test_search_memory_respects_as_of_and_is_audited(tiny_data: str) -> None:
+    env = make(tiny_data, memory="bm25")
+    obs, info = env.reset(options={"task_id": "1_0"})
+    assert [t["function"]["name"] for t in info["tools"]] == ["list_module_tools", "search_memory", "finish"]
+    _, _, _, _, info = env.step({"name": "search_memory", "arguments": {"query": "Gary seat heating level", "top_k": 3}})
+    result = info["calls"][0]["result"]
+    assert result["success"] and result["count"] >= 1
+    assert "seat heating to level 3" in result["memory_text"]
+    _, _, _, _, info = env.step({"name": "search_memory", "arguments": {"query": "x", "top_k": "many"}})
+    assert "top_k" in info["action_error"]
+    _, _, term, _, info = env.step(FINISH)
+    assert info["episode"]["memory_searches"] == 1
+    assert info["episode"]["memory_tokens"] > 0
+    assert info["episode"]["memory_audit"]["recall@3"] == 1.0

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              '{"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]}')
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json")
     parser.add_argument("--files", default=None, metavar="RANGE",
-                        help="only these scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
+                        help="only these scenario numbers, e.g. '1-10' or '1,3,5' (all when omitted)")
 
 
 def _fmt(value: Any) -> str:

@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 import string
-import time
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import gymnasium as gym
 import orjson
 from gymnasium import spaces
 
-from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
-from vmb_gym.errors import ActionError, ConfigError
-from vmb_gym.memory.audit import audit_hits
+from vmb_gym.envs.tool_runtime import (
+    ANSWER_TOOL,
+    REWARDS,
+    TextFitter,
+    ToolRuntime,
+    chat_messages,
+    dump_results,
+    render_results,
+)
+from vmb_gym.errors import ConfigError
 from vmb_gym.memory.tokens import count_tokens
-from vmb_gym.types import Query, Scenario, ToolCall
-from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
-from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas, module_schemas
-
-#: Rewards the env can return at the end of an episode (scorer key -> metric).
-REWARDS = ("f1_change", "f1_positive", "esm")
+from vmb_gym.types import Query, Scenario
+from vmb_gym.vehicle import MODULE_KEYS, MODULES
+from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas
 OBSERVATION_MODES = ("text", "json")
 TASK_MODES = ("tool", "qa")
 
@@ -178,22 +180,22 @@ class VehicleMemEnv(gym.Env[str, Any]):
         initial.append(FINISH)
         self._initial_tools = initial
         if task_mode == "qa":
-            self._initial_tools = [_ANSWER_TOOL]
+            self._initial_tools = [ANSWER_TOOL]
 
         self._charset = self.tasks.charset(extra=_schema_text(self._vehicle_tools + initial) + _ROLE + _INSTRUCTIONS + _MEMORY_HINT)
         self.max_observation_length = max_observation_length
         # Observations: free text over the data's characters, cut at max_observation_length.
         self.observation_space = spaces.Text(max_length=max_observation_length, min_length=1, charset=self._charset)
         # Actions: structured calls over every tool the env understands.
-        sample_tools = list(self._vehicle_tools) + ([_ANSWER_TOOL] if task_mode == "qa" else [])
+        sample_tools = list(self._vehicle_tools) + ([ANSWER_TOOL] if task_mode == "qa" else [])
         self.action_space = ToolCallSpace(sample_tools)
-        self._charset_set = frozenset(self._charset)
+        self._fitter = TextFitter(self._charset, max_observation_length)
 
         self._order: list[int] = list(range(len(self.tasks)))
         self._cursor = 0
         self._episode_over = True
         self._query: Query | None = None
-        self._first_obs_cache: dict[tuple[str, str], tuple[str, list[dict[str, Any]]]] = {}
+        self._first_obs_cache: dict[tuple[str, str], tuple[str, list[dict[str, Any]], int]] = {}
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -212,21 +214,13 @@ class VehicleMemEnv(gym.Env[str, Any]):
             self._cursor += 1
         self._query = query = self.tasks.queries[index]
         self._scenario = self.tasks.scenario_of(query)
-        self._sim = VehicleSimulator()
         self._steps = 0
-        self._invalid = 0
-        self._executions = 0
-        self._pred_calls: list[ToolCall] = []
-        self._memory_searches = 0
-        self._memory_hits: list[list[int]] = []
-        self._memory_hit_objects: list[Any] = []
-        self._search_seconds = 0.0
-        self._discovered: set[str] = set()
         self._episode_over = False
-        self._answer: ToolCall | None = None
-
-        obs, messages = self._first_observation(query)
-        self._memory_tokens = self._context_tokens
+        obs, messages, context_tokens = self._first_observation(query)
+        self._runtime = ToolRuntime(
+            query, self.memory, schema=self.schema_flavour, gated=self.gated, task_mode=self.task_mode,
+            prepare_memory=lambda: self._ensure_memory(self._scenario), context_tokens=context_tokens,
+        )
         self._messages = list(messages)
         self._last_obs = obs
         info = {
@@ -248,45 +242,16 @@ class VehicleMemEnv(gym.Env[str, Any]):
             return self._fit(orjson.dumps({"success": False, "error": msg}).decode()), 0.0, True, False, {
                 "action_error": msg, "calls": []}
         self._steps += 1
-        terminated = False
-        action_error: str | None = None
-        records: list[dict[str, Any]] = []
-        try:
-            calls = parse_action(action)
-        except ActionError as exc:
-            calls = []
-            action_error = str(exc)
-            self._invalid += 1
-            records.append({"name": None, "arguments": None, "result": {"success": False, "error": action_error}})
-        except Exception as exc:  # defensive: a parser bug must not crash a training run
-            calls = []
-            action_error = f"could not read the action ({type(exc).__name__}: {exc})"
-            self._invalid += 1
-            records.append({"name": None, "arguments": None, "result": {"success": False, "error": action_error}})
-        for call in calls:
-            if call.name == "finish":
-                terminated = True
-                records.append({"name": "finish", "arguments": dict(call.arguments), "result": {"success": True, "message": "episode finished"}})
-                break
-            result, invalid = self._execute(call)
-            if invalid:
-                self._invalid += 1
-                action_error = action_error or result.get("error")
-            records.append({"name": call.name, "arguments": dict(call.arguments), "result": result})
-            if self.task_mode == "qa" and call.name == "answer" and not invalid:
-                terminated = True
-                break
+        records, action_error, terminated = self._runtime.run_action(action)
         truncated = not terminated and self._steps >= self.max_steps
-        dumped = [orjson.dumps(r["result"]).decode() for r in records]
-        obs = self._render_results(records, dumped)
-        self._messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}} for r in records if r["name"]]})
-        self._messages.extend({"role": "tool", "name": r["name"], "content": d} for r, d in zip(records, dumped))
+        dumped = dump_results(records)
+        obs = self._fit(render_results(records, dumped, self.observation_mode))
+        self._messages.extend(chat_messages(records, dumped))
         info: dict[str, Any] = {"action_error": action_error, "calls": records, "step": self._steps}
         reward = 0.0
         if terminated or truncated:
             self._episode_over = True
-            metrics, episode = self._final_metrics()
+            metrics, episode = self._runtime.final_metrics(self.reward_name, self._steps)
             reward = float(metrics["reward"])
             info["metrics"] = metrics
             info["episode"] = episode
@@ -296,6 +261,11 @@ class VehicleMemEnv(gym.Env[str, Any]):
             print(self.render())
         return obs, reward, terminated, truncated, info
 
+    @property
+    def runtime(self) -> ToolRuntime:
+        """The current episode's tool session (car, discovered modules, counters)."""
+        return self._runtime
+
     def render(self) -> str | None:
         """``ansi``: the last observation as text; ``human``: printed by ``step``."""
         if self.render_mode is None:
@@ -303,81 +273,13 @@ class VehicleMemEnv(gym.Env[str, Any]):
             return None
         return getattr(self, "_last_obs", "")
 
-    # ------------------------------------------------------------------ tools
-    def _execute(self, call: ToolCall) -> tuple[dict[str, Any], bool]:
-        """Run one call; return the official-shaped result and whether it was an invalid call."""
-        name, args = call.name, call.arguments
-        self._executions += 1
-        if self.task_mode == "qa":
-            if name != "answer":
-                return {"success": False, "error": "in QA mode the only tool is answer(name=..., arguments={...})"}, True
-            return self._answer_tool(args)
-        if name == "list_module_tools":
-            return self._list_module_tools(args)
-        if name == "search_memory" and self.memory.provides_search:
-            return self._search_memory(args)
-        self._pred_calls.append(call)
-        spec = API_SPECS.get(name)
-        if spec is None:
-            known = "list_module_tools, " + ("search_memory, " if self.memory.provides_search else "") + "finish or a carcontrol_* function"
-            return {"success": False, "error": f"Function {name} not found; expected {known}"}, True
-        if self.gated and spec.module not in self._discovered:
-            return {"success": False, "error": f"Function {name} is not loaded: call list_module_tools(module_name=\"{spec.module}\") first"}, True
-        result = self._sim.call(name, args)
-        return result, "error" in result
-
+    # ------------------------------------------------------------------ memory and observations
     def _ensure_memory(self, scenario: Scenario) -> None:
         """Make the memory module serve ``scenario`` (ingested once, then restored from its cache)."""
         if getattr(self.memory, "scenario_id", None) != scenario.scenario_id:
             self.memory.ingest(scenario)
 
-    def _list_module_tools(self, args: Any) -> tuple[dict[str, Any], bool]:
-        module = args.get("module_name") if isinstance(args, dict) else None
-        if set(args) - {"module_name"}:
-            return {"success": False, "error": f"list_module_tools takes only module_name, got {sorted(args)}"}, True
-        if not isinstance(module, str) or module not in MODULES:
-            return {"success": False, "error": f"Module {module} not found; expected one of {', '.join(MODULE_KEYS)}"}, True
-        if module in self._discovered:
-            return {"success": True, "message": f"Tools of module {module} are already loaded"}, False
-        self._discovered.add(module)
-        tools = module_schemas(module, self.schema_flavour)  # type: ignore[arg-type]
-        return {"success": True, "message": f"Loaded {len(tools)} tools from {module} module", "tools": tools}, False
-
-    def _search_memory(self, args: Any) -> tuple[dict[str, Any], bool]:
-        assert self._query is not None
-        unexpected = set(args) - {"query", "top_k"}
-        if unexpected:
-            return {"success": False, "error": f"search_memory takes query and top_k, got unexpected {sorted(unexpected)}"}, True
-        text = args.get("query")
-        if text is None:
-            text = self._query.text  # official: a missing query searches for the request itself
-        if not isinstance(text, str):
-            return {"success": False, "error": f"search_memory: query must be a string, got {type(text).__name__}"}, True
-        top_k = args.get("top_k", 5)
-        if isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k:
-            return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
-        top_k = max(1, min(20, int(top_k)))  # official clamp
-        t0 = time.perf_counter()
-        self._ensure_memory(self._scenario)
-        hits = self.memory.search(text, as_of=self._query.as_of, top_k=top_k)
-        self._search_seconds += time.perf_counter() - t0
-        self._memory_searches += 1
-        self._memory_hits.append([i for h in hits for i in h.line_ids])
-        self._memory_hit_objects.extend(hits)
-        memory_text = "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
-        self._memory_tokens += count_tokens(memory_text)
-        return {"success": True, "memory_text": memory_text, "count": len(hits)}, False
-
-    def _answer_tool(self, args: Any) -> tuple[dict[str, Any], bool]:
-        name = args.get("name")
-        arguments = args.get("arguments", {})
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            return {"success": False, "error": "answer needs name (a function name string) and arguments (an object)"}, True
-        self._answer = ToolCall(name, arguments)
-        return {"success": True, "message": "answer recorded"}, False
-
-    # ------------------------------------------------------------------ observations
-    def _first_observation(self, query: Query) -> tuple[str, list[dict[str, Any]]]:
+    def _first_observation(self, query: Query) -> tuple[str, list[dict[str, Any]], int]:
         key = (query.task_id, self.task_mode)
         cached = self._first_obs_cache.get(key)
         if cached is None:
@@ -398,81 +300,14 @@ class VehicleMemEnv(gym.Env[str, Any]):
                 user = query.text
             messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
             obs = self._fit(system + "\n\nRequest: " + user)
-            cached = (obs, messages)
+            cached = (obs, messages, count_tokens(context) if context else 0)
             self._first_obs_cache[key] = cached
-            self._context_tokens_cache = getattr(self, "_context_tokens_cache", {})
-            self._context_tokens_cache[key] = count_tokens(context) if context else 0
-        self._context_tokens = self._context_tokens_cache[key]
         return cached
 
-    def _render_results(self, records: list[dict[str, Any]], dumped: list[str]) -> str:
-        if self.observation_mode == "json":
-            text = "[" + ",".join(f'{{"name":{orjson.dumps(r["name"]).decode()},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
-        else:
-            text = "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
-        return self._fit(text)
-
     def _fit(self, text: str) -> str:
-        """Escape characters outside the charset and cut to the space's max length."""
-        if not text.isascii() or "\x7f" in text:
-            # JSON results escape control characters already; only non-ASCII needs checking.
-            cs = self._charset_set
-            text = "".join(c if c in cs else f"\\u{ord(c):04x}" for c in text)
-        if len(text) > self.max_observation_length:
-            marker = f"...[cut {len(text) - self.max_observation_length + 40} chars]"
-            text = text[: self.max_observation_length - len(marker)] + marker
-        return text or " "
-
-    # ------------------------------------------------------------------ scoring
-    def _final_metrics(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        from vmb_gym.scoring.scorer import score_final_state
-
-        assert self._query is not None
-        query = self._query
-        if self.task_mode == "qa":
-            from vmb_gym.generator import score_qa
-
-            correct = self._answer is not None and score_qa(query, self._answer)
-            metrics: dict[str, Any] = {"exact_match": int(correct), "reward": float(correct)}
-        else:
-            score = score_final_state(query, self._sim, self._pred_calls)
-            metrics = score.to_record()
-            metrics["reward"] = {"esm": float(score.exact_match), "f1_change": float(score.state.f1_change),
-                                 "f1_positive": float(score.state.f1_positive)}[self.reward_name]
-        episode = {
-            "steps": self._steps,
-            "tool_executions": self._executions,
-            "pred_calls": len(self._pred_calls),
-            "invalid_actions": self._invalid,
-            "memory_searches": self._memory_searches,
-            "memory_tokens": self._memory_tokens,
-            "memory_search_seconds": self._search_seconds,
-            "discovered_modules": sorted(self._discovered),
-        }
-        if self._memory_hits:
-            episode["memory_audit"] = audit_hits(query, self._memory_hit_objects)
-        return metrics, episode
-
-
-_ANSWER_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "answer",
-        "description": "Answer the question with the vehicle function and argument values that satisfy it.",
-        "parameters": {
-            "type": "object",
-            "properties": {"name": {"type": "string", "description": "carcontrol_* function name"},
-                           "arguments": {"type": "object", "description": "argument values"}},
-            "required": ["name", "arguments"],
-        },
-    },
-}
+        return self._fitter(text)
 
 
 def _schema_text(tools: list[dict[str, Any]]) -> str:
     return orjson.dumps(tools).decode() + string.printable
 
-
-def iso(ts: datetime | None) -> str | None:
-    """ISO text of a timestamp, or None."""
-    return ts.isoformat() if ts else None

@@ -10,7 +10,14 @@
 from __future__ import annotations
 
 from vmb_gym.scoring.aggregate import METRIC_KEYS, aggregate
-from vmb_gym.scoring.scorer import NON_VEHICLE_CALLS, TaskScore, gold_reference, score_final_state, score_task
+from vmb_gym.scoring.scorer import (
+    NON_VEHICLE_CALLS,
+    TaskScore,
+    gold_reference,
+    read_predictions,
+    score_final_state,
+    score_task,
+)
 from vmb_gym.scoring.state_diff import (
     METRIC_NAMES,
     GoldReference,
@@ -40,6 +47,7 @@ __all__ = [
     "gold_reference",
     "multiset_tool_score",
     "official_tool_score",
+    "read_predictions",
     "score_against",
     "score_final_state",
     "score_flat",

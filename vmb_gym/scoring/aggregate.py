@@ -5,8 +5,11 @@ The official int-mean quirk is kept: the mean of all-int values stays an int, so
 run reports ``"exact_match_rate": 1`` rather than ``1.0``. Upstream never drops a scored task
 (``skipped`` is always false), so ``valid_tasks`` equals ``completed_tasks``.
 
-Beyond the official keys, the tool-call F1 means (official and corrected) are reported; upstream
-stores tool F1 per task but never aggregates it.
+Beyond the official keys, the tool-call F1 means (official and corrected) are reported (upstream
+stores tool F1 per task but never aggregates it), and ``avg_num_pred_calls``, the mean number of
+scored vehicle calls. The official ``avg_pred_calls`` counts every tool execution, including
+``list_module_tools`` and memory calls, which a predictions file does not record, so it is not
+reported here.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def _block(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     for key, field in TOOL_KEYS.items():
         out[key] = _mean([r.get(field, 0) for r in records])
     if any("num_pred_calls" in r for r in records):
-        out["avg_pred_calls"] = _mean([r.get("num_pred_calls", 0) for r in records])
+        out["avg_num_pred_calls"] = _mean([r.get("num_pred_calls", 0) for r in records])
     return out
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vmb_gym.errors import DataError
 from vmb_gym.scoring.state_diff import GoldReference, StateScore, score_against
 from vmb_gym.scoring.tool_f1 import (
     CallKey,
@@ -26,7 +27,6 @@ from vmb_gym.scoring.tool_f1 import (
     tool_call_key,
     tool_call_keys,
 )
-from vmb_gym.errors import DataError
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle.simulator import VehicleSimulator
 

@@ -1,0 +1,265 @@
+"""``ToolRuntime``: one query's tool session, shared by the vehicle envs.
+
+It owns what an episode of one query needs: the simulated car, the discovered modules, the
+memory searches, the counters, and the final scoring. ``VehicleMem-v0`` runs one runtime per
+episode; the streaming env runs one per query of its timeline. Keeping it here means the tool
+semantics (official executor, ``list_module_tools``, ``search_memory``, gating, QA answers)
+exist once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from vmb_gym.envs.actions import parse_action
+from vmb_gym.errors import ActionError
+from vmb_gym.memory.audit import audit_hits
+from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.types import Query, ToolCall
+from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
+from vmb_gym.vehicle.schema import module_schemas
+
+#: Rewards an episode can end with (metric names of the scorer).
+REWARDS = ("f1_change", "f1_positive", "esm")
+
+#: The one tool of the QA diagnostic track.
+ANSWER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "answer",
+        "description": "Answer the question with the vehicle function and argument values that satisfy it.",
+        "parameters": {
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "carcontrol_* function name"},
+                           "arguments": {"type": "object", "description": "argument values"}},
+            "required": ["name", "arguments"],
+        },
+    },
+}
+
+Record = dict[str, Any]
+
+
+class ToolRuntime:
+    """The tools of one query, run on a fresh car.
+
+    Args:
+        query: the task.
+        memory: the memory module (already serving the query's scenario), or None.
+        schema: tool-schema flavour returned by ``list_module_tools``.
+        gated: vehicle functions run only after their module was listed.
+        task_mode: ``"tool"`` or ``"qa"``.
+        prepare_memory: called before each search (the env makes the module serve the scenario).
+        context_tokens: memory tokens already injected as context in the first observation.
+    """
+
+    def __init__(
+        self,
+        query: Query,
+        memory: Any,
+        *,
+        schema: str = "official",
+        gated: bool = False,
+        task_mode: str = "tool",
+        prepare_memory: Callable[[], None] | None = None,
+        context_tokens: int = 0,
+    ) -> None:
+        self.query = query
+        self.memory = memory
+        self.schema = schema
+        self.gated = gated
+        self.task_mode = task_mode
+        self._prepare_memory = prepare_memory
+        self.sim = VehicleSimulator()
+        self.discovered: set[str] = set()
+        self.pred_calls: list[ToolCall] = []
+        self.executions = 0
+        self.invalid = 0
+        self.memory_searches = 0
+        self.memory_tokens = context_tokens
+        self.memory_hits: list[Any] = []
+        self.search_seconds = 0.0
+        self.answer: ToolCall | None = None
+
+    @property
+    def searchable(self) -> bool:
+        """Whether ``search_memory`` is a tool of this session."""
+        return self.memory is not None and bool(self.memory.provides_search)
+
+    # ------------------------------------------------------------------ actions
+    def run_action(self, action: Any) -> tuple[list[Record], str | None, bool]:
+        """Run one policy action; never raises.
+
+        Returns:
+            ``(records, action_error, finished)``: one ``{"name", "arguments", "result"}`` record
+            per call that ran (a single record with name None when the action was unreadable),
+            the first error that made a call invalid, and whether the session ended
+            (``finish``, or a QA answer).
+        """
+        try:
+            calls = parse_action(action)
+        except ActionError as exc:
+            return self._reject(str(exc))
+        except Exception as exc:  # defensive: a parser bug must not crash a training run
+            return self._reject(f"could not read the action ({type(exc).__name__}: {exc})")
+        records: list[Record] = []
+        action_error: str | None = None
+        for call in calls:
+            if call.name == "finish":
+                records.append({"name": "finish", "arguments": dict(call.arguments),
+                                "result": {"success": True, "message": "episode finished"}})
+                return records, action_error, True
+            result, invalid = self.execute(call)
+            if invalid:
+                self.invalid += 1
+                action_error = action_error or result.get("error")
+            records.append({"name": call.name, "arguments": dict(call.arguments), "result": result})
+            if self.task_mode == "qa" and call.name == "answer" and not invalid:
+                return records, action_error, True
+        return records, action_error, False
+
+    def _reject(self, message: str) -> tuple[list[Record], str, bool]:
+        self.invalid += 1
+        return [{"name": None, "arguments": None, "result": {"success": False, "error": message}}], message, False
+
+    def execute(self, call: ToolCall) -> tuple[dict[str, Any], bool]:
+        """Run one call; return the official-shaped result and whether the call was invalid."""
+        name, args = call.name, call.arguments
+        self.executions += 1
+        if self.task_mode == "qa":
+            if name != "answer":
+                return {"success": False, "error": "in QA mode the only tool is answer(name=..., arguments={...})"}, True
+            return self._answer_tool(args)
+        if name == "list_module_tools":
+            return self._list_module_tools(args)
+        if name == "search_memory" and self.searchable:
+            return self._search_memory(args)
+        self.pred_calls.append(call)
+        spec = API_SPECS.get(name)
+        if spec is None:
+            known = "list_module_tools, " + ("search_memory, " if self.searchable else "") + "finish or a carcontrol_* function"
+            return {"success": False, "error": f"Function {name} not found; expected {known}"}, True
+        if self.gated and spec.module not in self.discovered:
+            return {"success": False,
+                    "error": f"Function {name} is not loaded: call list_module_tools(module_name=\"{spec.module}\") first"}, True
+        result = self.sim.call(name, args)
+        return result, "error" in result
+
+    def _list_module_tools(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        if set(args) - {"module_name"}:
+            return {"success": False, "error": f"list_module_tools takes only module_name, got {sorted(args)}"}, True
+        module = args.get("module_name")
+        if not isinstance(module, str) or module not in MODULES:
+            return {"success": False, "error": f"Module {module} not found; expected one of {', '.join(MODULE_KEYS)}"}, True
+        if module in self.discovered:
+            return {"success": True, "message": f"Tools of module {module} are already loaded"}, False
+        self.discovered.add(module)
+        tools = module_schemas(module, self.schema)  # type: ignore[arg-type]
+        return {"success": True, "message": f"Loaded {len(tools)} tools from {module} module", "tools": tools}, False
+
+    def _search_memory(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        unexpected = set(args) - {"query", "top_k"}
+        if unexpected:
+            return {"success": False, "error": f"search_memory takes query and top_k, got unexpected {sorted(unexpected)}"}, True
+        text = args.get("query")
+        if text is None:
+            text = self.query.text  # official: a missing query searches for the request itself
+        if not isinstance(text, str):
+            return {"success": False, "error": f"search_memory: query must be a string, got {type(text).__name__}"}, True
+        top_k = args.get("top_k", 5)
+        if isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k or abs(top_k) == float("inf"):
+            return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
+        top_k = max(1, min(20, int(top_k)))  # the official clamp
+        if self._prepare_memory is not None:
+            self._prepare_memory()
+        t0 = time.perf_counter()
+        hits = self.memory.search(text, as_of=self.query.as_of, top_k=top_k)
+        self.search_seconds += time.perf_counter() - t0
+        self.memory_searches += 1
+        self.memory_hits.extend(hits)
+        memory_text = "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
+        self.memory_tokens += count_tokens(memory_text)
+        return {"success": True, "memory_text": memory_text, "count": len(hits)}, False
+
+    def _answer_tool(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        name = args.get("name")
+        arguments = args.get("arguments", {})
+        if not isinstance(name, str) or not isinstance(arguments, dict):
+            return {"success": False, "error": "answer needs name (a function name string) and arguments (an object)"}, True
+        self.answer = ToolCall(name, arguments)
+        return {"success": True, "message": "answer recorded"}, False
+
+    # ------------------------------------------------------------------ scoring
+    def final_metrics(self, reward: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Score the session: ``(metrics incl. "reward", episode figures)``."""
+        query = self.query
+        if self.task_mode == "qa":
+            from vmb_gym.generator import score_qa
+
+            correct = self.answer is not None and score_qa(query, self.answer)
+            metrics: dict[str, Any] = {"task_id": query.task_id, "reasoning_type": query.reasoning_type,
+                                       "exact_match": bool(correct), "reward": float(correct)}
+        else:
+            from vmb_gym.scoring.scorer import score_final_state
+
+            score = score_final_state(query, self.sim, self.pred_calls)
+            metrics = score.to_record()
+            metrics["reward"] = {"esm": float(score.exact_match), "f1_change": float(score.state.f1_change),
+                                 "f1_positive": float(score.state.f1_positive)}[reward]
+        episode: dict[str, Any] = {
+            "steps": steps,
+            "tool_executions": self.executions,
+            "pred_calls": len(self.pred_calls),
+            "invalid_actions": self.invalid,
+            "memory_searches": self.memory_searches,
+            "memory_tokens": self.memory_tokens,
+            "memory_search_seconds": self.search_seconds,
+            "discovered_modules": sorted(self.discovered),
+        }
+        if self.memory_hits:
+            episode["memory_audit"] = audit_hits(query, self.memory_hits)
+            episode["memory_hit_line_ids"] = sorted({i for h in self.memory_hits for i in h.line_ids})
+        return metrics, episode
+
+
+def dump_results(records: list[Record]) -> list[str]:
+    """Each record's result as compact JSON (control characters escaped)."""
+    return [orjson.dumps(r["result"]).decode() for r in records]
+
+
+def render_results(records: list[Record], dumped: list[str], mode: str) -> str:
+    """The observation text of a step's results: ``text`` lines ``[name] {json}`` or one ``json`` list."""
+    if mode == "json":
+        return "[" + ",".join(f'{{"name":{orjson.dumps(r["name"]).decode()},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
+    return "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
+
+
+def chat_messages(records: list[Record], dumped: list[str]) -> list[dict[str, Any]]:
+    """The chat view of one step: the assistant's tool calls, then one tool message per result."""
+    out: list[dict[str, Any]] = [{"role": "assistant", "content": "", "tool_calls": [
+        {"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}} for r in records if r["name"]]}]
+    out.extend({"role": "tool", "name": r["name"], "content": d} for r, d in zip(records, dumped))
+    return out
+
+
+class TextFitter:
+    """Makes observations fit a ``Text`` space: escapes characters outside the charset, cuts long text."""
+
+    def __init__(self, charset: str, max_length: int) -> None:
+        self.charset = frozenset(charset)
+        self.max_length = max_length
+
+    def __call__(self, text: str) -> str:
+        """``text`` escaped (``\\uXXXX``) where needed and cut to ``max_length`` with a marker."""
+        if not text.isascii() or "\x7f" in text:
+            # JSON results escape control characters already; only non-ASCII (and DEL) need checking.
+            cs = self.charset
+            text = "".join(c if c in cs else f"\\u{ord(c):04x}" for c in text)
+        if len(text) > self.max_length:
+            marker = f"...[cut {len(text) - self.max_length + 40} chars]"
+            text = text[: self.max_length - len(marker)] + marker
+        return text or " "
