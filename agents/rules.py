@@ -611,7 +611,8 @@ def _selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
     for word, canon in (("all", "all"), ("both", "both"), ("everyone", "all"), ("front", "front"), ("rear", "rear")):
         if canon in choices and re.search(rf"\b{word}\b", quote):
             return canon
-    shared = ("circulation", "temperature", "mode", "fan_speed", "child_lock", "auto_close_on_lock", "door_set_locked")
+    shared = ("_set_circulation", "_set_temperature", "airConditioner_set_mode", "_set_fan_speed", "_set_child_lock",
+              "_set_auto_close_on_lock", "door_set_locked")
     if "all" in choices and spec.name.endswith(shared):
         return "all"
     if spec.module == "rearviewMirror":

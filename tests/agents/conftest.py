@@ -147,7 +147,8 @@ def scenarios():
     return small_scenarios()
 
 
-def official_dir_or_none():
+@pytest.fixture(scope="session")
+def official_or_none():
     """The official data folder when present (see the repository's tests/conftest.py), else None."""
     import os
 

@@ -15,8 +15,6 @@ from agents.memory_prompt import MemoryPrompter
 from agents.prompting import FINISH
 from vmb_gym.envs.actions import parse_action
 
-from .conftest import official_dir_or_none
-
 FINISH_TOOL = {"type": "function", "function": {"name": "finish", "description": "End.", "parameters": {"type": "object", "properties": {}}}}
 LIST_TOOL = {"type": "function", "function": {"name": "list_module_tools", "description": "List.", "parameters": {
     "type": "object", "properties": {"module_name": {"type": "string"}}, "required": ["module_name"]}}}
@@ -111,8 +109,8 @@ def test_tiny_model_runs_whole_episode(tiny_parts, scenarios, which) -> None:
     assert 0.0 <= ep.reward <= 1.0
 
 
-def test_tiny_model_official_data_episode(tiny_parts) -> None:
-    path = official_dir_or_none()
+def test_tiny_model_official_data_episode(tiny_parts, official_or_none) -> None:
+    path = official_or_none
     if path is None:
         pytest.skip("official VehicleMemBench data not found")
     model, tok, _ = tiny_parts

@@ -259,3 +259,15 @@ def test_search_memory_respects_as_of_and_is_audited(tiny_data: str) -> None:
     assert info["episode"]["memory_searches"] == 1
     assert info["episode"]["memory_tokens"] > 0
     assert info["episode"]["memory_audit"]["recall@3"] == 1.0
+
+
+@pytest.mark.parametrize("action", [
+    'carcontrol_video_play_video(video_name="\\ud83c\\udcca")',  # lone surrogates from a JSON escape
+    {"name": "carcontrol_navigation_navigate_to", "arguments": {"destination": "a", "route_preference": 2**80}},
+])
+def test_unencodable_values_are_escaped_not_raised(tiny_data: str, action: object) -> None:
+    env = make(tiny_data)
+    env.reset(options={"task_id": "1_2"})
+    obs, _, _, _, info = env.step(action)
+    assert env.observation_space.contains(obs)
+    assert info["calls"][0]["name"].startswith("carcontrol_")

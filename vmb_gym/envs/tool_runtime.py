@@ -9,6 +9,7 @@ exist once.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -226,15 +227,23 @@ class ToolRuntime:
         return metrics, episode
 
 
+def to_json_text(obj: Any) -> str:
+    """Compact JSON of ``obj``; values orjson refuses (lone surrogates, huge ints) are escaped or stringified."""
+    try:
+        return orjson.dumps(obj).decode()
+    except TypeError:
+        return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), default=repr)
+
+
 def dump_results(records: list[Record]) -> list[str]:
     """Each record's result as compact JSON (control characters escaped)."""
-    return [orjson.dumps(r["result"]).decode() for r in records]
+    return [to_json_text(r["result"]) for r in records]
 
 
 def render_results(records: list[Record], dumped: list[str], mode: str) -> str:
     """The observation text of a step's results: ``text`` lines ``[name] {json}`` or one ``json`` list."""
     if mode == "json":
-        return "[" + ",".join(f'{{"name":{orjson.dumps(r["name"]).decode()},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
+        return "[" + ",".join(f'{{"name":{to_json_text(r["name"])},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
     return "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
 
 

@@ -210,7 +210,7 @@ class EpisodeRunner:
         memory = self.unwrapped.memory  # type: ignore[attr-defined]
         episode = dict(info.get("episode", {}))
         metrics = dict(info.get("metrics", {}))
-        hit_lines = sorted({int(i) for hits in getattr(self.unwrapped, "_memory_hits", []) for i in hits})
+        hit_lines = sorted({int(i) for i in episode.get("memory_hit_line_ids", [])})
         record = base_record(self.config, task_id, trial, seed, query)
         record.update({
             "trajectory": {"actions": actions, "calls": calls},

@@ -224,6 +224,19 @@ CONFLICT_REPLY: tuple[str, ...] = (
     "Ha, no. When I'm in here, {noun} goes to {val}.",
     "I see it the other way: {noun} at {val} is much better.",
 )
+#: Replies in the same conversation, right after the other person named the setting (no noun).
+CONFLICT_REPLY_SHORT: tuple[str, ...] = (
+    "Really? I can't stand that. For me it should be {val}.",
+    "Not for me, {listener}. {Val}, please.",
+    "Ha, no. When I'm driving I go with {val}.",
+    "We're different there. I'd pick {val} every time.",
+)
+#: A condition right after the everyday setting was stated in the same conversation (no noun).
+COND_SHORT: tuple[str, ...] = (
+    "{Cond}, though, I switch it to {val}.",
+    "Except {cond}. Then I want {val}.",
+    "But {cond} it has to be {val} instead.",
+)
 COMPANION: tuple[str, ...] = (
     " Oh, and {cnoun} {cval} too.",
     " And I like {cnoun} {cval} at the same time.",
@@ -237,6 +250,59 @@ NEAR_MISS: tuple[str, ...] = (
     "I read a review that says most people put {noun} at {val}.",
     "Funny, the taxi this morning had {noun} at {val}.",
     "My neighbour keeps {noun} at {val}, I could never.",
+    "The loaner the garage gave me had {noun} at {val} and I couldn't change it.",
+    "At the car show every model was demoed with {noun} at {val}.",
+    "The instructor's car in driving school had {noun} on {val}, I still remember it.",
+    "Somebody online swears by {noun} at {val}. Sounds wrong to me.",
+)
+#: Near misses said by the person a query is about: hypotheticals, other cars, other times.
+NEAR_MISS_OWN: tuple[str, ...] = (
+    "If we ever trade this car in, maybe I'd try {noun} at {val}. Not now though.",
+    "Years ago in my old hatchback I had {noun} at {val}. Different car, different life.",
+    "On the rental in Lisbon I left {noun} at {val} the whole trip, only because I couldn't find the menu.",
+    "Hypothetically, would {val} for {noun} drain the battery? Just curious.",
+    "I wonder what {noun} at {val} would feel like. Probably awful.",
+    "My brother-in-law thinks I should put {noun} on {val}. He's not driving though.",
+    "In my work van {noun} is always stuck at {val}, nobody knows why.",
+    "Is {val} even a normal setting for {noun}? The manual is useless.",
+    "When I test drove that SUV, {noun} was set to {val}. I didn't buy it.",
+    "Imagine someone choosing {val} for {noun} on purpose.",
+)
+#: A relative's preference in another car (near miss for the coreference queries).
+NEAR_MISS_REL: tuple[str, ...] = (
+    "My {relation} {rname} keeps {noun} at {val} in {his} own car.",
+    "{rname}, my {relation}, set {noun} to {val} in {his} van. Each to their own.",
+    "In {rname}'s car {noun} is always {val}. {He} never touches it.",
+)
+#: Mentions of a setting without any value (questions, complaints, other times).
+MENTION: tuple[str, ...] = (
+    "Does anyone know how to change {noun} in this car?",
+    "{Noun} keeps resetting every time the software updates.",
+    "I couldn't find {noun} in the menu yesterday. So many submenus.",
+    "Who touched {noun} again?",
+    "Remind me to ask the dealer about {noun} at the next service.",
+    "Is there a shortcut for {noun}, or do I always have to dig through the screen?",
+    "The manual spends three pages on {noun}. Three pages!",
+    "Did you notice {noun} changed on its own last week?",
+    "I read that {noun} was redesigned in the new model year.",
+    "We should look at {noun} together some time, I never understood it.",
+)
+#: Talk about a reason (state-shift background) with no vehicle setting.
+REASON_TALK: tuple[str, ...] = (
+    "{Reason}, honestly it's been a long month.",
+    "I told my {relative} that {reason}, and got no sympathy at all.",
+    "Work is fine, but {reason}, so I'm tired.",
+    "Remember when {reason}? That feels like ages ago.",
+)
+#: Seat and destination talk with no preference (shares the words of query situations).
+PLACE_TALK: tuple[str, ...] = (
+    "We need to be at {dest} by ten on {weekday}.",
+    "Traffic around {dest} was a nightmare again.",
+    "Who's driving to {dest} tomorrow?",
+    "I left my umbrella in the {seat} after the trip to {dest}.",
+    "Can you sit in the {seat} on the way to {dest}? I need the space.",
+    "Parking at {dest} costs a fortune now.",
+    "The kids fought over the {seat} the whole way to {dest}.",
 )
 ACKS: tuple[str, ...] = (
     "Noted.", "Got it.", "Okay, I'll remember that.", "Fair enough.", "Makes sense.", "Sure thing.",

@@ -363,6 +363,10 @@ class ScenarioBuilder:
         self.add_companion(u1 if asker == p else u2, comp)
         if self.r_pref.random() < 0.5:
             (d,) = self.days(1)
+            if self.r_ph.random() < 0.6:  # a reply that does not repeat the setting's name
+                u2.text = fill(self.r_ph.choice(banks.CONFLICT_REPLY_SHORT),
+                               val=render_value(v_q, slot.st.api), listener=self.people[p].first)
+                self.add_companion(u2, comp if asker == q else None)
             self.beats.append(Beat(d, p, q, [u1, u2, self.ack(p)]))
         else:
             d1, d2 = self.days(2)
@@ -428,6 +432,9 @@ class ScenarioBuilder:
         self.add_companion(uc if holds else u0, comp)
         if self.r_pref.random() < 0.4:
             (d,) = self.days(1)
+            if self.r_ph.random() < 0.6:  # the condition right after the base: no need to repeat the noun
+                uc.text = fill(self.r_ph.choice(banks.COND_SHORT), val=render_value(vc, slot.st.api), cond=rule)
+                self.add_companion(uc, comp if holds else None)
             self.beats.append(Beat(d, p, listener, [u0, uc, self.ack(listener)]))
         else:
             d1, d2 = self.days(2)

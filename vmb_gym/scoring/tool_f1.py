@@ -51,7 +51,7 @@ def tool_call_key(name: Any, arguments: Any) -> CallKey:
     Arguments that JSON cannot encode (never the case for calls read from JSON) fall back to
     ``repr`` so that scoring never raises.
     """
-    if isinstance(arguments, Mapping) and not isinstance(arguments, dict):
+    if type(arguments) is not dict and isinstance(arguments, Mapping):
         arguments = dict(arguments)
     try:
         text = _ENCODER.encode(arguments)
