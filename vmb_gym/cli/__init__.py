@@ -25,6 +25,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except for options without one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is argparse.SUPPRESS or action.required:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand."""
     parser = argparse.ArgumentParser(
@@ -38,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(qualified)
         p = sub.add_parser(name, help=module.HELP, description=module.HELP,
-                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                           formatter_class=_HelpFormatter)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser

@@ -34,7 +34,7 @@ def plot_esm_by_type(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     types += sorted({t for _, m in runs for t in m.get("by_reasoning_type", {})} - set(types))
     groups = [*types, "overall"]
     width = 0.8 / max(len(runs), 1)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(groups)), 4.0))
+    fig, ax = plt.subplots(figsize=(max(7.5, 1.4 * len(groups) + 2.0), 4.0))
     for i, (label, metric) in enumerate(runs):
         by_type = metric.get("by_reasoning_type", {})
         values = [float(by_type.get(t, {}).get("exact_match_rate", 0) or 0) for t in types]
@@ -46,7 +46,7 @@ def plot_esm_by_type(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("exact state match (ESM)")
     ax.set_title("ESM by reasoning type")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     out = Path(path)
     fig.savefig(out, dpi=100)
@@ -62,7 +62,7 @@ def plot_tokens_vs_esm(runs: Sequence[Run], path: str | os.PathLike[str]) -> Pat
         x = float(metric.get("avg_memory_tokens", 0) or 0)
         y = float(metric.get("exact_match_rate", 0) or 0)
         ax.scatter([x], [y], s=40)
-        ax.annotate(str(metric.get("memory_type", label)), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
     ax.set_xlabel("memory tokens per episode (mean)")
     ax.set_ylabel("exact state match (ESM)")
     ax.set_ylim(-0.05, 1.05)

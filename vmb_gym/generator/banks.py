@@ -294,6 +294,19 @@ REASON_TALK: tuple[str, ...] = (
     "Work is fine, but {reason}, so I'm tired.",
     "Remember when {reason}? That feels like ages ago.",
 )
+#: Talk about a query's condition with no vehicle setting, by condition kind.
+CONDITION_TALK: dict[str, tuple[str, ...]] = {
+    "night": ("Driving after dark is getting harder for me.", "I hate driving at night in winter.",
+              "It gets dark so early now, it's depressing."),
+    "rain": ("It's supposed to rain all week.", "Driving in the rain makes me nervous.",
+             "I got soaked in the rain on the way in."),
+    "district": ("The roadworks in {d} are still going on.", "I drove through {d} on {weekday}, the new bakery is open.",
+                 "Rents in {d} have gone crazy."),
+    "passenger": ("I'm picking {name} up after work on {weekday}.", "{name} rides with me most days now.",
+                  "{name} and I should carpool more often."),
+    "activity": ("I was {act} earlier and forgot my keys.", "Next time I'm {act} I'll leave earlier.",
+                 "Traffic was awful when I was {act} last week."),
+}
 #: Seat and destination talk with no preference (shares the words of query situations).
 PLACE_TALK: tuple[str, ...] = (
     "We need to be at {dest} by ten on {weekday}.",

@@ -89,8 +89,9 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
     n_people = len(people)
     sessions: list[tuple[int, int, int, list[Utt]]] = []
     for beat in builder.beats:
-        pre = chit_chat(rng, people, beat.a, beat.b, rng.randint(1, 4))
-        post = chit_chat(rng, people, beat.b, beat.a, rng.randint(1, 3))
+        short = beat.wrap < 4  # a passing remark inside a short talk
+        pre = chit_chat(rng, people, beat.a, beat.b, rng.randint(0, beat.wrap) if short else rng.randint(1, 4))
+        post = chit_chat(rng, people, beat.b, beat.a, rng.randint(0, beat.wrap) if short else rng.randint(1, 3))
         sessions.append((beat.day, beat.a, beat.b, pre + beat.utts + post))
     total = sum(len(s[3]) for s in sessions)
     per_day = [0] * builder.o.days

@@ -8,7 +8,7 @@ from typing import Any
 from vmb_gym.errors import ConfigError
 
 #: Bumped whenever the same options and seed would produce different bytes.
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "1.1.0"
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class GeneratorOptions:
     scenarios: int = 50
     queries_per_scenario: int = 10
     people: int = 3
-    history_length: int = 400
+    history_length: int = 1600
     distractor_ratio: float = 1.0
     max_revision_depth: int = 5
     companion_every: int = 4

@@ -135,6 +135,7 @@ class Beat:
     a: int
     b: int
     utts: list[Utt]
+    wrap: int = 4
 
 
 @dataclass
@@ -149,6 +150,10 @@ class QueryPlan:
     answer: ToolCall
     when: tuple[int, int]
     info: dict[str, Any]
+    #: Background clauses the asker also talks about outside the car (not written to the sidecar).
+    talk: list[str] = field(default_factory=list)
+    #: The condition rule of a conditional query and who it may not be said by (its asker and subject).
+    rule: tuple[str, tuple[int, ...]] | None = None
 
 
 def cap(text: str) -> str:
@@ -440,12 +445,18 @@ class ScenarioBuilder:
             d1, d2 = self.days(2)
             self.beats.append(Beat(d1, p, listener, [u0, self.ack(listener)]))
             self.beats.append(Beat(d2, p, self.other(p), [uc, self.ack(listener)]))
+        wk = self.r_ph.choice(banks.FILL["weekday"])
+        talk = [fill(t, d=rule.rsplit(" ", 1)[-1] if kind != "district" else rule[len("when I drive through "):],
+                     weekday=wk, name=self.people[r_other].first,
+                     act=(a1[1] if kind == "activity" else ""))
+                for t in self.r_ph.sample(banks.CONDITION_TALK[kind], 2)]
         text, when = self.situation(p, seat, others, night, extra=extra, purpose=purpose)
         text += f" {self.people[p].display} said: '{self.request(slot.noun(self.r_ph), comp)}'"
         return QueryPlan("conditional_constraint", text, calls, [t0, tc],
                          self.question(f"What {slot.noun()} does {self.people[p].display} want {q_cond}", seat),
                          calls[0], when, {"person": self.people[p].full, "seat": seat, "condition": kind,
-                                          "condition_holds": holds})
+                                          "condition_holds": holds}, talk=talk,
+                         rule=(rule, (p, r_other) if kind == "passenger" else (p,)))
 
     def plan_state_shift(self, slot: Slot, comp: Any) -> QueryPlan | None:
         p = self.r_pref.randrange(len(self.people))
@@ -485,7 +496,10 @@ class ScenarioBuilder:
             q = f"What {slot.noun()} did {self.people[p].display} use back when {reasons[target][1]}"
         text += f" {self.people[p].display} said: '{req}'"
         return QueryPlan("state_shift", text, calls, ev, self.question(q, seat), calls[0], when,
-                         {"person": self.people[p].full, "seat": seat, "depth": depth, "target_revision": target})
+                         {"person": self.people[p].full, "seat": seat, "depth": depth, "target_revision": target},
+                         talk=[fill(self.r_ph.choice(banks.REASON_TALK), reason=r[0],
+                                    relative=self.r_ph.choice(self.people[p].relatives).relation)
+                               for r in reasons[1:]])
 
     def plan_correction(self, slot: Slot, comp: Any) -> QueryPlan | None:
         p = self.r_pref.randrange(len(self.people))
@@ -580,7 +594,7 @@ class ScenarioBuilder:
         return out
 
     # ------------------------------------------------------------------ distractors
-    def plan_distractors(self, queried: list[Slot]) -> None:
+    def plan_distractors(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
         n_chains = round(self.o.distractor_ratio * self.o.queries_per_scenario)
         cat = catalogue()
         pool = [a for a in primaries() if a not in self.used_apis]
@@ -603,14 +617,79 @@ class ScenarioBuilder:
                                       reason=reasons[i][0])
                 u.event["distractor"] = True  # type: ignore[index]
                 self.beats.append(Beat(d, p, listener, [u, self.ack(listener)]))
-        for i in range(round(self.o.distractor_ratio * len(queried))):
-            slot = queried[i % len(queried)]
-            p = self.r_pref.randrange(len(self.people))
-            listener = self.other(p)
-            val = self.r_pref.choice(list(slot.st.values))
-            u = self.pref_utt(p, listener, self.r_ph.choice(banks.NEAR_MISS), slot, val, "near_miss")
-            u.event["distractor"] = True  # type: ignore[index]
-            self.beats.append(Beat(self.r_pref.randrange(self.o.days), p, listener, [u, Utt(listener, self.r_ph.choice(banks.REPLIES))]))
+        self.plan_near_misses(queried)
+
+    def near_misses_per_query(self) -> int:
+        """Near-miss mentions per queried setting: ``distractor_ratio`` per 150 history lines."""
+        if self.o.distractor_ratio <= 0:
+            return 0
+        return max(1, round(self.o.distractor_ratio * self.o.history_length / 150))
+
+    def plan_near_misses(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
+        """Lines that share a queried setting's words but state no preference of the asker.
+
+        Hypotheticals, other cars and other times from the asker; other people's cars and
+        relatives; questions and complaints without a value. Each sits in its own short talk.
+        """
+        n = self.near_misses_per_query()
+        if n == 0:
+            return
+        index = {p.full: i for i, p in enumerate(self.people)}
+        for slot, plan in queried:
+            p = index[plan.info["person"]]
+            protected = plan.info.get("relative")
+            for _ in range(n):
+                kind = self.r_pref.choices(("own", "other", "relative", "mention"), (4, 3, 2, 3))[0]
+                val = self.r_pref.choice(list(slot.st.values))
+                if kind == "own":
+                    speaker = p
+                elif kind == "other":
+                    speaker = self.other(p)
+                else:
+                    speaker = self.r_pref.randrange(len(self.people))
+                listener = self.other(speaker)
+                if kind == "relative":
+                    rels = [r for r in self.people[speaker].relatives if r.name != protected]
+                    if not rels:
+                        kind = "other"
+                    else:
+                        rel = self.r_pref.choice(rels)
+                        u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS_REL), slot, val,
+                                          "near_miss", rname=rel.name, relation=rel.relation, **pronouns(rel.gender))
+                if kind == "own":
+                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS_OWN), slot, val, "near_miss")
+                elif kind == "other":
+                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS), slot, val, "near_miss")
+                elif kind == "mention":
+                    text = fill(self.r_ph.choice(banks.MENTION), noun=slot.noun(self.r_ph))
+                    u = Utt(speaker, text, event={"kind": "mention", "person": self.people[speaker].full,
+                                                  "api": slot.st.api, "fixed": slot.fixed})
+                u.event["distractor"] = True  # type: ignore[index]
+                self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
+                                       [u, Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
+            if plan.rule is not None:  # someone else has a rule with the same condition for the same setting
+                rule, barred = plan.rule
+                others = [i for i in range(len(self.people)) if i not in barred]
+                for _ in range(2 if others else 0):
+                    speaker = self.r_pref.choice(others)
+                    listener = self.other(speaker)
+                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.COND), slot,
+                                      self.r_pref.choice(list(slot.st.values)), "near_miss", cond=rule)
+                    u.event["distractor"] = True  # type: ignore[index]
+                    self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
+                                           [u, Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
+            for text in plan.talk:  # the asker talks about reasons and conditions outside the car too
+                listener = self.other(p)
+                self.beats.append(Beat(self.r_pref.randrange(self.o.days), p, listener,
+                                       [Utt(p, text), Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
+        for _ in range(n * len(queried) // 4):  # seats and destinations of query situations
+            speaker = self.r_pref.randrange(len(self.people))
+            listener = self.other(speaker)
+            text = fill(self.r_ph.choice(banks.PLACE_TALK), dest=self.r_pref.choice(banks.DESTINATIONS),
+                        seat=self.r_pref.choice(list(SEAT_LABELS.values())),
+                        weekday=self.r_ph.choice(banks.FILL["weekday"]))
+            self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
+                                   [Utt(speaker, text), Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
 
     def plan_life(self) -> None:
         for p, person in enumerate(self.people):
@@ -635,7 +714,7 @@ class ScenarioBuilder:
             "coreference_resolution": self.plan_coreference, "state_shift": self.plan_state_shift,
             "error_correction": self.plan_correction,
         }
-        queried: list[Slot] = []
+        queried: list[tuple[Slot, QueryPlan]] = []
         for j in range(q):
             g = self.ordinal * q + j
             rtype = REASONING_TYPES[g % len(REASONING_TYPES)]
@@ -659,7 +738,7 @@ class ScenarioBuilder:
                     comp = None
                 if plan is not None:
                     self.used_apis.add(api)
-                    queried.append(slot)
+                    queried.append((slot, plan))
                     break
             if plan is None:
                 raise ConfigError(f"scenario {self.sid}: could not plan query {j} ({rtype})")

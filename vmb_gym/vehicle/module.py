@@ -46,6 +46,7 @@ class VehicleModule:
     DESCRIPTION: ClassVar[str]
     FIELDS: ClassVar[dict[str, Field]]
     APIS: ClassVar[dict[str, ApiSpec]]
+    _DEFAULTS: ClassVar[dict[str, Any]]
 
     __slots__ = ("state",)
 
@@ -57,9 +58,15 @@ class VehicleModule:
             if spec is not None:
                 apis[name] = spec
         cls.APIS = apis
+        if "FIELDS" in vars(cls):
+            cls._DEFAULTS = {name: f.default for name, f in cls.FIELDS.items()}
 
     def __init__(self) -> None:
-        self.state: dict[str, Any] = {name: copy_value(f.default) for name, f in self.FIELDS.items()}
+        # Defaults are at most two levels deep (zone dicts, reading lights): a two-level copy is a deep copy.
+        self.state: dict[str, Any] = {
+            name: _copy_two_levels(d) if type(d) is dict else (list(d) if type(d) is list else d)
+            for name, d in self._DEFAULTS.items()
+        }
 
     # ------------------------------------------------------------------ results
     @staticmethod

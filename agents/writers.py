@@ -1,0 +1,328 @@
+"""Baseline memory writers for ``VehicleMemStream-v0``, each paired with the same simple reader.
+
+A writer decides, chunk by chunk, which streamed lines go into the policy's own store:
+
+* :class:`StoreEverythingWriter`: every line, one entry per line;
+* :class:`StoreNothingWriter`: nothing (the lower bound: search always comes back empty);
+* :class:`RuleWriter`: lines that name a vehicle setting *and* state a value for it, read with the
+  simulator vocabulary of :mod:`agents.vocabulary` / :mod:`agents.rules` (``API_SPECS`` words,
+  value ranges, enum spellings);
+* :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
+  entries it derives are written to the store, citing their lines.
+
+At a request every writer reads the same way (:class:`StreamReader`): the rule-based reader of
+:mod:`agents.rules` asks its searches through the env's ``search_memory`` tool (so it only ever
+sees the policy's own store, as of the request) and then emits its calls and ``finish``. No
+writer or reader looks at a task's gold calls, gold memory or evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import gymnasium as gym
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory.base import MemoryHit
+from vmb_gym.types import Scenario
+
+SKIP: dict[str, Any] = {"name": "skip", "arguments": {}}
+FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
+#: Calls per action the writers send (the env accepts at most 32).
+BATCH = 31
+
+
+# ---------------------------------------------------------------------- reading at a request
+class _RecordingMemory:
+    """Stands in for a memory module while the rule reader plans: records its searches, or replays hits."""
+
+    provides_search = True
+    provides_context = False
+
+    def __init__(self, scenario_id: int) -> None:
+        self.scenario_id = scenario_id
+        self.asked: list[tuple[str, int]] = []
+        self.answers: dict[str, list[MemoryHit]] = {}
+
+    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+        """Record the search and return the hits the env gave for it (none while recording)."""
+        self.asked.append((text, top_k))
+        return list(self.answers.get(text, []))
+
+    def ingest(self, scenario: Scenario) -> None:
+        """Never needed: the reader only searches through the env."""
+
+
+def hit_from_dict(d: dict[str, Any]) -> MemoryHit:
+    """A :class:`MemoryHit` from the env's ``info["memory_hits"]`` form."""
+    ts = d.get("timestamp")
+    return MemoryHit(entry_id=d["entry_id"], text=d["text"], score=float(d.get("score", 0.0)),
+                     timestamp=datetime.fromisoformat(ts) if ts else None, line_ids=tuple(d.get("line_ids", ())),
+                     people=tuple(d.get("people", ())), layer="policy", status=d.get("status", "active"))
+
+
+class StreamReader:
+    """Two-step reader for a request: search the policy's store, then act.
+
+    With :mod:`agents.rules` available it plans with :class:`~agents.rules.RulesPolicy`: a dry run
+    records the searches the rules would make, one action sends them as ``search_memory`` calls,
+    and a second run plans on the hits the env returned. Otherwise it searches the request and
+    finishes.
+
+    Args:
+        top_k: hits per search.
+    """
+
+    def __init__(self, top_k: int = 10) -> None:
+        self.top_k = top_k
+        try:
+            from agents.rules import RulesPolicy
+
+            self._rules: Any = RulesPolicy("none", top_k=top_k)
+        except ImportError:  # pragma: no cover - rules ship with the repository
+            self._rules = None
+        self._stage = 0
+        self._mem: _RecordingMemory | None = None
+        self._context: tuple[str, Scenario, datetime | None] | None = None
+
+    def start(self, info: dict[str, Any], scenario_id: int, speakers: Sequence[str]) -> None:
+        """A new request (``info`` of the step that showed it)."""
+        self._stage = 0
+        as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else None
+        self._context = (info["request"], Scenario(scenario_id, tuple(speakers), (), ()), as_of)
+
+    def act(self, info: dict[str, Any]) -> list[dict[str, Any]]:
+        """The next action of the request."""
+        assert self._context is not None
+        request, scenario, as_of = self._context
+        if self._stage == 0:
+            self._stage = 1
+            if self._rules is None:
+                return [{"name": "search_memory", "arguments": {"query": request, "top_k": self.top_k}}]
+            self._mem = _RecordingMemory(scenario.scenario_id)
+            self._rules.memory = self._mem
+            self._rules.plan(request, scenario, as_of)
+            asked = list(dict.fromkeys(self._mem.asked))[:BATCH]
+            if not asked:
+                self._stage = 2
+                return [*self._rules.plan(request, scenario, as_of)[: BATCH - 1], FINISH]
+            return [{"name": "search_memory", "arguments": {"query": q, "top_k": max(1, min(20, k))}} for q, k in asked]
+        if self._rules is None or self._mem is None:
+            return [FINISH]
+        for group in info.get("memory_hits", []):
+            self._mem.answers[group["query"]] = [hit_from_dict(h) for h in group["hits"]]
+        calls = self._rules.plan(request, scenario, as_of)
+        return [*calls[: BATCH - 1], FINISH]
+
+
+# ---------------------------------------------------------------------- writers
+class Writer:
+    """Base of the baseline writers: queue the chunk's writes, send them in batches, then ``skip``.
+
+    Subclasses implement :meth:`writes` (the write calls for one chunk's lines).
+
+    Args:
+        top_k: hits per search of the reader.
+        name: the writer's name in reports.
+    """
+
+    def __init__(self, top_k: int = 10, name: str = "writer") -> None:
+        self.name = name
+        self.reader = StreamReader(top_k)
+        self._queue: list[dict[str, Any]] = []
+        self._scenario_id = -1
+        self._speakers: tuple[str, ...] = ()
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        """Start a timeline."""
+        self._scenario_id = int(info["scenario_id"])
+        self._speakers = tuple(info.get("speakers", ()))
+        self._queue = []
+        self.begin(info)
+
+    def begin(self, info: dict[str, Any]) -> None:
+        """Hook: a new timeline starts."""
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        """Writes while history streams, the reader at requests."""
+        if info.get("phase") == "query":
+            if "request" in info:  # the step that showed a new request
+                self.reader.start(info, self._scenario_id, self._speakers)
+            return self.reader.act(info)
+        if "lines" in info:
+            self._queue.extend(self.writes(info["lines"]))
+        batch, self._queue = self._queue[:BATCH], self._queue[BATCH:]
+        return batch if self._queue else [*batch, SKIP]
+
+    def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The write calls for one chunk."""
+        raise NotImplementedError
+
+
+def _store_line(line: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "store", "arguments": {"line_ids": [line["line_id"]], "people": [line["speaker"]]}}
+
+
+class StoreEverythingWriter(Writer):
+    """Stores every streamed line as its own entry."""
+
+    def __init__(self, top_k: int = 10) -> None:
+        super().__init__(top_k=top_k, name="store_everything")
+
+    def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One store per line."""
+        return [_store_line(ln) for ln in lines]
+
+
+class StoreNothingWriter(Writer):
+    """Stores nothing."""
+
+    def __init__(self, top_k: int = 10) -> None:
+        super().__init__(top_k=top_k, name="store_nothing")
+
+    def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """No writes."""
+        return []
+
+
+class RuleWriter(Writer):
+    """Keeps lines that name a vehicle setting and state a value for it (simulator vocabulary).
+
+    A line is kept when some vehicle function scores at least ``min_score`` on it (module and
+    field words of :func:`agents.rules.score_apis`) and :func:`agents.rules.extract_value` reads
+    a value for that function out of it (a number in range, an enum spelling, on/off, a place).
+    The entry is tagged with the function's module and field (``setting``) and the line's
+    condition words (``condition``).
+
+    Args:
+        min_score: least function score for a line to count as naming a setting.
+        top_k: hits per search of the reader.
+    """
+
+    def __init__(self, min_score: float = 1.5, top_k: int = 10) -> None:
+        super().__init__(top_k=top_k, name="rule")
+        self.min_score = min_score
+        from agents.rules import conditions_in, extract_value, score_apis
+        from vmb_gym.vehicle import API_SPECS
+
+        self._score: Callable[[str], dict[str, float]] = score_apis
+        self._value = extract_value
+        self._conditions = conditions_in
+        self._specs = API_SPECS
+
+    def setting_of(self, text: str) -> str | None:
+        """The best-scoring function named in ``text`` that also has a value there, else None."""
+        for api, score in sorted(self._score(text).items(), key=lambda kv: -kv[1]):
+            if score < self.min_score:
+                break
+            if self._value(self._specs[api], text) is not None:
+                return api
+        return None
+
+    def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A store per line that states a setting's value."""
+        out = []
+        for ln in lines:
+            api = self.setting_of(ln["text"])
+            if api is None:
+                continue
+            call = _store_line(ln)
+            call["arguments"]["setting"] = api.removeprefix("carcontrol_")
+            conditions = sorted(self._conditions(ln["text"]))
+            if conditions:
+                call["arguments"]["condition"] = ",".join(conditions)
+            out.append(call)
+        return out
+
+
+class LayeredWriter(Writer):
+    """The ``layered`` memory module as a writer: it observes the lines, its derived entries are stored.
+
+    Each chunk's lines go through the module's ``observe``; every new non-history entry it holds
+    afterwards (facts, summaries) is written with ``store(text=..., line_ids=...)`` citing the
+    lines it came from (only streamed lines can be cited).
+
+    Args:
+        top_k: hits per search of the reader.
+        memory_kwargs: arguments of the layered module.
+
+    Raises:
+        ConfigError: when no ``layered`` module is registered.
+    """
+
+    def __init__(self, top_k: int = 10, memory_kwargs: dict[str, Any] | None = None) -> None:
+        super().__init__(top_k=top_k, name="layered")
+        from vmb_gym.memory import make_memory
+
+        try:
+            self.module: Any = make_memory("layered", **(memory_kwargs or {}))
+        except (ImportError, AttributeError, ConfigError) as exc:
+            raise ConfigError(f"the layered writer needs the 'layered' memory module ({exc})") from exc
+        self._written: set[str] = set()
+        self._seen: set[int] = set()
+
+    def begin(self, info: dict[str, Any]) -> None:
+        """Start an empty layered memory for the timeline."""
+        self.module.reset(int(info["scenario_id"]), tuple(info.get("speakers", ())))
+        self._written = set()
+        self._seen = set()
+
+    def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Observe the chunk; store the module's new derived entries."""
+        from vmb_gym.types import HistoryLine
+
+        for ln in lines:
+            self._seen.add(ln["line_id"])
+            self.module.observe(HistoryLine(ln["line_id"], datetime.fromisoformat(ln["timestamp"]), ln["speaker"], ln["text"]))
+        out = []
+        for e in getattr(self.module, "entries", []):
+            if e.source == "history" or e.entry_id in self._written or e.status != "active":
+                continue
+            self._written.add(e.entry_id)
+            cited = [i for i in e.line_ids if i in self._seen]
+            args: dict[str, Any] = {"text": e.text, "line_ids": cited, "people": list(e.people)}
+            if e.setting:
+                args["setting"] = e.setting
+            if e.condition:
+                args["condition"] = e.condition
+            out.append({"name": "store", "arguments": args})
+        return out
+
+
+WRITERS: dict[str, Callable[[], Writer]] = {
+    "store_everything": StoreEverythingWriter,
+    "store_nothing": StoreNothingWriter,
+    "rule": RuleWriter,
+    "layered": LayeredWriter,
+}
+
+
+# ---------------------------------------------------------------------- running
+@dataclass
+class StreamEpisode:
+    """One finished timeline: its return and the env's episode figures."""
+
+    scenario_id: int
+    episode_return: float
+    steps: int
+    episode: dict[str, Any]
+
+
+def run_stream_episode(env: gym.Env[str, Any], policy: Any, *, seed: int | None = None,
+                       options: dict[str, Any] | None = None) -> StreamEpisode:
+    """Reset ``env`` and let ``policy`` (``reset``/``act``) run the timeline to its end."""
+    obs, info = env.reset(seed=seed, options=options)
+    policy.reset(obs, info)
+    view = dict(info)
+    total = 0.0
+    steps = 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(policy.act(obs, view))
+        total += float(reward)
+        steps += 1
+        view = info
+        if terminated or truncated:
+            return StreamEpisode(int(info.get("episode", {}).get("scenario_id", -1)), total, steps, info.get("episode", {}))

@@ -1,0 +1,238 @@
+"""OpenAIPolicy against a real HTTP server on loopback that speaks chat completions with scripted replies."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import vmb_gym  # noqa: F401 - registers the env
+from agents.base import run_episode
+from agents.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
+from agents.prompting import FINISH
+from vmb_gym.errors import ConfigError, VmbError
+
+SECRET = "sk-test-SECRET-0123456789"
+
+
+class Script:
+    """Replies the server gives, in order; each is (status, body or bytes, delay seconds)."""
+
+    def __init__(self) -> None:
+        self.replies: list[tuple[int, Any, float]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+
+    def next(self) -> tuple[int, Any, float]:
+        with self.lock:
+            return self.replies.pop(0) if self.replies else (500, {"error": "script exhausted"}, 0.0)
+
+
+def completion(content: str | None = None, calls: list[tuple[str, Any]] | None = None,
+               usage: tuple[int, int] = (100, 10)) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+            for i, (n, a) in enumerate(calls)]
+    return {"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": message,
+            "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)}}
+
+
+@pytest.fixture()
+def server() -> Iterator[tuple[str, Script]]:
+    script = Script()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep test output clean
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server API
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length))
+            with script.lock:
+                script.requests.append(body)
+                script.headers.append(dict(self.headers))
+            if self.path != "/v1/chat/completions":
+                status, payload, delay = 404, {"error": "not found"}, 0.0
+            else:
+                status, payload, delay = script.next()
+            if delay:
+                time.sleep(delay)
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", script
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture()
+def env(scenarios):
+    return gym.make("VehicleMem-v0", data=scenarios, memory="bm25")
+
+
+def test_official_episode_with_tool_calls_then_plain_reply(server, env, monkeypatch) -> None:
+    url, script = server
+    monkeypatch.setenv("VMB_TEST_KEY", SECRET)
+    script.replies = [
+        (200, completion(calls=[("list_module_tools", {"module_name": "seat"})], usage=(1000, 20)), 0),
+        (200, completion(calls=[("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 3}),
+                                ("search_memory", {"query": "seat", "top_k": 2})], usage=(1500, 30)), 0),
+        (200, completion(content="Your seat is warming up."), 0),
+    ]
+    policy = OpenAIPolicy("test-model", url, api_key_env="VMB_TEST_KEY", backoff=0.01)
+    ep = run_episode(env, policy, task_id="1_0")
+    assert ep.terminated and ep.reward == pytest.approx(1.0)
+    assert ep.actions[-1] == FINISH and len(ep.actions) == 3
+    # Official request settings.
+    first = script.requests[0]
+    assert first["model"] == "test-model" and first["temperature"] == 0.0 and first["max_tokens"] == 8192
+    assert first["tool_choice"] == "auto"
+    assert [t["function"]["name"] for t in first["tools"]] == ["list_module_tools", "search_memory", "finish"]
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    # The second request carries the seat tools and the tool result answering call_0.
+    second = script.requests[1]
+    assert any(t["function"]["name"] == "carcontrol_seat_set_heating_level" for t in second["tools"])
+    asst, tool = second["messages"][-2], second["messages"][-1]
+    assert asst["tool_calls"][0]["id"] == "call_0"
+    assert json.loads(asst["tool_calls"][0]["function"]["arguments"]) == {"module_name": "seat"}
+    assert tool["role"] == "tool" and tool["tool_call_id"] == "call_0" and "Loaded" in tool["content"]
+    third = script.requests[2]["messages"]
+    assert [m.get("tool_call_id") for m in third[-2:]] == ["call_0", "call_1"]
+    assert "memory_text" in third[-1]["content"]
+    # Token accounting and the key: sent as a header, never in repr or stats.
+    assert policy.stats["prompt_tokens"] == 2600 and policy.stats["completion_tokens"] == 60
+    assert script.headers[0]["Authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in repr(policy) and SECRET not in json.dumps(policy.stats, default=str)
+    assert SECRET not in json.dumps(ep.metrics, default=str) + json.dumps(ep.episode, default=str)
+
+
+def test_retries_500_then_succeeds(server) -> None:
+    url, script = server
+    script.replies = [(500, {"error": "boom"}, 0), (503, {"error": "busy"}, 0), (200, completion(content="hi"), 0)]
+    client = OpenAIClient("m", url, timeout=5, max_retries=3, backoff=0.05)
+    t0 = time.perf_counter()
+    reply = client.chat([{"role": "user", "content": "hello"}])
+    assert reply["content"] == "hi" and reply["tool_calls"] == []
+    assert client.requests_made == 3
+    assert time.perf_counter() - t0 >= 0.05 + 0.1  # exponential backoff: 0.05 then 0.1
+    assert "tools" not in script.requests[0]
+
+
+def test_persistent_500_raises_endpoint_error(server) -> None:
+    url, script = server
+    script.replies = [(500, {"error": "boom"}, 0)] * 3
+    client = OpenAIClient("m", url, max_retries=2, backoff=0.0)
+    with pytest.raises(EndpointError) as info:
+        client.chat([{"role": "user", "content": "hello"}])
+    assert isinstance(info.value, VmbError)
+    assert info.value.status == 500 and info.value.attempts == 3
+    assert "HTTP 500" in str(info.value)
+
+
+def test_client_error_is_not_retried_and_key_is_scrubbed(server, monkeypatch) -> None:
+    url, script = server
+    monkeypatch.setenv("VMB_TEST_KEY", SECRET)
+    script.replies = [(401, {"error": f"bad key {SECRET}"}, 0)]
+    client = OpenAIClient("m", url, api_key_env="VMB_TEST_KEY", max_retries=3, backoff=0.0)
+    with pytest.raises(EndpointError) as info:
+        client.chat([{"role": "user", "content": "hello"}])
+    assert info.value.status == 401 and info.value.attempts == 1
+    assert SECRET not in str(info.value) and "***" in str(info.value)
+
+
+def test_slow_reply_times_out(server) -> None:
+    url, script = server
+    script.replies = [(200, completion(content="late"), 1.5), (200, completion(content="late"), 1.5)]
+    client = OpenAIClient("m", url, timeout=0.3, max_retries=1, backoff=0.0)
+    t0 = time.perf_counter()
+    with pytest.raises(EndpointError, match="no reply within 0.3 s") as info:
+        client.chat([{"role": "user", "content": "hello"}])
+    assert info.value.attempts == 2 and info.value.status is None
+    assert time.perf_counter() - t0 < 1.5
+
+
+def test_malformed_json_reply_then_recovery(server) -> None:
+    url, script = server
+    script.replies = [(200, b"{not json", 0), (200, completion(content="ok"), 0)]
+    client = OpenAIClient("m", url, max_retries=1, backoff=0.0)
+    assert client.chat([{"role": "user", "content": "x"}])["content"] == "ok"
+    script.replies = [(200, b"<html>oops</html>", 0)]
+    with pytest.raises(EndpointError, match="malformed JSON"):
+        OpenAIClient("m", url, max_retries=0).chat([{"role": "user", "content": "x"}])
+
+
+def test_malformed_tool_arguments_become_empty(server) -> None:
+    url, script = server
+    script.replies = [(200, completion(calls=[("list_module_tools", "{module_name: seat")]), 0)]
+    reply = OpenAIClient("m", url, max_retries=0).chat([{"role": "user", "content": "x"}])
+    assert reply["tool_calls"] == [{"id": "call_0", "name": "list_module_tools", "arguments": {}}]
+    assert reply["parse_errors"] and "not valid JSON" in reply["parse_errors"][0]
+
+
+def test_connection_refused_and_policy_error_modes(env) -> None:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    url = f"http://127.0.0.1:{port}/v1"
+    raising = OpenAIPolicy("m", url, max_retries=1, backoff=0.0, timeout=2)
+    obs, info = env.reset(options={"task_id": "1_0"})
+    raising.reset(obs, info)
+    with pytest.raises(EndpointError, match="connection failed"):
+        raising.act(obs, info)
+    finishing = OpenAIPolicy("m", url, max_retries=0, on_endpoint_error="finish")
+    ep = run_episode(env, finishing, task_id="1_0")
+    assert ep.actions == [FINISH] and ep.terminated
+    assert finishing.stats["endpoint_errors"] == 1 and finishing.stats["stop_reason"] == "endpoint_error"
+
+
+def test_act_batch_sends_concurrently(server, scenarios) -> None:
+    url, script = server
+    script.replies = [(200, completion(content="done"), 0.3), (200, completion(content="done"), 0.3)]
+    policy = OpenAIPolicy("m", url, max_retries=0, workers=2)
+    envs = [gym.make("VehicleMem-v0", data=scenarios) for _ in range(2)]
+    resets = [e.reset(options={"task_id": t}) for e, t in zip(envs, ["1_0", "1_1"], strict=True)]
+    t0 = time.perf_counter()
+    actions = policy.act_batch([o for o, _ in resets], [i for _, i in resets])
+    assert actions == [FINISH, FINISH]
+    assert time.perf_counter() - t0 < 0.55  # two 0.3 s replies in parallel
+    assert len(script.requests) == 2
+
+
+def test_wire_messages_and_config_errors() -> None:
+    msgs = to_openai_messages([
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]},
+        {"role": "tool", "name": "f", "content": {"success": True}},
+    ])
+    assert msgs[0]["content"] == "" and msgs[0]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
+    assert msgs[1]["tool_call_id"] == msgs[0]["tool_calls"][0]["id"] and msgs[1]["content"] == '{"success": true}'
+    with pytest.raises(ConfigError):
+        OpenAIClient("m", "ftp://x")
+    with pytest.raises(ConfigError):
+        OpenAIPolicy("m", "http://x", on_endpoint_error="ignore")
