@@ -66,15 +66,32 @@ TINY_QA = {
 }
 
 
-def write_tiny_dataset(root: Path, scenario: int = 1) -> Path:
-    """Write a small dataset in the official layout (our own text) and return its folder."""
+def write_dataset(root: Path, history: str | list[str], items: list, scenario: int = 1) -> Path:
+    """Write one scenario in the official layout and return the folder.
+
+    Args:
+        root: the dataset folder (created).
+        history: the history text, or its lines.
+        items: QA items as dicts, or ``(gold_memory, reasoning_type, query, new_answer)`` tuples.
+        scenario: the scenario number N of ``history_N.txt`` / ``qa_N.json``.
+    """
     import json
 
+    if not isinstance(history, str):
+        history = "\n".join(history) + "\n"
+    rows = [it if isinstance(it, dict) else dict(zip(("gold_memory", "reasoning_type", "query", "new_answer"), it))
+            for it in items]
     (root / "history").mkdir(parents=True, exist_ok=True)
     (root / "qa_data").mkdir(parents=True, exist_ok=True)
-    (root / "history" / f"history_{scenario}.txt").write_text(TINY_HISTORY, encoding="utf-8")
-    (root / "qa_data" / f"qa_{scenario}.json").write_text(json.dumps(TINY_QA, indent=2), encoding="utf-8")
+    (root / "history" / f"history_{scenario}.txt").write_text(history, encoding="utf-8")
+    (root / "qa_data" / f"qa_{scenario}.json").write_text(
+        json.dumps({"related_to_vehicle_preference": rows}, indent=2), encoding="utf-8")
     return root
+
+
+def write_tiny_dataset(root: Path, scenario: int = 1) -> Path:
+    """Write the small 3-query dataset (our own text) in the official layout and return its folder."""
+    return write_dataset(root, TINY_HISTORY, TINY_QA["related_to_vehicle_preference"], scenario)
 
 
 @pytest.fixture()

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.conftest import write_dataset
 from vmb_gym.cli import build_parser, main
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation import FAILURE_LABELS, attribute
@@ -40,13 +41,7 @@ QA = [
 
 def write_tiny_dataset(root: Path) -> str:
     """A one-scenario dataset in the official layout; returns its data spec."""
-    (root / "history").mkdir(parents=True)
-    (root / "qa_data").mkdir()
-    (root / "history" / "history_1.txt").write_text("\n".join(HISTORY), encoding="utf-8")
-    items = [{"gold_memory": m, "reasoning_type": t, "query": q, "new_answer": a} for m, t, q, a in QA]
-    (root / "qa_data" / "qa_1.json").write_text(json.dumps({"related_to_vehicle_preference": items}, indent=2),
-                                                encoding="utf-8")
-    return f"official:{root}"
+    return f"official:{write_dataset(root, HISTORY, QA)}"
 
 
 @pytest.fixture()

@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.conftest import write_dataset
 from vmb_gym.cli import main
 from vmb_gym.evaluation.records import read_results, scored_calls
 
@@ -29,13 +30,7 @@ QA = [
 
 @pytest.fixture()
 def tiny(tmp_path: Path) -> str:
-    root = tmp_path / "data"
-    (root / "history").mkdir(parents=True)
-    (root / "qa_data").mkdir()
-    (root / "history" / "history_1.txt").write_text("\n".join(HISTORY), encoding="utf-8")
-    items = [{"gold_memory": m, "reasoning_type": t, "query": q, "new_answer": a} for m, t, q, a in QA]
-    (root / "qa_data" / "qa_1.json").write_text(json.dumps({"related_to_vehicle_preference": items}), encoding="utf-8")
-    return f"official:{root}"
+    return f"official:{write_dataset(tmp_path / 'data', HISTORY, QA)}"
 
 
 def _metric(run: Path) -> dict[str, object]:

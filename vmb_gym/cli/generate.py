@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenarios", type=int, default=50)
     parser.add_argument("--queries-per-scenario", type=int, default=10)
     parser.add_argument("--people", type=int, default=3, help="regular users per car (2-5)")
-    parser.add_argument("--history-length", type=int, default=400, help="target dialogue lines per history")
+    parser.add_argument("--history-length", type=int, default=2000,
+                        help="target dialogue lines per history (the official mean is ~2,700)")
     parser.add_argument("--distractor-ratio", type=float, default=1.0,
                         help="distractor preference chains (and near misses) per queried chain")
     parser.add_argument("--max-revision-depth", type=int, default=5, help="longest revision chain (1-5)")

@@ -21,8 +21,10 @@ class GeneratorOptions:
         queries_per_scenario: queries per scenario (the official data has 10).
         people: regular users per car (2-5).
         history_length: target number of dialogue lines per history (the official mean is ~2,700).
-        distractor_ratio: unqueried (distractor) preference chains per queried chain, plus as many
-            near-miss mentions; 0 disables vehicle distractors (chit-chat stays).
+        distractor_ratio: unqueried (distractor) preference chains per queried chain, and near-miss
+            lines per queried setting per 150 history lines (hypotheticals, other cars, other
+            people, relatives' cars, questions, same-condition rules of others); 0 disables vehicle
+            distractors (chit-chat stays).
         max_revision_depth: the longest revision chain of a state-shift query (1-5).
         companion_every: every k-th query (globally) adds a second "routine" call; 0 disables.
         days: number of days the history spans.
@@ -33,7 +35,7 @@ class GeneratorOptions:
     scenarios: int = 50
     queries_per_scenario: int = 10
     people: int = 3
-    history_length: int = 1600
+    history_length: int = 2000
     distractor_ratio: float = 1.0
     max_revision_depth: int = 5
     companion_every: int = 4

@@ -27,15 +27,17 @@ BASELINE_THRESHOLD = 0.20
 
 def learn_baseline(options: GeneratorOptions) -> dict[tuple[str, str], Any]:
     """Most frequent value per (API, parameter) over the gold calls of a generated split."""
-    from vmb_gym.generator.writer import build_scenario
+    from vmb_gym.generator.scenario import ScenarioBuilder
 
     counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for k in range(options.scenarios):
-        sc = build_scenario(options, k)
-        for q in sc.meta["queries"]:
-            for call in q["gold_calls"]:
-                for name, value in call["arguments"].items():
-                    counts[(call["name"], name)][json.dumps(value)] += 1
+        # the gold calls are fixed by the plan: no need to render the dialogue
+        b = ScenarioBuilder(options, options.first_scenario_id + k, k)
+        b.plan()
+        for plan in b.plans:
+            for call in plan.calls:
+                for name, value in call.to_json()["arguments"].items():
+                    counts[(call.name, name)][json.dumps(value)] += 1
     return {key: json.loads(c.most_common(1)[0][0]) for key, c in counts.items()}
 
 

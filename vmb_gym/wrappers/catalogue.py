@@ -2,9 +2,10 @@
 
 Every catalogue entry is one complete call: a vehicle API with concrete argument values,
 ``search_memory`` over the episode's request, ``list_module_tools`` for a module (gated envs)
-or ``finish``. Argument values come from the API constraints (enum choices, booleans, the
-whole range of bounded integers) plus, for free-text and unbounded parameters, the values
-given to :meth:`Catalogue.build` (typically those of the training tasks' gold calls).
+or ``finish``. Argument values come from the API constraints (enum choices, booleans, narrow
+integer ranges in full, wide ones as boundaries plus multiples of 10) plus the values given to
+:meth:`Catalogue.build` (typically those of the training tasks' gold calls: free text and
+integers). With the official training files this gives about 2,000 actions.
 
 The mask (:meth:`Catalogue.mask`) depends on the episode, as an :class:`EpisodeText` sees it:
 
@@ -64,6 +65,9 @@ _TIME_NOISE = re.compile(
 )
 _INT = re.compile(r"(?<![\d.])\d+(?![\d])")
 _WORD = re.compile(r"[a-z0-9]+")
+#: Integer ranges at most this wide are enumerated in full; wider ones use the boundaries, the
+#: multiples of 10 and the values given to :meth:`Catalogue.build`.
+FULL_RANGE = 20
 #: Sentinel token index that is always present (arguments that are never masked).
 _ALWAYS = 0
 
@@ -229,7 +233,7 @@ class Catalogue:
             top_k: ``top_k`` of the search call.
             extra_values: values of ``(api, param)`` beyond the constraints: required for
                 free-text parameters (an API whose required free-text parameter has none is
-                left out) and added to unbounded integer ranges.
+                left out) and added to wide integer ranges (see :data:`FULL_RANGE`).
             apis: the APIs to enumerate.
         """
         extra = {k: list(dict.fromkeys(v)) for k, v in (extra_values or {}).items()}
@@ -245,7 +249,7 @@ class Catalogue:
 
     @classmethod
     def values_from_tasks(cls, queries: Iterable[Any]) -> dict[tuple[str, str], list[Any]]:
-        """Free-text and unbounded-integer values of the gold calls of ``queries``."""
+        """Free-text and integer values of the gold calls of ``queries``."""
         out: dict[tuple[str, str], list[Any]] = {}
         for q in queries:
             for call in q.gold_calls:
@@ -259,9 +263,8 @@ class Catalogue:
                         continue
                     c = p.constraint
                     free_text = p.py_type is str and not (c and c.choices) and isinstance(v, str)
-                    unbounded = p.py_type is int and isinstance(v, int) and not isinstance(v, bool) and (
-                        c is None or c.maximum is None)
-                    if free_text or unbounded:
+                    integer = p.py_type is int and isinstance(v, int) and not isinstance(v, bool)
+                    if free_text or integer:
                         out.setdefault((call.name, k), [])
                         if v not in out[(call.name, k)]:
                             out[(call.name, k)].append(v)
@@ -377,8 +380,12 @@ def _param_values(spec: ApiSpec, p: ParamSpec, extra: list[Any]) -> list[Any]:
         values = [True, False]
     elif p.py_type is int:
         lo = c.minimum if c and c.minimum is not None else 0
-        if c is not None and c.maximum is not None:
+        if c is not None and c.maximum is not None and c.maximum - lo <= FULL_RANGE:
             values = list(range(lo, c.maximum + 1))
+        elif c is not None and c.maximum is not None:
+            grid = set(range(lo, c.maximum + 1, 10)) | set(range(0, c.maximum + 1, 10))
+            values = sorted({lo, c.maximum, *(v for v in grid if lo <= v),
+                             *(v for v in extra if isinstance(v, int) and lo <= v <= c.maximum)})
         else:
             values = sorted({lo, *(v for v in extra if isinstance(v, int) and v >= lo)})
     else:
