@@ -145,7 +145,7 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
         return RandomPolicy(**_accepted(RandomPolicy, kw))
     if kind == "rules":
         cls = _import("agents.rules", "RulesPolicy", spec)
-        options = {"memory": getattr(unwrapped, "memory_name", "none"), **kw}
+        options = {"memory": getattr(unwrapped, "memory_name", "none"), "source": env, **kw}
         return cls(**_accepted(cls, options))
     if kind == "hf":
         cls = _import("agents.hf", "HFPolicy", spec)

@@ -22,7 +22,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from agents.prompting import ToolChatPolicy, parse_tool_calls, tool_name, to_text_tool_messages
+from agents.prompting import Messages, ToolChatPolicy, Tools, parse_tool_calls, to_text_tool_messages, tool_name
 from vmb_gym.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -61,8 +61,10 @@ class HFPolicy(ToolChatPolicy):
 
     Args:
         model: a loaded ``PreTrainedModel``, or a local path / hub id (loaded with
-            :meth:`from_pretrained` semantics).
+            :meth:`from_pretrained` semantics), or a ``.gguf`` file (converted once, see
+            :meth:`from_gguf`).
         tokenizer: the model's tokenizer (loaded from ``model`` when it is a path and this is None).
+            Without a pad token, its end token is set as the pad token.
         temperature: 0 (default, the official setting) decodes greedily; above 0 samples.
         top_p: nucleus sampling mass (sampling only).
         seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
@@ -99,7 +101,10 @@ class HFPolicy(ToolChatPolicy):
         if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
             raise ConfigError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
         if isinstance(model, (str, os.PathLike)):
-            model, tokenizer = _load(str(model), tokenizer, device=device, dtype=dtype)
+            source = str(model)
+            if source.endswith(".gguf"):
+                source = str(convert_gguf(source))
+            model, tokenizer = _load(source, tokenizer, device=device, dtype=dtype)
         if tokenizer is None:
             raise ConfigError("HFPolicy needs a tokenizer when the model is given as an object")
         self.model = model
@@ -156,7 +161,7 @@ class HFPolicy(ToolChatPolicy):
         return sorted(ids)
 
     # -- rendering --------------------------------------------------------------------------------
-    def render(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> str:
+    def render(self, messages: Messages, tools: Tools | None = None) -> str:
         """The prompt text for ``messages`` with ``tools``, ending with the assistant generation prompt."""
         tools = list(tools or [])
         if self._has_template:
@@ -173,11 +178,11 @@ class HFPolicy(ToolChatPolicy):
         return "".join(f"{m['role']}: {m['content']}\n\n" for m in text_messages) + "assistant: "
 
     # -- generation -------------------------------------------------------------------------------
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
         """One reply: ``{"content", "tool_calls", "parse_errors", "raw", "usage"}``."""
         return self.chat_many([(list(messages), list(tools or []))])[0]
 
-    def chat_many(self, requests: Sequence[tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
         """Replies to several requests from one left-padded ``generate`` call."""
         import torch
 

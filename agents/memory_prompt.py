@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from agents.prompting import Messages
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
@@ -99,7 +100,8 @@ class MemoryPrompter:
         if scenario is not None:
             self.memory.ingest(scenario)  # cheap when the module already holds this history
         elif sid is not None and getattr(self.memory, "scenario_id", None) != sid:
-            raise ConfigError(f"the memory holds scenario {getattr(self.memory, 'scenario_id', None)!r} but the episode "
+            held = getattr(self.memory, "scenario_id", None)
+            raise ConfigError(f"the memory holds scenario {held!r} but the episode "
                               f"is in scenario {sid!r}; pass data=env.unwrapped.tasks to MemoryPrompter")
         query_obj = self._queries.get(str(info.get("task_id")))
         figures: dict[str, Any] = {"memory_searches": 0, "memory_tokens": 0, "memory_hit_line_ids": []}
@@ -129,7 +131,7 @@ class MemoryPrompter:
         figures["memory_tokens"] = count_tokens(memory_text)
         return memory_text, figures
 
-    def augment(self, messages: Sequence[Mapping[str, Any]], info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def augment(self, messages: Messages, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """``messages`` with the memory block at the top of the system message, and the figures."""
         text, figures = self.retrieve(info)
         out = [dict(m) for m in messages]

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from agents.prompting import FINISH, ToolChatPolicy
+from agents.prompting import FINISH, Messages, ToolChatPolicy, Tools
 from vmb_gym.errors import ConfigError, VmbError
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ class OpenAIClient:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def request_body(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> dict[str, Any]:
+    def request_body(self, messages: Messages, tools: Tools | None) -> dict[str, Any]:
         """The JSON body of one chat-completions request."""
         body: dict[str, Any] = {
             "model": self.model,
@@ -181,12 +181,13 @@ class OpenAIClient:
         try:
             decoded = json.loads(payload)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return status, None, f"malformed JSON reply ({exc}); body starts {self._scrub(payload[:80].decode('utf-8', 'replace'))!r}"
+            start = self._scrub(payload[:80].decode("utf-8", "replace"))
+            return status, None, f"malformed JSON reply ({exc}); body starts {start!r}"
         if not isinstance(decoded, dict) or not isinstance(decoded.get("choices"), list) or not decoded["choices"]:
             return status, None, "the reply has no choices"
         return status, decoded, ""
 
-    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    def complete(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
         """The decoded chat-completions reply, with retries.
 
         Raises:
@@ -211,8 +212,9 @@ class OpenAIClient:
         raise EndpointError(f"{self.base_url}/chat/completions failed after {attempts} attempt(s): {error}",
                             status=status, attempts=attempts)
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-        """One reply: ``{"content", "tool_calls": [{"id", "name", "arguments"}], "parse_errors", "usage", "finish_reason"}``.
+    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
+        """One reply: ``{"content", "tool_calls": [{"id", "name", "arguments"}], "parse_errors", "usage",
+        "finish_reason"}``.
 
         Tool-call arguments that are not valid JSON become ``{}`` (official behaviour) and are
         named in ``parse_errors``.
@@ -294,11 +296,11 @@ class OpenAIPolicy(ToolChatPolicy):
     def __repr__(self) -> str:
         return f"OpenAIPolicy(client={self.client!r}, max_turns={self.max_turns})"
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
         """One reply from the endpoint (see :meth:`OpenAIClient.chat`)."""
         return self.client.chat(messages, tools)
 
-    def chat_many(self, requests: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
         """Replies to several requests, sent concurrently."""
         if len(requests) <= 1 or self.workers == 1:
             return [self.chat(m, t) for m, t in requests]

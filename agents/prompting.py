@@ -22,11 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from vmb_gym.errors import ActionError
+from vmb_gym.errors import ActionError, ConfigError
 
 __all__ = [
     "FINISH",
     "ChatBackend",
+    "Messages",
+    "Request",
+    "Tools",
     "EpisodeState",
     "ParsedReply",
     "ToolChatPolicy",
@@ -43,6 +46,12 @@ FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
 
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+#: Chat messages (OpenAI shape) and tool schemas, as the backends take them.
+Messages = Sequence[Mapping[str, Any]]
+Tools = Sequence[Mapping[str, Any]]
+#: One model request: the messages and the tools offered.
+Request = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.DOTALL)
 _PY_CALL_LINE = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\s*\((.*)\)\s*`?\s*;?\s*$")
 
@@ -57,7 +66,7 @@ class ChatBackend(Protocol):
     "arguments": dict, "id"?: str}], ...}``.
     """
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
         """One model reply to ``messages`` with ``tools`` available."""
         ...
 
@@ -97,7 +106,7 @@ def _call_text(name: str, arguments: Any) -> str:
     return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False) + "\n</tool_call>"
 
 
-def to_text_tool_messages(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
+def to_text_tool_messages(messages: Messages, tools: Tools | None) -> list[dict[str, str]]:
     """Messages for a template without tool support: calls and results become plain text.
 
     The tools block is appended to the system message (one is added when there is none);
@@ -173,7 +182,8 @@ def _call_from_obj(obj: Any, where: str) -> dict[str, Any]:
         try:
             args = json.loads(args) if args.strip() else {}
         except json.JSONDecodeError as exc:
-            raise ActionError(f"{where}: the arguments of {name} are not valid JSON ({exc.msg} at char {exc.pos})") from None
+            raise ActionError(
+                f"{where}: the arguments of {name} are not valid JSON ({exc.msg} at char {exc.pos})") from None
     if args is None:
         args = {}
     if not isinstance(args, dict):
@@ -187,7 +197,8 @@ def _calls_from_json_text(text: str, where: str) -> list[dict[str, Any]]:
     except json.JSONDecodeError as exc:
         raise ActionError(f"{where}: malformed JSON ({exc.msg} at char {exc.pos})") from None
     items = decoded if isinstance(decoded, list) else [decoded]
-    return [_call_from_obj(item, f"{where}[{i}]" if isinstance(decoded, list) else where) for i, item in enumerate(items)]
+    listed = isinstance(decoded, list)
+    return [_call_from_obj(item, f"{where}[{i}]" if listed else where) for i, item in enumerate(items)]
 
 
 def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any]], list[str], str]:
@@ -390,7 +401,8 @@ class ToolChatPolicy:
     Args:
         max_turns: most model turns per episode (official ``reflect_num``: 10).
         memory: optional :class:`~agents.memory_prompt.MemoryPrompter` putting retrieved memory
-            into the prompt at reset.
+            into the prompt at reset (a memory module or name is wrapped in one without data:
+            the module must then already hold the episode's scenario).
         feedback_parse_errors: if True, a reply whose calls could not be read (and that has no
             readable call) is answered with the parse error and the model gets another turn;
             if False (official), such a reply ends the episode like any reply without calls.
@@ -398,9 +410,11 @@ class ToolChatPolicy:
 
     def __init__(self, *, max_turns: int = 10, memory: Any | None = None, feedback_parse_errors: bool = False) -> None:
         if not isinstance(max_turns, int) or max_turns < 1:
-            from vmb_gym.errors import ConfigError
-
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if memory is not None and not callable(getattr(memory, "augment", None)):
+            from agents.memory_prompt import MemoryPrompter
+
+            memory = MemoryPrompter(memory)  # a module or a name: the caller keeps it ingested
         self.max_turns = max_turns
         self.memory = memory
         self.feedback_parse_errors = feedback_parse_errors
@@ -408,11 +422,11 @@ class ToolChatPolicy:
         self.batch_states: list[EpisodeState] = []
 
     # -- backend ------------------------------------------------------------------------------
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
         """One reply of the model; subclasses implement it."""
         raise NotImplementedError
 
-    def chat_many(self, requests: Sequence[tuple[list[dict[str, Any]], list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
         """Replies to several (messages, tools) requests; the default asks one by one."""
         return [self.chat(m, t) for m, t in requests]
 
@@ -474,7 +488,7 @@ class ToolChatPolicy:
         return actions
 
     # -- loop mechanics -------------------------------------------------------------------------
-    def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+    def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> Request | None:
         """Fold the last step's results into ``state``; the next request, or None to finish."""
         if state.pending:
             self._record_results(state, list(info.get("calls") or []))
@@ -502,8 +516,9 @@ class ToolChatPolicy:
         if not calls:
             if errors and self.feedback_parse_errors and state.turns < self.max_turns:
                 state.messages.append({"role": "assistant", "content": content or reply.get("raw", "")})
-                state.messages.append({"role": "user", "content": "Your tool call could not be read: "
-                                       + "; ".join(errors) + "\nReply with valid tool calls, or without any call when done."})
+                state.messages.append({"role": "user", "content": (
+                    "Your tool call could not be read: " + "; ".join(errors)
+                    + "\nReply with valid tool calls, or without any call when done.")})
                 return self._prepare_retry(state)
             state.done = True
             state.stats["stop_reason"] = "parse_error" if errors else "no_tool_calls"

@@ -18,6 +18,7 @@ writer or reader looks at a task's gold calls, gold memory or evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -191,20 +192,25 @@ class StoreNothingWriter(Writer):
 class RuleWriter(Writer):
     """Keeps lines that name a vehicle setting and state a value for it (simulator vocabulary).
 
-    A line is kept when some vehicle function scores at least ``min_score`` on it (module and
-    field words of :func:`agents.rules.score_apis`) and :func:`agents.rules.extract_value` reads
-    a value for that function out of it (a number in range, an enum spelling, on/off, a place).
-    The entry is tagged with the function's module and field (``setting``) and the line's
-    condition words (``condition``).
+    A line is kept when
+
+    * some vehicle function scores at least ``min_score`` on it (module and field words of
+      :func:`agents.rules.score_apis`) and :func:`agents.rules.extract_value` reads a value for
+      that function out of it (a number in range, an enum spelling, on/off, a place); the entry is
+      tagged with the function (``setting``) and the line's condition words (``condition``);
+    * or it states a value with no setting word ("When I'm driving I go with level 2") within
+      ``follow_up`` lines after a kept line of the same chunk (a reply about the same setting);
+    * or it names a person's relation ("Joanna, my grandmother, ...": what coreference needs).
 
     Args:
         min_score: least function score for a line to count as naming a setting.
         top_k: hits per search of the reader.
     """
 
-    def __init__(self, min_score: float = 1.5, top_k: int = 10) -> None:
+    def __init__(self, min_score: float = 1.0, follow_up: int = 2, top_k: int = 10) -> None:
         super().__init__(top_k=top_k, name="rule")
         self.min_score = min_score
+        self.follow_up = follow_up
         from agents.rules import conditions_in, extract_value, score_apis
         from vmb_gym.vehicle import API_SPECS
 
@@ -225,10 +231,15 @@ class RuleWriter(Writer):
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """A store per line that states a setting's value."""
         out = []
-        for ln in lines:
+        last_kept = -10**9
+        for pos, ln in enumerate(lines):
             api = self.setting_of(ln["text"])
             if api is None:
+                follows = pos - last_kept <= self.follow_up and _VALUE.search(ln["text"])
+                if follows or _RELATION.search(ln["text"]):
+                    out.append(_store_line(ln))
                 continue
+            last_kept = pos
             call = _store_line(ln)
             call["arguments"]["setting"] = api.removeprefix("carcontrol_")
             conditions = sorted(self._conditions(ln["text"]))
@@ -236,6 +247,13 @@ class RuleWriter(Writer):
                 call["arguments"]["condition"] = ",".join(conditions)
             out.append(call)
         return out
+
+
+_VALUE = re.compile(r"\b(level|percent|degrees?|\d+|on|off|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
+_RELATION = re.compile(
+    r"\bmy\s+(?:\w+\s+)?(?:grand)?(?:mother|father|mom|dad|mum|son|daughter|sister|brother|aunt|uncle|niece|nephew|"
+    r"cousin|wife|husband|partner|fianc[eé]e?|girlfriend|boyfriend|friend|colleague|coworker|co-worker|boss|neighbou?r|"
+    r"grandma|grandpa|kid|kids|child|children|roommate|in-law)s?\b", re.IGNORECASE)
 
 
 class LayeredWriter(Writer):

@@ -237,3 +237,16 @@ def test_memory_prompter_config_errors(scenarios) -> None:
     p = MemoryPrompter("bm25")
     with pytest.raises(ConfigError, match="pass data="):
         p.retrieve({"task_id": "1_0", "scenario_id": 1, "as_of": "2025-04-15T08:00:00", "request": "seat"})
+
+
+def test_memory_module_given_directly_is_wrapped(env, scenarios) -> None:
+    from vmb_gym.memory import make_memory
+
+    mem = make_memory("bm25")
+    mem.ingest(scenarios[0])
+    policy = ScriptedPolicy([{"content": "bye", "tool_calls": []}], memory=mem)
+    run_episode(env, policy, task_id="1_0")
+    assert policy.stats["memory_searches"] == 1
+    assert 3 in policy.stats["memory_hit_line_ids"][0]
+    with pytest.raises(ConfigError, match="max_turns"):
+        ScriptedPolicy([], max_turns=0)
