@@ -107,6 +107,7 @@ class Args:
     seed: int = 0
     device: str = "auto"  # "auto", "cpu" or "cuda"
     dtype: str = "float32"  # model dtype ("bfloat16" on recent GPUs)
+    threads: int = 0  # torch CPU threads (0 = torch's default; 1 is fastest on a busy machine)
 
 
 # ----------------------------------------------------------------------------------------- model
@@ -343,7 +344,7 @@ def train_sft(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str],
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
         rows.append({"epoch": epoch + 1, "loss": float(np.mean(losses)), "examples": len(examples)})
         log.info("sft epoch %d loss %.4f", epoch + 1, rows[-1]["loss"])
     return rows
@@ -399,7 +400,7 @@ def train_grpo(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str]
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
-            loss_v, kl_v = float(loss), float(((kl * cmask).sum(1) / lengths).mean())
+            loss_v, kl_v = float(loss.detach()), float(((kl * cmask).sum(1) / lengths).mean())
         row = {"step": step, "mean_reward": float(rewards.mean()), "std_reward": float(rewards.std(unbiased=False)),
                "esm": float(np.mean([m.get("exact_match", 0.0) for _, m in scored])),
                "format_rate": float(np.mean([m["format_ok"] for _, m in scored])), "loss": loss_v, "kl": kl_v,
@@ -505,6 +506,8 @@ def main(args: Args) -> dict[str, Any]:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     device = torch.device("cuda" if args.device == "auto" and torch.cuda.is_available() else
                           ("cpu" if args.device == "auto" else args.device))
 

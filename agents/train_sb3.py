@@ -65,6 +65,7 @@ class Args:
     gamma: float = 1.0  # episodes are short and the reward comes at the end
     checkpoint_every: int = 10_000  # timesteps between checkpoints
     eval_episodes: int = 0  # held-out episodes per policy (0 = every held-out task)
+    torch_threads: int = 1
 
 
 def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogue, featurizer: Any) -> Any:
@@ -131,6 +132,7 @@ def main(args: Args) -> dict[str, Any]:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)  # small nets: extra threads only add contention
 
     # --- data splits, catalogue (free-text values from the training gold calls only), features
     train_files = parse_file_range(args.train_files) if args.train_files else None
