@@ -249,7 +249,7 @@ class RuleWriter(Writer):
         return out
 
 
-_VALUE = re.compile(r"\b(level|percent|degrees?|\d+|on|off|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
+_VALUE = re.compile(r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
 _RELATION = re.compile(
     r"\bmy\s+(?:\w+\s+)?(?:grand)?(?:mother|father|mom|dad|mum|son|daughter|sister|brother|aunt|uncle|niece|nephew|"
     r"cousin|wife|husband|partner|fianc[eé]e?|girlfriend|boyfriend|friend|colleague|coworker|co-worker|boss|neighbou?r|"
