@@ -54,5 +54,5 @@ def run_episode(env: gym.Env[str, Any], policy: Policy, *, task_id: str | None =
             record.reward = float(reward)
             record.terminated, record.truncated = bool(terminated), bool(truncated)
             record.metrics = info.get("metrics", {})
-            record.episode = info.get("episode", {})
+            record.episode = info.get("episode_stats", {})
             return record

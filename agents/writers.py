@@ -202,6 +202,9 @@ class RuleWriter(Writer):
       ``follow_up`` lines after a kept line of the same chunk (a reply about the same setting);
     * or it names a person's relation ("Joanna, my grandmother, ...": what coreference needs).
 
+    Lines about another vehicle or a hypothetical ("in the rental", "in her van", "if we ever
+    trade this car in") are dropped: they state settings, but not preferences for this car.
+
     Args:
         min_score: least function score for a line to count as naming a setting.
         top_k: hits per search of the reader.
@@ -233,10 +236,14 @@ class RuleWriter(Writer):
         out = []
         last_kept = -10**9
         for pos, ln in enumerate(lines):
+            if _RELATION.search(ln["text"]):
+                out.append(_store_line(ln))
+                continue
+            if _ELSEWHERE.search(ln["text"]):
+                continue
             api = self.setting_of(ln["text"])
             if api is None:
-                follows = pos - last_kept <= self.follow_up and _VALUE.search(ln["text"])
-                if follows or _RELATION.search(ln["text"]):
+                if pos - last_kept <= self.follow_up and _VALUE.search(ln["text"]):
                     out.append(_store_line(ln))
                 continue
             last_kept = pos
@@ -250,10 +257,14 @@ class RuleWriter(Writer):
 
 
 _VALUE = re.compile(r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
-_RELATION = re.compile(
-    r"\bmy\s+(?:\w+\s+)?(?:grand)?(?:mother|father|mom|dad|mum|son|daughter|sister|brother|aunt|uncle|niece|nephew|"
-    r"cousin|wife|husband|partner|fianc[eé]e?|girlfriend|boyfriend|friend|colleague|coworker|co-worker|boss|neighbou?r|"
-    r"grandma|grandpa|kid|kids|child|children|roommate|in-law)s?\b", re.IGNORECASE)
+_ELSEWHERE = re.compile(
+    r"\b(rental|(?:work |old |her |his |their )?(?:van|truck)|(?:\w+'s|her|his|their|my old|my work) car|"
+    r"if we ever|trade (?:this|the) car|not now|in the manual|the manual)\b", re.IGNORECASE)
+_KIN = (r"(?:grand)?(?:mother|father|mom|dad|mum|son|daughter|sister|brother|aunt|uncle|niece|nephew|cousin|wife|"
+        r"husband|partner|fianc[eé]e?|girlfriend|boyfriend|friend|colleague|coworker|co-worker|boss|neighbou?r|grandma|"
+        r"grandpa|roommate|in-law)")
+#: A person introduced by relation: "Joanna, my grandmother, ..." or "my uncle Aaron ...".
+_RELATION = re.compile(rf"\b[A-Z][a-z]+,\s+my\s+(?:\w+\s+)?{_KIN}\b|\bmy\s+(?:\w+\s+)?{_KIN},?\s+[A-Z][a-z]+\b")
 
 
 class LayeredWriter(Writer):

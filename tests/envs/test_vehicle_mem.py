@@ -150,7 +150,7 @@ def test_truncation_scores_reached_state(tiny_data: str) -> None:
     assert (r, term, trunc) == (0.0, False, False)
     _, r, term, trunc, info = env.step({"name": "list_module_tools", "arguments": {"module_name": "seat"}})
     assert (r, term, trunc) == (1.0, False, True)
-    assert info["episode"]["steps"] == 2
+    assert info["episode_stats"]["steps"] == 2
     obs, r, term, _, info = env.step(FINISH)  # stepping a finished episode does not raise
     assert "reset" in info["action_error"]
 
@@ -256,9 +256,9 @@ def test_search_memory_respects_as_of_and_is_audited(tiny_data: str) -> None:
     _, _, _, _, info = env.step({"name": "search_memory", "arguments": {"query": "x", "top_k": "many"}})
     assert "top_k" in info["action_error"]
     _, _, term, _, info = env.step(FINISH)
-    assert info["episode"]["memory_searches"] == 1
-    assert info["episode"]["memory_tokens"] > 0
-    assert info["episode"]["memory_audit"]["recall@3"] == 1.0
+    assert info["episode_stats"]["memory_searches"] == 1
+    assert info["episode_stats"]["memory_tokens"] > 0
+    assert info["episode_stats"]["memory_audit"]["recall@3"] == 1.0
 
 
 @pytest.mark.parametrize("action", [

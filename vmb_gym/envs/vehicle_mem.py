@@ -95,7 +95,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
     ## Episode End
     ``terminated`` when the policy calls ``finish``; ``truncated`` after ``max_steps`` steps.
     The final ``info`` holds ``metrics`` (every per-task metric of the scorer, tool-call F1 and
-    the list of differences) and ``episode`` (steps, tool executions, invalid actions, memory
+    the list of differences) and ``episode_stats`` (steps, tool executions, invalid actions, memory
     searches, memory tokens, memory-retrieval audit).
 
     ## Arguments
@@ -254,7 +254,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
             metrics, episode = self._runtime.final_metrics(self.reward_name, self._steps)
             reward = float(metrics["reward"])
             info["metrics"] = metrics
-            info["episode"] = episode
+            info["episode_stats"] = episode
         info["messages"] = list(self._messages)
         self._last_obs = obs
         if self.render_mode == "human":

@@ -208,7 +208,7 @@ class EpisodeRunner:
                 break
         query = self._query(task_id)
         memory = self.unwrapped.memory  # type: ignore[attr-defined]
-        episode = dict(info.get("episode", {}))
+        episode = dict(info.get("episode_stats", {}))
         metrics = dict(info.get("metrics", {}))
         hit_lines = sorted({int(i) for i in episode.get("memory_hit_line_ids", [])})
         record = base_record(self.config, task_id, trial, seed, query)

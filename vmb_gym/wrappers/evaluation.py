@@ -41,7 +41,7 @@ class EvaluationWrapper(gym.Wrapper[str, Any, str, Any]):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if (terminated or truncated) and "metrics" in info:
             self.records.append(dict(info["metrics"]))
-            self.episodes.append(dict(info.get("episode", {})))
+            self.episodes.append(dict(info.get("episode_stats", {})))
         return obs, reward, terminated, truncated, info
 
     def clear(self) -> None:

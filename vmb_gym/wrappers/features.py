@@ -137,15 +137,16 @@ class MiniLMFeaturizer:
 
     Args:
         cache_size: texts whose embeddings are kept.
+        threads: torch CPU threads for encoding (None: leave torch's setting).
     """
 
     kind = "minilm"
     width = 384
 
-    def __init__(self, cache_size: int = 16384) -> None:
+    def __init__(self, cache_size: int = 16384, threads: int | None = 1) -> None:
         from vmb_gym.memory.retrieval import MiniLMEmbedder  # offline loader (ConfigError when missing)
 
-        self._embedder = MiniLMEmbedder(batch_size=16)
+        self._embedder = MiniLMEmbedder(batch_size=16, threads=threads)
         self._cache = _TextCache(cache_size)
         self.dim = 4 * self.width + N_STATE
         self._zero = np.zeros(self.width, dtype=np.float32)
