@@ -400,7 +400,7 @@ def train_grpo(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str]
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
-            loss_v, kl_v = float(loss.detach()), float(((kl * cmask).sum(1) / lengths).mean())
+            loss_v, kl_v = float(loss.detach()), float(((kl.detach() * cmask).sum(1) / lengths).mean())
         row = {"step": step, "mean_reward": float(rewards.mean()), "std_reward": float(rewards.std(unbiased=False)),
                "esm": float(np.mean([m.get("exact_match", 0.0) for _, m in scored])),
                "format_rate": float(np.mean([m["format_ok"] for _, m in scored])), "loss": loss_v, "kl": kl_v,

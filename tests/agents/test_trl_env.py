@@ -66,7 +66,7 @@ def test_typed_method_and_finish(env: VehicleMemToolEnv) -> None:
     assert "finished" in env.finish()
     reward = env.get_reward()
     assert 0.0 <= reward <= 1.0
-    assert env.last_info["episode"]["pred_calls"] == 1
+    assert env.last_info["metrics"]["reward"] == reward
 
 
 def test_errors_never_raise(env: VehicleMemToolEnv) -> None:

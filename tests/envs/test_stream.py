@@ -67,7 +67,7 @@ def _drive(env: gym.Env, write, read=None):
         steps.append((obs, reward, info))
         assert not truncated
         if terminated:
-            return steps, info["episode"]
+            return steps, info["episode_stats"]
 
 
 def store_all(info: dict) -> list:
@@ -241,7 +241,7 @@ def _drive_from(env: gym.Env, info: dict, write):
         action = write(info) if info["phase"] == "write" else FINISH
         obs, reward, terminated, truncated, info = env.step(action)
         if terminated:
-            return obs, info["episode"]
+            return obs, info["episode_stats"]
 
 
 def test_step_after_the_end_and_bad_options() -> None:

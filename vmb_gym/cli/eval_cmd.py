@@ -42,6 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
     parser.add_argument("--trials", type=int, default=1, help="episodes per task (K); K > 1 reports pass^k")
     parser.add_argument("--workers", type=int, default=1, help="processes; each builds its own env and policy")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="where episodes run: this machine (--workers processes) or Ray tasks (pip install vmb_gym[ray])")
+    parser.add_argument("--address", default=None,
+                        help="Ray cluster address for --backend ray (default: start a local Ray)")
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip finished (task, trial) pairs, redo infrastructure errors")
@@ -76,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit, seed=args.seed, memory_kwargs=args.memory_kwargs, policy_kwargs=args.policy_kwargs,
             gold_run=args.gold_run, compare=list(args.compare),
         )
-        records = run_evaluation(config, args.out, make_policy, resume=args.resume, progress=not args.no_progress)
+        records = run_evaluation(config, args.out, make_policy, resume=args.resume, progress=not args.no_progress,
+                                 backend=args.backend, address=args.address)
         saved = read_json(f"{args.out}/config.json")
         metric = write_outputs(args.out, saved, records, plots=not args.no_plots)
     except VmbError as exc:

@@ -187,7 +187,8 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     ``terminated`` when the last request of the timeline ends; episodes are bounded by
     construction (chunks x ``max_chunk_steps`` + requests x ``max_query_steps``) and never
     ``truncated``. A request's last step puts ``query_metrics`` (every scorer metric) and
-    ``query_episode`` (tool figures) in ``info``. The final ``info["episode"]`` holds: per-request
+    ``query_episode`` (tool figures) in ``info``. The final ``info["episode_stats"]`` holds (not ``"episode"``, which
+    ``RecordEpisodeStatistics`` and SB3's ``Monitor`` use): per-request
     ``esm`` and ``f1_change``, their means, store size (active entries and tokens), entries and
     tokens written, write recall (share of the requests' streamed gold evidence lines cited by a
     non-deleted entry before the request), write precision (share of stored line ids that are
@@ -370,7 +371,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
             obs, reward, info = self._query_step(action)
         terminated = self._over
         if terminated:
-            info["episode"] = self.episode_summary()
+            info["episode_stats"] = self.episode_summary()
         self._last_obs = obs = self._fit(obs)
         return obs, reward, terminated, False, info
 
@@ -582,7 +583,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         return len(active), sum(self._entry_tokens.get(e, 0) for e in active)
 
     def episode_summary(self) -> dict[str, Any]:
-        """Figures of the episode so far (the final ``info["episode"]``)."""
+        """Figures of the episode so far (the final ``info["episode_stats"]``)."""
         recs = self._query_records
         streamed = sum(r["evidence_streamed"] for r in recs)
         stored = sum(r["evidence_stored"] for r in recs)

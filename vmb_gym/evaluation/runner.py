@@ -337,6 +337,8 @@ def run_evaluation(
     *,
     resume: bool = False,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run every missing (task, trial) episode of ``config`` and append it to ``results.jsonl``.
 
@@ -347,6 +349,8 @@ def run_evaluation(
             ``config.workers > 1``).
         resume: continue the run saved in ``out_dir`` (only missing or failed pairs run).
         progress: show a tqdm progress bar (on stderr).
+        backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
+        address: the Ray cluster to join (``None`` starts a local Ray).
 
     Returns:
         The run's records (the latest per (task_id, trial)), ordered by task then trial.
@@ -390,7 +394,11 @@ def run_evaluation(
     if pending:
         with ResultsWriter(results_path) as writer, tqdm(total=len(pending), disable=not progress, unit="ep",
                                                          desc=f"{config.policy}/{config.memory}") as bar:
-            if config.workers == 1:
+            if backend == "ray":
+                from vmb_gym.evaluation.ray_backend import run_ray
+
+                stream = run_ray(config, policy_factory, pending, address=address)
+            elif config.workers == 1:
                 runner = EpisodeRunner(config, policy_factory)
                 stream: Iterator[dict[str, Any]] = (runner.run(t, k) for t, k in pending)
             else:

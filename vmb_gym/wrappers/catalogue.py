@@ -440,3 +440,532 @@ class CatalogueActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
     def action_masks(self) -> np.ndarray:
         """Allowed catalogue entries now (``finish`` always is)."""
         return self.catalogue.mask(self.episode, memory_search=self._memory_search)
+
+
+# ============================================================================ slot (pointer) catalogue
+# A small, scenario-independent action space: the actions name *slots* (the k-th candidate API of
+# the request, the k-th candidate value read from the memory hits for that API, the k-th seat or
+# zone), and :class:`SlotCatalogue` resolves a slot into a concrete call for the episode at hand.
+# The candidates and their ranking come from the rules baseline (agents.rules / agents.vocabulary);
+# :class:`~vmb_gym.wrappers.features.SlotFeaturizer` describes every slot so that a policy learns
+# which slot is right from features that mean the same thing in every household.
+
+#: Candidate APIs per episode, memory values per API, target (seat/zone) choices per API.
+N_API_SLOTS = 4
+N_MEMORY_VALUES = 6
+N_TARGET_SLOTS = 3
+#: Value slots: memory values 0..K-1, the same values with the request's relative change applied
+#: (K..2K-1), the value the request states itself, and the minimal action (switch the device on).
+VALUE_EXPLICIT = 2 * N_MEMORY_VALUES
+VALUE_MINIMAL = 2 * N_MEMORY_VALUES + 1
+N_VALUE_SLOTS = 2 * N_MEMORY_VALUES + 2
+SLOT_FINISH, SLOT_SEARCH = 0, 1
+N_SLOT_ACTIONS = 2 + N_API_SLOTS * N_VALUE_SLOTS * N_TARGET_SLOTS
+#: Order in which other selector choices follow the rules' own choice in the target slots.
+_TARGET_ORDER = ("driver", "passenger", "all", "rear_left", "rear_right", "front", "rear", "left", "right", "both")
+
+_HIT_LINE = re.compile(r"^\s*\d+\.\s+\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}|-{10})\]\s(.*?)(\s\(superseded\))?$")
+#: Cue words of a memory line (regexes, case-insensitive), each one feature of a value slot.
+LINE_CUES: Mapping[str, re.Pattern[str]] = {
+    "preference": re.compile(r"\b(usually|always|prefer|preferred|favou?rite|standard|normally|every time|whenever|"
+                             r"i like|i love|my usual|remember|just right|should be|feels? (?:just )?right|perfect)\b", re.I),
+    "revision": re.compile(r"\b(switched|switch(?:ed)? my|update[ds]?|going forward|from today|from now on|changed|"
+                           r"change my|instead|anymore|no longer|new preference|these days|lately|let's make|"
+                           r"i've decided|starting today|now on)\b", re.I),
+    "correction": re.compile(r"\b(wrong|mistake|mistaken|meant|sorry|correct(?:ion)?|i said|misspoke|scratch that|"
+                             r"not what i|actually)\b", re.I),
+    "hypothetical": re.compile(r"\b(wonder|if we|if i|would feel|would be|maybe i'd|might try|probably awful|not now|"
+                               r"sounds wrong|swears by|anyone know|how to change|redesigned|read that|couldn't find|"
+                               r"someday|one day|imagine|trade this car)\b", re.I),
+    "elsewhere": re.compile(r"\b(\w+'s car|work van|rental|taxi|dealership|demo(?:ed)?|car show|showroom|online|"
+                            r"other car|my old car|uber|hotel|office|at home|friend's|her car|his car)\b", re.I),
+    "negation": re.compile(r"\b(not|never|hate|don't|dont|too|no more|can't|cannot|awful|terrible|wrong)\b", re.I),
+    "self": re.compile(r"\b(i|i'm|i've|i'd|my|me|mine)\b", re.I),
+    "question": re.compile(r"\?"),
+}
+
+
+@dataclass
+class ValueSlot:
+    """One candidate value of an API slot, with the evidence that supports it."""
+
+    value: Any
+    score: float  # the rules score of its best mention
+    mentions: int = 0
+    target_mentions: int = 0
+    other_mentions: int = 0
+    recency: float = 0.0  # time rank of its latest mention among the API's mentions (0 oldest, 1 latest)
+    latest_any: bool = False  # its latest mention is the API's latest mention
+    latest_target: bool = False  # ... the latest mention by the target person
+    conditions: float = 0.0  # condition words shared with the request (best mention)
+    opposite: float = 0.0  # opposite conditions (best mention)
+    cues: dict[str, float] = field(default_factory=dict)  # LINE_CUES of its representative mention
+    clean: bool = False  # some mention by the target is free of hypothetical / elsewhere / question cues
+    rules_top: bool = False  # the rules policy's own choice for this API
+    source: str = ""
+
+
+@dataclass
+class ApiSlot:
+    """One candidate API of the episode and its value slots."""
+
+    api: str
+    request_score: float
+    best_score: float  # best rules candidate score (0 when the hits hold no value)
+    passes: bool  # the rules filter keeps it (close to the request's best-named function)
+    rules_choice: bool
+    values: list[ValueSlot]
+    targets: list[str | None]  # selector values (None: the API has no selector)
+    explicit: Any = None  # a value the request states itself
+    minimal: tuple[str, dict[str, Any]] | None = None
+    companion: bool = False  # stated in the same memory line as the rules choice's value
+
+
+@dataclass
+class SlotAnalysis:
+    """Everything the slot catalogue knows about one episode: the request reading and the slots."""
+
+    request: Any  # agents.rules.Request
+    apis: list[ApiSlot]
+    delta: int | None
+    n_hits: int
+    searched: bool
+
+
+def parse_memory_text(text: str, speakers: Sequence[str] = ()) -> list[Any]:
+    """``search_memory`` result text back into :class:`~vmb_gym.memory.MemoryHit` objects."""
+    from datetime import datetime
+
+    from vmb_gym.memory import MemoryHit
+
+    hits = []
+    for i, line in enumerate(text.splitlines()):
+        m = _HIT_LINE.match(line)
+        if not m:
+            continue
+        ts = None if m.group(1).startswith("-") else datetime.strptime(m.group(1), "%Y-%m-%d %H:%M")
+        body = m.group(2)
+        people = tuple(s for s in speakers if body.startswith(s + ":"))
+        hits.append(MemoryHit(entry_id=f"T{i}:{m.group(1)}:{body[:40]}", text=body, score=0.0, timestamp=ts,
+                              people=people))
+    return hits
+
+
+def _selector_choices(spec: ApiSpec, first: str, request: str = "") -> list[str | None]:
+    from agents.vocabulary import selector_param
+
+    sel = selector_param(spec)
+    if sel is None or sel.constraint is None:
+        return [None]
+    choices = list(sel.constraint.choices)
+    if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.I):
+        first = "rear_right"
+    order = [first] + [c for c in _TARGET_ORDER if c in choices and c != first] + [
+        c for c in choices if c != first and c not in _TARGET_ORDER]
+    return order[:N_TARGET_SLOTS]
+
+
+class SlotCatalogue:
+    """The slot action space: ``finish``, ``search``, and API x value x target slots.
+
+    Action ``2 + (a * N_VALUE_SLOTS + v) * N_TARGET_SLOTS + t`` calls the ``a``-th candidate API
+    with its ``v``-th value slot at its ``t``-th target. ``search`` runs the rules baseline's
+    memory queries (the request, then "person + setting words" for the best-named functions) in
+    one step. The catalogue needs the scenario's speakers (read from the env's task set, like the
+    rules baseline; never a gold answer).
+
+    Args:
+        top_k: hits per memory query.
+        n_queries: memory queries of the search action (at most; the request is always one).
+    """
+
+    kind = "slots"
+
+    def __init__(self, top_k: int = 15, n_queries: int = 4,
+                 api_examples: Sequence[tuple[str, str]] | None = None) -> None:
+        self.top_k = top_k
+        self.n_queries = n_queries
+        self.n = N_SLOT_ACTIONS
+        self._cache: dict[tuple[str, str], SlotAnalysis] = {}
+        self._scores_cache: dict[str, dict[str, float]] = {}
+        self.api_examples = [(str(t), str(a)) for t, a in (api_examples or ())]
+        self._prior: Any = None
+        if len({a for _, a in self.api_examples}) > 1:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.pipeline import make_pipeline
+
+            self._prior = make_pipeline(TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1),
+                                        LogisticRegression(C=20.0, max_iter=2000))
+            self._prior.fit([t for t, _ in self.api_examples], [a for _, a in self.api_examples])
+
+    @staticmethod
+    def examples_from_tasks(queries: Iterable[Any], speakers_of: Any) -> list[tuple[str, str]]:
+        """``(request wording, first gold API)`` pairs of training tasks: the learned API prior.
+
+        The prior lets the API slots cover wordings the hand-written vocabulary lacks ("how far
+        the boot opens"): a TF-IDF logistic regression over the request's words. Only the training
+        tasks' gold *function names* are used, never their values.
+        """
+        from agents.rules import read_request
+
+        out = []
+        for q in queries:
+            if q.gold_calls:
+                req = read_request(q.text, speakers_of(q))
+                out.append((_prior_text(req), q.gold_calls[0].name))
+        return out
+
+    def api_scores(self, request: str, speakers: Sequence[str]) -> dict[str, float]:
+        """The vocabulary scores of the request's APIs plus the learned prior (3 x its probability)."""
+        cached = self._scores_cache.get(request)
+        if cached is not None:
+            return cached
+        from agents.rules import _api_text, read_request, score_apis
+
+        req = read_request(request, speakers)
+        scores = dict(score_apis(_api_text(req)))
+        if self._prior is not None:
+            probs = self._prior.predict_proba([_prior_text(req)])[0]
+            for i in np.argsort(-probs)[:PRIOR_NEIGHBOURS]:
+                if probs[i] >= 0.05:
+                    api = str(self._prior.classes_[i])
+                    scores[api] = scores.get(api, 0.0) + PRIOR_WEIGHT * float(probs[i])
+        if len(self._scores_cache) > 20_000:
+            self._scores_cache.clear()
+        self._scores_cache[request] = scores
+        return scores
+
+    def to_json(self) -> dict[str, Any]:
+        """The catalogue's settings (and the slot layout, checked on load)."""
+        return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries,
+                "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SlotCatalogue:
+        """Restore a catalogue written by :meth:`to_json`."""
+        layout = list(data.get("layout", []))
+        if layout != [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]:
+            raise ConfigError(f"slot layout {layout} differs from this version's "
+                              f"{[N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]}")
+        return cls(top_k=int(data.get("top_k", 15)), n_queries=int(data.get("n_queries", 4)),
+                   api_examples=[tuple(x) for x in data.get("api_examples", [])])
+
+    # ------------------------------------------------------------------ index arithmetic
+    @staticmethod
+    def index(api_slot: int, value_slot: int, target_slot: int) -> int:
+        """The action index of a (API, value, target) slot triple."""
+        return 2 + (api_slot * N_VALUE_SLOTS + value_slot) * N_TARGET_SLOTS + target_slot
+
+    @staticmethod
+    def unpack(index: int) -> tuple[int, int, int]:
+        """``(api_slot, value_slot, target_slot)`` of a call action (index >= 2)."""
+        rest = index - 2
+        return rest // (N_VALUE_SLOTS * N_TARGET_SLOTS), (rest // N_TARGET_SLOTS) % N_VALUE_SLOTS, rest % N_TARGET_SLOTS
+
+    # ------------------------------------------------------------------ search
+    def search_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
+        """The memory queries of the search action (the rules baseline's own queries)."""
+        from agents.rules import RulesPolicy, read_request
+
+        class _Recorder:  # a memory stand-in that records the rules policy's queries
+            provides_search = True
+            scenario_id = None
+
+            def __init__(self) -> None:
+                self.queries: list[str] = []
+
+            def search(self, q: str, **_: Any) -> list[Any]:
+                self.queries.append(q)
+                return []
+
+        rec = _Recorder()
+        policy = RulesPolicy(rec)  # type: ignore[arg-type]
+        req = read_request(request, speakers)
+        scenario = _SpeakersOnly(speakers)
+        policy._search(req, self.api_scores(request, speakers), scenario, as_of=_NOW)  # type: ignore[arg-type]
+        return list(dict.fromkeys(rec.queries))[: self.n_queries]
+
+    def search_action(self, episode: EpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
+        """The search step: one ``search_memory`` call per query."""
+        return [{"name": "search_memory", "arguments": {"query": q, "top_k": self.top_k}}
+                for q in self.search_queries(episode.request, speakers)]
+
+    # ------------------------------------------------------------------ analysis
+    def analyse(self, episode: EpisodeText, speakers: Sequence[str]) -> SlotAnalysis:
+        """The slots of the episode's current state (cached per request and hits)."""
+        key = (episode.request, "\n".join(episode.hits))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = _analyse(episode.request, episode.hits, speakers, episode.searched,
+                              self.api_scores(episode.request, speakers))
+            if len(self._cache) > 20_000:
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached
+
+    def resolve(self, index: int, analysis: SlotAnalysis) -> dict[str, Any] | None:
+        """The concrete call of a call action (None when the slot is empty)."""
+        from agents.vocabulary import selector_param, value_param
+
+        a, v, t = self.unpack(index)
+        if a >= len(analysis.apis):
+            return None
+        slot = analysis.apis[a]
+        if t >= len(slot.targets):
+            return None
+        target = slot.targets[t]
+        if v == VALUE_MINIMAL:
+            if slot.minimal is None:
+                return None
+            name, fixed = slot.minimal
+            args = dict(fixed)
+        else:
+            name = slot.api
+            vp = value_param(API_SPECS[name])
+            if v == VALUE_EXPLICIT:
+                if slot.explicit is None and vp is not None:
+                    return None
+                value = slot.explicit
+            else:
+                k = v % N_MEMORY_VALUES
+                if k >= len(slot.values):
+                    return None
+                value = slot.values[k].value
+                if v >= N_MEMORY_VALUES:  # the relative-change copy
+                    if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
+                            and not isinstance(value, bool)):
+                        return None
+                    value = _clamp_param(value + analysis.delta, vp)
+            args = {vp.name: value} if vp is not None and value is not None else {}
+        sel = selector_param(API_SPECS[name])
+        if sel is not None:
+            if target is None:
+                return None
+            choices = sel.constraint.choices if sel.constraint else ()
+            if target not in choices:
+                return None
+            args[sel.name] = target
+        elif t > 0:
+            return None  # no selector: only the first target slot
+        return {"name": name, "arguments": args}
+
+    def mask(self, analysis: SlotAnalysis, episode: EpisodeText, *, memory_search: bool = True) -> np.ndarray:
+        """Allowed actions: finish; search once (first); every non-empty call slot not made yet."""
+        mask = np.zeros(self.n, dtype=bool)
+        mask[SLOT_FINISH] = True
+        if memory_search and not episode.searched:
+            mask[SLOT_SEARCH] = True
+            return mask  # look before acting
+        seen: set[str] = set()
+        made_apis = set(episode.made_names)
+        for i in range(2, self.n):
+            call = self.resolve(i, analysis)
+            if call is None or call["name"] in made_apis:
+                continue
+            key = _call_key(call["name"], call["arguments"])
+            if key in seen or key in episode.made:
+                continue  # one index per distinct call
+            seen.add(key)
+            mask[i] = True
+        return mask
+
+
+class _SpeakersOnly:
+    scenario_id = None
+
+    def __init__(self, speakers: Sequence[str]) -> None:
+        self.speakers = tuple(speakers)
+
+
+_NOW = __import__("datetime").datetime(2100, 1, 1)
+
+
+def _clamp_param(value: int, vp: ParamSpec) -> int:
+    c = vp.constraint
+    if c is not None and c.minimum is not None:
+        value = max(c.minimum, value)
+    if c is not None and c.maximum is not None:
+        value = min(c.maximum, value)
+    return value
+
+
+PRIOR_NEIGHBOURS = 3
+PRIOR_WEIGHT = 3.0
+
+
+def _prior_text(req: Any) -> str:
+    """The words of a request that name its setting: the quotes (else the text) without names."""
+    text = " ".join(req.quotes) or req.text
+    for p in req.people:
+        for part in p.split():
+            text = re.sub(rf"\b{re.escape(part)}\b", " ", text)
+    return text
+
+
+def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
+             req_scores: dict[str, float]) -> SlotAnalysis:
+    """Read the request, pool the hits, rank APIs and values the way the rules baseline does."""
+    from agents.rules import (
+        OPPOSITE,
+        RulesPolicy,
+        _hit_body,
+        _request_value,
+        _same_person,
+        _selector_value,
+        conditions_in,
+        read_request,
+    )
+    from agents.vocabulary import enable_api, selector_param
+
+    req = read_request(request, speakers)
+    seen: dict[tuple[Any, str], Any] = {}
+    for text in hit_texts:
+        for h in parse_memory_text(text, speakers):
+            seen.setdefault((h.timestamp, h.text), h)
+    hits = list(seen.values())
+    policy = RulesPolicy("none")
+    policy._names = tuple(speakers)
+    cands = policy._candidates(req, req_scores, hits) if hits else []
+    by_render = {h.render(): h for h in hits}
+    best_req = max(req_scores.values(), default=0.0)
+
+    def passes(api: str) -> bool:
+        return best_req < 2.0 or req_scores.get(api, 0.0) >= best_req - 1.0
+
+    best_cand: dict[str, float] = {}
+    for c in cands:
+        best_cand[c.api] = max(best_cand.get(c.api, -1e9), c.score)
+    rules_api = next((c.api for c in cands if passes(c.api)), None)
+    ranked = sorted(set(req_scores) | set(best_cand), key=lambda api: (
+        -(api == rules_api),
+        -(passes(api) and api in best_cand),
+        -(best_cand.get(api, -1e9) if passes(api) and api in best_cand else 2.0 * req_scores.get(api, 0.0)),
+        api))
+    companions: list[str] = []
+    if rules_api is not None:  # functions stated in the chosen line ("Oh, and the mirror heating on too")
+        top_source = next(c.source for c in cands if c.api == rules_api)
+        companions = [c.api for c in cands if c.source == top_source and c.api != rules_api]
+        ranked = [ranked[0], *dict.fromkeys(companions), *[a for a in ranked[1:] if a not in companions]]
+    times = sorted({h.timestamp for h in hits if h.timestamp is not None})
+    rank_of_time = {tm: i / max(1, len(times) - 1) for i, tm in enumerate(times)}
+    apis: list[ApiSlot] = []
+    for api in ranked[:N_API_SLOTS]:
+        spec = API_SPECS[api]
+        mine = [c for c in cands if c.api == api]
+        latest_any = max((by_render[c.source].timestamp for c in mine if by_render[c.source].timestamp), default=None)
+        target_times = [by_render[c.source].timestamp for c in mine
+                        if req.target and any(_same_person(p, req.target) for p in by_render[c.source].people)
+                        and by_render[c.source].timestamp]
+        latest_target = max(target_times, default=None)
+        groups: dict[str, list[Any]] = {}
+        for c in mine:
+            groups.setdefault(repr(c.value), []).append(c)
+        values: list[ValueSlot] = []
+        for group in groups.values():
+            group.sort(key=lambda c: -c.score)
+            slot = ValueSlot(value=group[0].value, score=group[0].score, source=group[0].source)
+            rep = None
+            for c in group:
+                h = by_render[c.source]
+                is_target = bool(req.target) and any(_same_person(p, req.target) for p in h.people)
+                slot.mentions += 1
+                slot.target_mentions += is_target
+                slot.other_mentions += bool(h.people) and not is_target
+                if h.timestamp is not None:
+                    slot.recency = max(slot.recency, rank_of_time.get(h.timestamp, 0.0))
+                    slot.latest_any |= h.timestamp == latest_any
+                    slot.latest_target |= is_target and h.timestamp == latest_target
+                body = _hit_body(h, speakers)
+                cond = conditions_in(body)
+                if h.timestamp is not None and not cond & {"night", "day"}:
+                    cond.add("night" if h.timestamp.hour >= 19 or h.timestamp.hour < 5 else "day")
+                slot.conditions = max(slot.conditions, float(len(req.conditions & cond)))
+                slot.opposite = max(slot.opposite, float(len({OPPOSITE.get(x) for x in req.conditions} & cond)))
+                cues = {k: float(bool(p.search(body))) for k, p in LINE_CUES.items()}
+                if is_target and not (cues["hypothetical"] or cues["elsewhere"] or cues["question"]):
+                    slot.clean = True
+                # the representative mention: the latest by the target, else the latest
+                order = (is_target, h.timestamp or _NOW.replace(year=1900))
+                if rep is None or order > rep[0]:
+                    rep = (order, cues)
+            slot.cues = rep[1] if rep else {}
+            values.append(slot)
+        values.sort(key=lambda s: -s.score)
+        if values:
+            values[0].rules_top = True
+        sel = selector_param(spec)
+        first = _selector_value(spec, sel, req) if sel is not None else ""
+        apis.append(ApiSlot(api=api, request_score=req_scores.get(api, 0.0), best_score=best_cand.get(api, 0.0),
+                            passes=passes(api), rules_choice=api == rules_api, values=values[:N_MEMORY_VALUES],
+                            targets=_selector_choices(spec, first, request), explicit=_request_value(api, req),
+                            minimal=enable_api(api), companion=api in companions))
+    return SlotAnalysis(request=req, apis=apis, delta=req.delta, n_hits=len(hits), searched=searched)
+
+
+class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
+    """``VehicleMem-v0`` with the slot action space: ``Discrete(N_SLOT_ACTIONS)`` plus ``action_masks()``.
+
+    Observations stay the env's text; :class:`~vmb_gym.wrappers.features.SlotFeatureWrapper`
+    turns them into slot features. ``self.analysis`` is the current :class:`SlotAnalysis`.
+
+    Args:
+        env: a ``VehicleMem-v0`` env.
+        catalogue: the slot catalogue (default: no learned API prior).
+    """
+
+    def __init__(self, env: gym.Env[Any, Any], catalogue: SlotCatalogue | None = None) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        self._memory_search = bool(getattr(getattr(base, "memory", None), "provides_search", False))
+        self.catalogue = catalogue or SlotCatalogue()
+        self.action_space = spaces.Discrete(self.catalogue.n)
+        self.episode = EpisodeText()
+        self.speakers: tuple[str, ...] = ()
+        self.analysis: SlotAnalysis | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the env, the episode record and the slots."""
+        if seed is not None:
+            self.action_space.seed(seed)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self.episode.on_reset(obs, info)
+        self.speakers = speakers_of(self.env, info)
+        self.analysis = self.catalogue.analyse(self.episode, self.speakers)
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Run the call the action's slots resolve to (an empty slot runs as ``finish``)."""
+        index = int(action)
+        if not 0 <= index < self.catalogue.n:
+            raise ConfigError(f"action {index} is outside the slot catalogue (0-{self.catalogue.n - 1})")
+        assert self.analysis is not None
+        call = slot_call(self.catalogue, index, self.analysis, self.episode, self.speakers)
+        obs, reward, terminated, truncated, info = self.env.step(call)
+        self.episode.on_step(obs, info)
+        self.analysis = self.catalogue.analyse(self.episode, self.speakers)
+        info["slot_call"] = call
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Allowed slot actions now (``finish`` always is)."""
+        assert self.analysis is not None
+        return self.catalogue.mask(self.analysis, self.episode, memory_search=self._memory_search)
+
+
+def speakers_of(env: gym.Env[Any, Any], info: Mapping[str, Any]) -> tuple[str, ...]:
+    """The speakers of the episode's scenario (from the env's task set; never its gold answers)."""
+    tasks = getattr(env.unwrapped, "tasks", None)
+    scenario = getattr(tasks, "scenarios", {}).get(info.get("scenario_id")) if tasks is not None else None
+    return tuple(getattr(scenario, "speakers", ()) or ())
+
+
+def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, episode: EpisodeText,
+              speakers: Sequence[str]) -> Any:
+    """The env action of slot action ``index``: finish, the search calls, or the resolved call."""
+    if index == SLOT_FINISH:
+        return {"name": "finish", "arguments": {}}
+    if index == SLOT_SEARCH:
+        return catalogue.search_action(episode, speakers)
+    call = catalogue.resolve(index, analysis)
+    return call if call is not None else {"name": "finish", "arguments": {}}

@@ -222,3 +222,189 @@ def featurizer_from_config(config: Mapping[str, Any]) -> HashingFeaturizer | Min
     """Rebuild a featuriser from its :meth:`config`."""
     kwargs = {k: v for k, v in config.items() if k != "kind"}
     return make_featurizer(str(config.get("kind", "hashing")), **kwargs)
+
+
+# ============================================================================ slot features
+#: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
+_KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 14
+_TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
+_ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
+
+
+class SlotFeaturizer:
+    """Describes every action of the slot catalogue: ``Box(-1, 1, (N_SLOT_ACTIONS * D,))``.
+
+    Row ``i`` (of ``D`` floats) describes action ``i`` in terms that mean the same thing in every
+    household, so one small scorer shared by all rows (see
+    :class:`~vmb_gym.wrappers.sb3.SlotPointerPolicy`) can learn which slot is right:
+
+    * kind: finish / search / call;
+    * episode: searched, steps, calls made, relative change in the request, hit count, routine
+      asked for, the request states a value, last step was an error;
+    * API slot: rank, vocabulary + learned score of the request, best rules score in the hits,
+      kept by the rules filter, the rules choice, stated with the chosen value ("companion"),
+      value type;
+    * value slot: kind (memory value, memory value + relative change, request value, minimal
+      action), rank, rules score and gap to the best, mentions (all / target person / others),
+      recency rank, latest mention (any / target), condition match and opposite, a clean
+      mention by the target, the rules' own choice, and the cue words of its representative line
+      (preference, revision, correction, hypothetical, elsewhere, negation, first person, question);
+    * target slot: rank, none, which seat/zone.
+
+    Empty slots are all zeros (they are masked anyway).
+    """
+
+    kind = "slots"
+
+    def __init__(self) -> None:
+        from vmb_gym.wrappers.catalogue import LINE_CUES, N_MEMORY_VALUES, N_SLOT_ACTIONS
+
+        self._cues = tuple(LINE_CUES)
+        self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues)
+        self.row = _KIND + _GLOBAL + _API + self.value_width + _TARGET
+        self.n_actions = N_SLOT_ACTIONS
+        self.dim = self.n_actions * self.row
+        self._cache: dict[int, np.ndarray] = {}
+
+    def config(self) -> dict[str, Any]:
+        """``{"kind": "slots"}``."""
+        return {"kind": self.kind}
+
+    def features(self, analysis: Any, episode: EpisodeText, last_error: bool | None = None) -> np.ndarray:
+        """The flat feature vector of the episode's current state."""
+        from vmb_gym.wrappers.catalogue import N_TARGET_SLOTS, N_VALUE_SLOTS, SlotCatalogue
+
+        key = id(analysis)
+        base = self._cache.get(key)
+        if base is None or self._cache.get(-key) is not analysis:  # type: ignore[comparison-overlap]
+            base = self._static(analysis)
+            if len(self._cache) > 8192:
+                self._cache.clear()
+            self._cache[key] = base
+            self._cache[-key] = analysis  # type: ignore[assignment]
+        out = base.copy()
+        g = np.array([float(episode.searched), min(episode.steps, 5) / 5.0, min(len(episode.made_names), 3) / 3.0,
+                      float(bool(analysis.delta)), min(analysis.n_hits, 40) / 40.0,
+                      float(bool(_ROUTINE.search(episode.request))),
+                      float(any(a.explicit is not None for a in analysis.apis)), float(episode.last_error)],
+                     dtype=np.float32)
+        out[:, _KIND:_KIND + _GLOBAL] = g
+        made = set(episode.made_names)
+        for a, slot in enumerate(analysis.apis):
+            if slot.api in made:
+                for v in range(N_VALUE_SLOTS):
+                    for t in range(N_TARGET_SLOTS):
+                        out[SlotCatalogue.index(a, v, t), _KIND + _GLOBAL + 13] = 1.0  # api already called
+        return out.reshape(-1)
+
+    def _static(self, analysis: Any) -> np.ndarray:
+        from vmb_gym.wrappers.catalogue import (
+            N_MEMORY_VALUES,
+            N_TARGET_SLOTS,
+            VALUE_EXPLICIT,
+            VALUE_MINIMAL,
+            SlotCatalogue,
+        )
+
+        rows = np.zeros((self.n_actions, self.row), dtype=np.float32)
+        rows[0, 0] = 1.0
+        rows[1, 1] = 1.0
+        a0 = _KIND + _GLOBAL
+        v0 = a0 + _API
+        t0 = v0 + self.value_width
+        for a, slot in enumerate(analysis.apis):
+            api_vec = np.zeros(_API, dtype=np.float32)
+            api_vec[a] = 1.0
+            api_vec[4] = min(slot.request_score, 10.0) / 10.0
+            api_vec[5] = min(slot.best_score, 20.0) / 20.0
+            api_vec[6] = float(slot.passes)
+            api_vec[7] = float(slot.rules_choice)
+            api_vec[8] = float(slot.companion)
+            api_vec[9] = float(bool(slot.values))
+            api_vec[10] = _value_type(slot.api)
+            api_vec[11] = float(slot.minimal is not None)
+            api_vec[12] = float(slot.explicit is not None)
+            best = slot.values[0].score if slot.values else 0.0
+            value_vecs: dict[int, np.ndarray] = {}
+            for k, val in enumerate(slot.values):
+                vec = np.zeros(self.value_width, dtype=np.float32)
+                vec[4 + k] = 1.0
+                o = 4 + N_MEMORY_VALUES
+                vec[o: o + 13] = [min(val.score, 20.0) / 20.0, min(best - val.score, 5.0) / 5.0,
+                                  min(val.mentions, 5) / 5.0, min(val.target_mentions, 5) / 5.0,
+                                  min(val.other_mentions, 5) / 5.0, val.recency, float(val.latest_any),
+                                  float(val.latest_target), min(val.conditions, 2.0) / 2.0,
+                                  min(val.opposite, 2.0) / 2.0, float(val.clean), float(val.rules_top),
+                                  float(isinstance(val.value, bool))]
+                vec[o + 13:] = [val.cues.get(c, 0.0) for c in self._cues]
+                plain = vec.copy()
+                plain[0] = 1.0
+                value_vecs[k] = plain
+                shifted = vec.copy()
+                shifted[1] = 1.0
+                value_vecs[N_MEMORY_VALUES + k] = shifted
+            explicit = np.zeros(self.value_width, dtype=np.float32)
+            explicit[2] = 1.0
+            value_vecs[VALUE_EXPLICIT] = explicit
+            minimal = np.zeros(self.value_width, dtype=np.float32)
+            minimal[3] = 1.0
+            value_vecs[VALUE_MINIMAL] = minimal
+            for t, target in enumerate(slot.targets[:N_TARGET_SLOTS]):
+                tvec = np.zeros(_TARGET, dtype=np.float32)
+                tvec[t] = 1.0
+                if target is None:
+                    tvec[3] = 1.0
+                elif target in _TARGET_NAMES:
+                    tvec[4 + _TARGET_NAMES.index(target)] = 1.0
+                for v, vvec in value_vecs.items():
+                    i = SlotCatalogue.index(a, v, t)
+                    rows[i, 2] = 1.0
+                    rows[i, a0:a0 + _API] = api_vec
+                    rows[i, v0:v0 + self.value_width] = vvec
+                    rows[i, t0:t0 + _TARGET] = tvec
+        return rows
+
+
+def _value_type(api: str) -> float:
+    """0 none, 0.25 bool, 0.5 int, 0.75 enum, 1 free text."""
+    from agents.vocabulary import value_param
+
+    from vmb_gym.vehicle import API_SPECS
+
+    vp = value_param(API_SPECS[api])
+    if vp is None:
+        return 0.0
+    if vp.py_type is bool:
+        return 0.25
+    if vp.py_type is int:
+        return 0.5
+    if vp.constraint is not None and vp.constraint.choices:
+        return 0.75
+    return 1.0
+
+
+class SlotFeatureWrapper(gym.Wrapper[np.ndarray, Any, Any, Any]):
+    """Slot features over a :class:`~vmb_gym.wrappers.catalogue.SlotActionWrapper` (``action_masks`` passes through)."""
+
+    def __init__(self, env: gym.Env[Any, Any], featurizer: SlotFeaturizer | None = None) -> None:
+        super().__init__(env)
+        self.featurizer = featurizer or SlotFeaturizer()
+        self.observation_space = spaces.Box(-1.0, 1.0, shape=(self.featurizer.dim,), dtype=np.float32)
+
+    def _obs(self) -> np.ndarray:
+        inner = self.env
+        return self.featurizer.features(inner.analysis, inner.episode)  # type: ignore[attr-defined]
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset and describe the slots."""
+        _, info = self.env.reset(seed=seed, options=options)
+        return self._obs(), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Step and describe the slots."""
+        _, reward, terminated, truncated, info = self.env.step(action)
+        return self._obs(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The inner wrapper's masks."""
+        return self.env.action_masks()  # type: ignore[attr-defined]
