@@ -335,6 +335,8 @@ class DenseMemory(_LineRetrieval):
     def stats(self) -> dict[str, float]:
         """Base counters plus mean query-embedding ms and the embedding-cache hit flag."""
         out = super().stats()
+        if self._dense is None:
+            return out
         q = self._dense.query_seconds
         out["query_embed_ms_mean"] = 1000.0 * sum(q) / len(q) if q else 0.0
         out["embedding_cache_hit"] = float(bool(self._dense.cache_hit))

@@ -26,6 +26,8 @@ same mask can be computed outside the wrapper (see :mod:`vmb_gym.wrappers.sb3`).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -451,7 +453,8 @@ class CatalogueActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
 # which slot is right from features that mean the same thing in every household.
 
 #: Candidate APIs per episode, memory values per API, target (seat/zone) choices per API.
-N_API_SLOTS = 4
+N_API_SLOTS = 5
+N_COMPANION_SLOTS = 2
 N_MEMORY_VALUES = 6
 N_TARGET_SLOTS = 3
 #: Value slots: memory values 0..K-1, the same values with the request's relative change applied
@@ -503,6 +506,7 @@ class ValueSlot:
     clean: bool = False  # some mention by the target is free of hypothetical / elsewhere / question cues
     rules_top: bool = False  # the rules policy's own choice for this API
     source: str = ""
+    sources: list[str] = field(default_factory=list)  # every line that states it (rendered)
 
 
 @dataclass
@@ -551,7 +555,7 @@ def parse_memory_text(text: str, speakers: Sequence[str] = ()) -> list[Any]:
     return hits
 
 
-def _selector_choices(spec: ApiSpec, first: str, request: str = "") -> list[str | None]:
+def _selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
     from agents.vocabulary import selector_param
 
     sel = selector_param(spec)
@@ -560,7 +564,12 @@ def _selector_choices(spec: ApiSpec, first: str, request: str = "") -> list[str 
     choices = list(sel.constraint.choices)
     if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.I):
         first = "rear_right"
-    order = [first] + [c for c in _TARGET_ORDER if c in choices and c != first] + [
+    own = [seat] if seat in choices and seat != first else []
+    if first == "rear_left" and seat == "rear_left" and "rear_right" in choices:
+        own = ["rear_right"]
+    if seat == "rear_left" and re.search(r"\b(rear|back) right\b", request, re.I) and "rear_right" in choices:
+        own = ["rear_right"] if first != "rear_right" else []
+    order = [first] + own + [c for c in _TARGET_ORDER if c in choices and c != first and c not in own] + [
         c for c in choices if c != first and c not in _TARGET_ORDER]
     return order[:N_TARGET_SLOTS]
 
@@ -615,6 +624,28 @@ class SlotCatalogue:
                 req = read_request(q.text, speakers_of(q))
                 out.append((_prior_text(req), q.gold_calls[0].name))
         return out
+
+    def classify(self, phrase: str) -> str | None:
+        """The on/off function a short routine phrase names ("the sunroof lock locked").
+
+        Routine add-ons are switches, so only functions with a boolean value compete; each is
+        scored by the vocabulary and by the stems it shares with its function and module names.
+        """
+        from agents.rules import score_apis
+        from agents.vocabulary import module_words
+
+        vocab = score_apis(phrase)
+        stems = {w[:5] for w in _WORD.findall(phrase.lower()) if len(w) > 2}
+        best: tuple[float, str] | None = None
+        for api in _switch_apis():
+            spec = API_SPECS[api]
+            name_words = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", api[len("carcontrol_"):]).lower())
+            words = {w[:5] for w in name_words if w not in ("set", "enabled")}
+            words |= {w[:5] for m in module_words(spec.module) for w in m.split()}
+            score = vocab.get(api, 0.0) + len(stems & words)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, api)
+        return best[1] if best else None
 
     def api_scores(self, request: str, speakers: Sequence[str]) -> dict[str, float]:
         """The vocabulary scores of the request's APIs plus the learned prior (3 x its probability)."""
@@ -698,7 +729,7 @@ class SlotCatalogue:
         cached = self._cache.get(key)
         if cached is None:
             cached = _analyse(episode.request, episode.hits, speakers, episode.searched,
-                              self.api_scores(episode.request, speakers))
+                              self.api_scores(episode.request, speakers), self.classify)
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = cached
@@ -803,8 +834,30 @@ def _prior_text(req: Any) -> str:
     return text
 
 
+_COMPANION = re.compile(r"(?:\bOh, and|\bAnd I like|\bPlus|\bSame routine:|\bAlso|\band also)\s+(.+?)"
+                        r"(?:\s+too|\s+at the same time|,\s*always|\s+as well)?\s*[.!]?\s*$", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def _switch_apis() -> tuple[str, ...]:
+    from agents.vocabulary import value_param
+
+    out = []
+    for name, spec in sorted(API_SPECS.items()):
+        vp = value_param(spec)
+        if vp is not None and vp.py_type is bool:
+            out.append(name)
+    return tuple(out)
+
+
+def _companion_clause(text: str) -> str | None:
+    """A second setting stated at the end of a line ("..., Plus the sunroof lock locked, always.")."""
+    m = _COMPANION.search(text)
+    return m.group(1) if m else None
+
+
 def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
-             req_scores: dict[str, float]) -> SlotAnalysis:
+             req_scores: dict[str, float], classify: Any = None) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does."""
     from agents.rules import (
         OPPOSITE,
@@ -817,6 +870,9 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         read_request,
     )
     from agents.vocabulary import enable_api, selector_param
+
+    from agents.rules import extract_value
+    from agents.vocabulary import value_param
 
     req = read_request(request, speakers)
     seen: dict[tuple[Any, str], Any] = {}
@@ -842,16 +898,10 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         -(passes(api) and api in best_cand),
         -(best_cand.get(api, -1e9) if passes(api) and api in best_cand else 2.0 * req_scores.get(api, 0.0)),
         api))
-    companions: list[str] = []
-    if rules_api is not None:  # functions stated in the chosen line ("Oh, and the mirror heating on too")
-        top_source = next(c.source for c in cands if c.api == rules_api)
-        companions = [c.api for c in cands if c.source == top_source and c.api != rules_api]
-        ranked = [ranked[0], *dict.fromkeys(companions), *[a for a in ranked[1:] if a not in companions]]
     times = sorted({h.timestamp for h in hits if h.timestamp is not None})
     rank_of_time = {tm: i / max(1, len(times) - 1) for i, tm in enumerate(times)}
-    apis: list[ApiSlot] = []
-    for api in ranked[:N_API_SLOTS]:
-        spec = API_SPECS[api]
+
+    def value_slots(api: str) -> list[ValueSlot]:
         mine = [c for c in cands if c.api == api]
         latest_any = max((by_render[c.source].timestamp for c in mine if by_render[c.source].timestamp), default=None)
         target_times = [by_render[c.source].timestamp for c in mine
@@ -870,6 +920,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 h = by_render[c.source]
                 is_target = bool(req.target) and any(_same_person(p, req.target) for p in h.people)
                 slot.mentions += 1
+                slot.sources.append(c.source)
                 slot.target_mentions += is_target
                 slot.other_mentions += bool(h.people) and not is_target
                 if h.timestamp is not None:
@@ -888,18 +939,63 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 # the representative mention: the latest by the target, else the latest
                 order = (is_target, h.timestamp or _NOW.replace(year=1900))
                 if rep is None or order > rep[0]:
-                    rep = (order, cues)
-            slot.cues = rep[1] if rep else {}
+                    rep = (order, cues, c.source)
+            if rep is not None:
+                slot.cues, slot.source = rep[1], rep[2]
             values.append(slot)
         values.sort(key=lambda s: -s.score)
         if values:
             values[0].rules_top = True
+        # keep the clean mentions by the target first, then the rest by the rules score
+        values.sort(key=lambda s: (not s.clean, -s.score))
+        return values[:N_MEMORY_VALUES]
+
+    def api_slot(api: str, values: list[ValueSlot], first: str | None = None, companion: bool = False) -> ApiSlot:
+        spec = API_SPECS[api]
         sel = selector_param(spec)
-        first = _selector_value(spec, sel, req) if sel is not None else ""
-        apis.append(ApiSlot(api=api, request_score=req_scores.get(api, 0.0), best_score=best_cand.get(api, 0.0),
-                            passes=passes(api), rules_choice=api == rules_api, values=values[:N_MEMORY_VALUES],
-                            targets=_selector_choices(spec, first, request), explicit=_request_value(api, req),
-                            minimal=enable_api(api), companion=api in companions))
+        if first is None:
+            first = _selector_value(spec, sel, req) if sel is not None else ""
+        return ApiSlot(api=api, request_score=req_scores.get(api, 0.0), best_score=best_cand.get(api, 0.0),
+                       passes=passes(api), rules_choice=api == rules_api, values=values,
+                       targets=_selector_choices(spec, first, request, req.seat), explicit=_request_value(api, req),
+                       minimal=enable_api(api), companion=companion)
+
+    apis: list[ApiSlot] = []
+    if ranked:
+        apis.append(api_slot(ranked[0], value_slots(ranked[0])))
+        # companions: a second setting stated in the line of a candidate value ("Plus the sunroof lock locked")
+        comp: dict[str, ApiSlot] = {}
+        pairs = [(val, src) for val in apis[0].values for src in dict.fromkeys([val.source, *val.sources])]
+        for val, src in pairs:
+            clause = _companion_clause(by_render[src].text if src in by_render else "")
+            if not clause or classify is None:
+                continue
+            capi = classify(clause)
+            if capi is None or capi == ranked[0]:
+                continue
+            cspec = API_SPECS[capi]
+            cval = extract_value(cspec, clause, req)
+            vp = value_param(cspec)
+            if cval is None and vp is not None and vp.py_type is bool:
+                cval = True
+            if cval is None:
+                continue
+            slot = comp.get(capi)
+            if slot is None:
+                sel = selector_param(cspec)
+                first = next((c for c in (sel.constraint.choices if sel and sel.constraint else ())
+                              if re.search(rf"\b{c.replace('_', ' ')}\b", clause, re.I)), None) if sel else ""
+                if first is None and sel is not None:
+                    first = _selector_value(cspec, sel, req)
+                slot = comp[capi] = api_slot(capi, [], first, companion=True)
+            if len(slot.values) < N_MEMORY_VALUES and all(v.value != cval for v in slot.values):
+                slot.values.append(dataclasses.replace(val, value=cval, cues=dict(val.cues)))
+        apis.extend(list(comp.values())[:N_COMPANION_SLOTS])
+        for api in ranked[1:]:
+            if len(apis) >= N_API_SLOTS:
+                break
+            if all(a.api != api for a in apis):
+                apis.append(api_slot(api, value_slots(api)))
     return SlotAnalysis(request=req, apis=apis, delta=req.delta, n_hits=len(hits), searched=searched)
 
 

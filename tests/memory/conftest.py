@@ -1,0 +1,70 @@
+"""Fixtures: a small synthetic household and (when present) the official data."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from vmb_gym.memory.base import clear_snapshots
+from vmb_gym.types import EvidenceEvent, HistoryLine, Query, Scenario
+
+T0 = datetime(2025, 3, 10, 8, 0)
+
+SCRIPT = [
+    (0, "Gary Allen", "I really love this green instrument panel. It reminds me of the forest."),
+    (1, "Justin Martinez", "It does look nice. Calming, actually."),
+    (60, "Patricia Garcia", "I prefer the navigation voice to be detailed so I never miss a turn."),
+    (61, "Gary Allen", "Good call, detailed directions help in the city."),
+    (1440, "Patricia Garcia", "Green is too dark for me at night. I prefer white, so I changed the panel to white."),
+    (1441, "Gary Allen", "No problem, I know what you mean about the gauges."),
+    (2880, "Justin Martinez", "It's getting hot. Let's turn on the seat ventilation and set it to level 3."),
+    (2881, "Gary Allen", "The afternoon sun is relentless today."),
+    (4320, "Gary Allen", "I finished the chapter on Egleston's early years."),
+    (4321, "Patricia Garcia", "That pamphlet is going to be great."),
+    (5760, "Patricia Garcia", "I'm tall, so I need the headrest all the way up at 44."),
+    (7200, "Gary Allen", "I'm much shorter. Let me lower the headrest to 3."),
+]
+
+
+def make_lines(script=SCRIPT, start: datetime = T0) -> tuple[HistoryLine, ...]:
+    """History lines from (minute offset, speaker, text) rows."""
+    return tuple(HistoryLine(i + 1, start + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(script))
+
+
+def make_query(lines, index: int, text: str, evidence_ids: list[tuple[int, ...]], rt: str = "preference_conflict",
+               as_of: datetime | None = None, scenario_id: int = 1) -> Query:
+    """A query whose events are the given line-id groups."""
+    by_id = {ln.line_id: ln for ln in lines}
+    events = tuple(EvidenceEvent(by_id[g[0]].text, by_id[g[0]].timestamp, g) for g in evidence_ids)
+    gold = "\n".join(f"[{by_id[g[0]].timestamp:%B %d, %Y}] {by_id[g[0]].text}" for g in evidence_ids)
+    return Query(f"{scenario_id}_{index}", scenario_id, index, text, rt, (), (), gold, events,
+                 as_of or lines[-1].timestamp + timedelta(minutes=1))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("VMB_CACHE_DIR", str(tmp_path / "cache"))
+    clear_snapshots()
+    yield
+    clear_snapshots()
+
+
+@pytest.fixture
+def scenario() -> Scenario:
+    lines = make_lines()
+    queries = (
+        make_query(lines, 0, "Gary wants his usual green instrument panel color back.", [(1,), (5,)]),
+        make_query(lines, 1, "Patricia: I need to adjust the headrest height.", [(11,), (12,)]),
+        make_query(lines, 2, "Justin: seat ventilation on at the comfortable level.", [(7,)], rt="error_correction"),
+    )
+    return Scenario(1, ("Gary Allen", "Justin Martinez", "Patricia Garcia"), lines, queries, "synthetic")
+
+
+def official_dir() -> Path | None:
+    """The official data folder (``$VMB_OFFICIAL_DIR`` or ../shared/vehiclemembench), if present."""
+    env = os.environ.get("VMB_OFFICIAL_DIR")
+    root = Path(env) if env else Path(__file__).resolve().parents[2].parent / "shared" / "vehiclemembench"
+    return root if (root / "history").is_dir() and (root / "qa_data").is_dir() else None

@@ -1,0 +1,75 @@
+"""The small LLM interface the LLM-built memories (``summary``, ``key_value``) need.
+
+HF and OpenAI backends (``agents/``) implement :class:`ChatBackend`; tests use a scripted one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, TypedDict, runtime_checkable
+
+
+class ToolCallDict(TypedDict):
+    """One tool call of a reply: ``{"name": str, "arguments": dict}``."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class ChatReply(TypedDict):
+    """A chat reply: text plus tool calls (possibly none)."""
+
+    content: str
+    tool_calls: list[ToolCallDict]
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    """Anything that answers a chat with optional tool calls.
+
+    ``messages`` are OpenAI-style ``{"role", "content"}`` dicts; ``tools`` are OpenAI function
+    schemas (``{"type": "function", "function": {...}}``). ``arguments`` in the reply may be a
+    dict or a JSON string (callers use :func:`tool_arguments`).
+    """
+
+    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+        """One completion (temperature 0 where the backend has one)."""
+
+
+def tool_schema(name: str, description: str, params: Mapping[str, str], required: Sequence[str] | None = None) -> dict:
+    """An OpenAI function schema with string parameters (``params``: name -> description)."""
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
+                "required": list(params) if required is None else list(required),
+            },
+        },
+    }
+
+
+def tool_arguments(call: Mapping[str, Any], field: str | None = None) -> dict[str, Any]:
+    """The arguments of a tool call as a dict.
+
+    A JSON string is parsed; when parsing fails and ``field`` is given, the value of ``field`` is
+    pulled out with a regex (the official summary builder's fallback); else ``{}``.
+    """
+    args = call.get("arguments", {})
+    if isinstance(args, Mapping):
+        return dict(args)
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+            return dict(parsed) if isinstance(parsed, Mapping) else {}
+        except json.JSONDecodeError:
+            if field:
+                m = re.search(rf'"{re.escape(field)}"\s*:\s*"(.*)"\s*}}?\s*$', args, re.DOTALL)
+                if m:
+                    return {field: m.group(1).encode().decode("unicode_escape", errors="ignore")}
+    return {}
