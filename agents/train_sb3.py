@@ -1,14 +1,21 @@
 """Train a (Maskable)PPO policy on VehicleMem-v0 and evaluate it on held-out scenarios.
 
 Read top to bottom: arguments, env thunks, seeding, the training loop (SB3 ``learn`` with a
-logging/checkpoint callback), the held-out evaluation against random and no-op, the plot.
+logging/checkpoint callback), the held-out evaluation against rules, random and no-op, the plot.
 
-    python agents/train_sb3.py --algo maskable_ppo --memory bm25 --timesteps 20000 --out runs/sb3
-    vmb train sb3 --algo maskable_ppo --memory bm25 --timesteps 20000 --out runs/sb3
+    vmb train sb3 --timesteps 30000 --out runs/sb3                       # slot design (default)
+    vmb train sb3 --design catalogue --data official:DIR --train-files 1-30 --eval-files 31-40
 
-Actions are one flat ``Discrete(N)`` catalogue of complete calls with episode masks; observations
-are hashed bag-of-words features (or frozen MiniLM embeddings) of the request, the memory text
-and the latest results. See :mod:`vmb_gym.wrappers.sb3`.
+Two action designs:
+
+* ``slots`` (default): a small scenario-independent ``Discrete`` space of *slots* (k-th candidate
+  API of the request x k-th candidate value read from the memory hits x k-th seat/zone, plus
+  search and finish), resolved into concrete calls per episode, with per-slot features and a
+  pointer policy (one scorer shared by all slots). Trained on the generated *train* split
+  (written once into ``--cache-dir``), evaluated on the held-out default test split and, when
+  present, on the official data. See :class:`vmb_gym.wrappers.catalogue.SlotCatalogue`.
+* ``catalogue``: the flat ``Discrete(N)`` catalogue of ~2,000 complete calls with hashed
+  bag-of-words (or MiniLM) features of the text (it does not transfer across households).
 
 Outputs in ``--out``: ``checkpoints/step_*.zip`` (+ ``.vmb.json`` sidecars), ``final.zip``,
 ``train_log.csv`` (one row per training episode), ``eval.csv`` (one row per held-out episode and
@@ -45,18 +52,24 @@ from vmb_gym.wrappers.sb3 import load_sb3_policy, make_sb3_env, save_sb3_checkpo
 class Args:
     """Every setting of a run (the CLI flags have the same names)."""
 
+    design: str = "slots"  # "slots" (pointer over candidate slots) or "catalogue" (flat call catalogue)
     algo: str = "maskable_ppo"  # "maskable_ppo" (uses action_masks) or "ppo" (ignores them)
     memory: str = "bm25"  # memory module of the env
     timesteps: int = 20_000  # environment steps of training
     out: str = "runs/sb3"  # output folder
-    data: str = "official:../shared/vehiclemembench"  # training data spec
-    train_files: str = "1-30"  # scenarios of `data` to train on ("" = all)
-    eval_data: str | None = None  # held-out data spec (None = `data`)
-    eval_files: str = "31-40"  # held-out scenarios of the eval data ("" = all)
+    data: str = "generated:train"  # training data: "generated:train" (the train split, cached), a spec or a folder
+    train_scenarios: int = 80  # scenarios of the generated train split to write and use
+    cache_dir: str = ".cache/vmb_gym"  # where the generated train split is written once
+    train_files: str = ""  # scenarios of `data` to train on ("" = all)
+    eval_data: str | None = "default"  # held-out data spec (None = `data`); "default" = generated test split
+    eval_files: str = ""  # held-out scenarios of the eval data ("" = all)
+    official_data: str = "official:../shared/vehiclemembench"  # also evaluated when present ("" = skip)
+    official_files: str = "1-40"
+    train_eval_episodes: int = 200  # training tasks re-run for the train score (slots design)
     features: str = "hashing"  # "hashing" or "minilm"
     max_steps: int = 5  # step limit of an episode
     seed: int = 0
-    n_envs: int = 0  # vector envs; 0 = one per training scenario (at most 32): no memory re-ingestion
+    n_envs: int = 0  # vector envs; 0 = one per training scenario (at most 32; slots: at most 100)
     n_steps: int = 64  # rollout length per env
     batch_size: int = 256
     n_epochs: int = 4
@@ -119,6 +132,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 def main(args: Args) -> dict[str, Any]:
     """Train, checkpoint, evaluate and plot; return the summary."""
+    if args.design == "slots":
+        return main_slots(args)
+    if args.data == "generated:train":
+        args = dataclasses.replace(args, data=str(generated_train(args)))
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -241,6 +258,206 @@ def main(args: Args) -> dict[str, Any]:
     return summary
 
 
+# ---------------------------------------------------------------------- slot design
+def generated_train(args: Args) -> Path:
+    """The generated train split (first ``train_scenarios`` scenarios), written once into the cache."""
+    from vmb_gym.generator import generate, split_options
+
+    out = Path(args.cache_dir) / f"train_{args.train_scenarios}"
+    if not (out / "qa_data").is_dir():
+        manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios)
+        generate(opts, out)
+    return out
+
+
+class RandomSlotPolicy:
+    """Uniformly random allowed slot actions (finish included): the random baseline of the slot design."""
+
+    def __init__(self, catalogue: Any, env: gym.Env[Any, Any], seed: int) -> None:
+        from vmb_gym.wrappers.sb3 import SlotSB3Policy
+
+        self._inner = SlotSB3Policy(None, catalogue, env)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        self._inner.reset(observation, info)
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        from vmb_gym.wrappers.catalogue import slot_call
+
+        p = self._inner
+        if not p._fresh:
+            p.episode.on_step(observation, info)
+        p._fresh = False
+        analysis = p.catalogue.analyse(p.episode, p.speakers)
+        allowed = np.flatnonzero(p.catalogue.mask(analysis, p.episode, memory_search=p.memory_search))
+        return slot_call(p.catalogue, int(self.rng.choice(allowed)), analysis, p.episode, p.speakers)
+
+
+def _slot_env_thunk(data: str, files: list[int], args: Args, catalogue: Any) -> Any:
+    def thunk() -> gym.Env[Any, Any]:
+        from stable_baselines3.common.monitor import Monitor
+
+        from vmb_gym.wrappers.sb3 import make_slot_env
+
+        env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
+        return Monitor(make_slot_env(env, catalogue=catalogue))
+
+    return thunk
+
+
+def main_slots(args: Args) -> dict[str, Any]:
+    """The slot design: train MaskablePPO with the pointer policy, evaluate, plot."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.rules import RulesPolicy
+    from vmb_gym.wrappers.catalogue import SlotCatalogue
+    from vmb_gym.wrappers.sb3 import save_slot_checkpoint, slot_pointer_policy
+
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+
+    data = str(generated_train(args)) if args.data == "generated:train" else args.data
+    (out / "args.json").write_text(json.dumps({**dataclasses.asdict(args), "resolved_data": data}, indent=2),
+                                   encoding="utf-8")
+    train_files = parse_file_range(args.train_files) if args.train_files else None
+    train_tasks = TaskSet.load(data, files=train_files)
+    scenario_ids = sorted(train_tasks.scenarios)
+    # the learned API prior: request wording -> first gold function name, training tasks only
+    catalogue = SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
+        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers))
+    n_envs = args.n_envs or min(len(scenario_ids), 100)
+    shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
+    vec_env = DummyVecEnv([_slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])
+    vec_env.seed(args.seed)
+    print(f"train: {len(train_tasks)} tasks in {len(scenario_ids)} scenarios ({data}), {vec_env.num_envs} envs; "
+          f"slot actions: {catalogue.n}; features: {vec_env.observation_space.shape[0]}")
+
+    algo_cls = {"ppo": PPO, "maskable_ppo": MaskablePPO}[args.algo]
+    policy = slot_pointer_policy() if args.algo == "maskable_ppo" else "MlpPolicy"
+    n_steps = max(args.n_steps, 8)
+    model = algo_cls(policy, vec_env, n_steps=n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                     learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma, seed=args.seed,
+                     device="cpu", verbose=0)
+    log_rows: list[dict[str, Any]] = []
+
+    class LogAndCheckpoint(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.next_ckpt = args.checkpoint_every
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "metrics" in info:
+                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["reward"]),
+                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
+                                     "seconds": round(time.perf_counter() - self.t0, 2)})
+            if self.num_timesteps >= self.next_ckpt:
+                save_slot_checkpoint(self.model, out / "checkpoints" / f"step_{self.num_timesteps}", algo=args.algo,
+                                     catalogue=catalogue)
+                self.next_ckpt += args.checkpoint_every
+            return True
+
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
+    train_seconds = time.perf_counter() - t0
+    final = save_slot_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue)
+    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
+        writer.writeheader()
+        writer.writerows(log_rows)
+    fps = model.num_timesteps / train_seconds
+    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s ({fps:.0f} steps/s), {len(log_rows)} episodes")
+
+    # --- evaluation: train tasks (a sample), the held-out generated test split, the official data
+    sets: list[tuple[str, str, list[int] | None, int]] = [("train", data, train_files, args.train_eval_episodes),
+                                                          ("held_out", args.eval_data or data,
+                                                           parse_file_range(args.eval_files) if args.eval_files else None,
+                                                           args.eval_episodes)]
+    if args.official_data:
+        try:
+            TaskSet.load(args.official_data, files=parse_file_range(args.official_files)[:1])
+            sets.append(("official", args.official_data, parse_file_range(args.official_files), args.eval_episodes))
+        except Exception as exc:  # noqa: BLE001  (the official data is optional)
+            print(f"official data skipped: {exc}")
+    from vmb_gym.wrappers.sb3 import load_sb3_policy
+
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["set", "policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
+        writer.writeheader()
+        for set_name, set_data, set_files, limit in sets:
+            env = gym.make("VehicleMem-v0", data=set_data, files=set_files, memory=args.memory, max_steps=args.max_steps)
+            task_ids = [q.task_id for q in env.unwrapped.tasks.queries]
+            if limit:
+                task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
+                    else task_ids[:limit]
+            policies: dict[str, Any] = {"trained": load_sb3_policy(final, env)}
+            if set_name != "train":
+                policies.update({"rules": RulesPolicy(args.memory, source=env),
+                                 "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
+            results[set_name] = {}
+            for name, pol in policies.items():
+                t1 = time.perf_counter()
+                rows = evaluate(pol, env, task_ids)
+                writer.writerows({"set": set_name, "policy": name, **r} for r in rows)
+                results[set_name][name] = summarise(rows)
+                print(f"{set_name:9s} {name:8s} ESM {results[set_name][name]['esm']:5.1f}  "
+                      f"F1 {results[set_name][name]['f1']:.3f}  ({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)")
+            env.close()
+    summary = {"args": dataclasses.asdict(args), "design": "slots", "data": data, "slot_actions": catalogue.n,
+               "feature_dim": int(vec_env.observation_space.shape[0]), "train_steps": int(model.num_timesteps),
+               "train_seconds": train_seconds, "train_steps_per_s": fps, "train_episodes": len(log_rows),
+               "checkpoint": str(final), "results": results, "held_out": results.get("held_out", {})}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    plot_curve(log_rows, results, out / "learning_curve.png",
+               f"MaskablePPO slot policy (memory={args.memory}, {len(scenario_ids)} train scenarios)")
+    return summary
+
+
+def plot_curve(log_rows: list[dict[str, Any]], results: dict[str, dict[str, dict[str, float]]], path: Path,
+               title: str) -> None:
+    """Training ESM / reward (moving mean) with the evaluation ESMs as horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    if log_rows:
+        steps = np.array([r["timestep"] for r in log_rows])
+        window = max(1, len(log_rows) // 40)
+        kernel = np.ones(window) / window
+        for key, label in (("reward", "train F1 reward"), ("esm", "train ESM")):
+            values = np.convolve([r[key] for r in log_rows], kernel, mode="valid")
+            ax.plot(steps[window - 1:], values, label=f"{label} (mean of {window} episodes)")
+    colours = {"held_out": "tab:green", "official": "tab:red"}
+    for set_name, colour in colours.items():
+        for name, style in (("trained", "-"), ("rules", "--"), ("random", ":")):
+            r = results.get(set_name, {}).get(name)
+            if r:
+                ax.axhline(r["esm"] / 100.0, linestyle=style, color=colour, linewidth=1,
+                           label=f"{set_name} ESM {name} ({r['esm']:.1f}%)")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("score")
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """Flags named after the :class:`Args` fields."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -254,6 +471,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         flag = "--" + f.name.replace("_", "-")
         if f.name == "algo":
             parser.add_argument(flag, default=f.default, choices=["ppo", "maskable_ppo"])
+        elif f.name == "design":
+            parser.add_argument(flag, default=f.default, choices=["slots", "catalogue"])
         elif f.name == "features":
             parser.add_argument(flag, default=f.default, choices=["hashing", "minilm"])
         else:

@@ -130,6 +130,8 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any],
     metric["infrastructure_error_episodes"] = [f"{r['task_id']}#{r.get('trial', 0)}" for r in failed]
     for key in _EPISODE_MEANS:
         metric[f"avg_{key}"] = _mean([r["episode"].get(key, 0) for r in ok]) if ok else 0.0
+    # The official key, with its official meaning: every tool execution, discovery and memory included.
+    metric["avg_pred_calls"] = metric.get("avg_tool_executions", 0.0)
     audits = [r["memory"]["audit"] for r in ok if (r.get("memory") or {}).get("audit")]
     audit_means: dict[str, Any] = {"episodes": len(audits)}
     for key in _AUDIT_KEYS:

@@ -166,21 +166,39 @@ class LayeredMemory(HybridMemory):
         return eid
 
     def update(self, entry_id: str, text: str, when: datetime | None = None) -> str:
-        """Supersede an entry (history line or write); a setting write stays on its fact."""
+        """Supersede an entry (history line or write); the new revision stays on the old one's fact."""
         new_id = super().update(entry_id, text, when)
+        self._relink(new_id)
         return new_id
 
     def _log_policy(self, eid: str) -> None:
         e = self.get(eid)
+        index = self._by_id[eid]
         ex = self.vocab.extract(e.text)
         settings = frozenset({e.setting}) if e.setting else (ex.settings if ex else frozenset())
         if not settings:
             return
         key = e.setting or (ex.key if ex else "")
         self.changes.append(
-            SettingChange(self._by_id[eid], 0, e.timestamp, e.people[0] if e.people else "household", key, settings,
+            SettingChange(index, 0, e.timestamp, e.people[0] if e.people else "household", key, settings,
                           ex.values if ex else (), e.condition or (ex.condition if ex else None), e.text)
         )
+
+    def _relink(self, new_id: str) -> None:
+        """Give a revision made by update() the fact key of the entry it supersedes."""
+        new = self.get(new_id)
+        old_index = self._by_id[new.supersedes] if new.supersedes else None
+        old = next((c for c in reversed(self.changes) if c.index == old_index), None)
+        if old is None:
+            return
+        mine = next((c for c in reversed(self.changes) if c.index == self._by_id[new_id]), None)
+        ex = self.vocab.extract(new.text)
+        change = SettingChange(self._by_id[new_id], 0, new.timestamp, old.person, old.setting, old.settings,
+                               ex.values if ex else (), old.condition, new.text)
+        if mine is not None:
+            self.changes[self.changes.index(mine)] = change
+        else:
+            self.changes.append(change)
 
     def facts(self, as_of: datetime, allowed: np.ndarray | None = None) -> list[Fact]:
         """Facts as they stand at ``as_of`` (only revisions whose entry is visible then)."""

@@ -782,12 +782,13 @@ class SlotCatalogue:
         return {"name": name, "arguments": args}
 
     def mask(self, analysis: SlotAnalysis, episode: EpisodeText, *, memory_search: bool = True) -> np.ndarray:
-        """Allowed actions: finish; search once (first); every non-empty call slot not made yet."""
+        """Allowed actions: search first (alone) when memory retrieves; then finish and every non-empty
+        call slot whose function was not called yet."""
         mask = np.zeros(self.n, dtype=bool)
-        mask[SLOT_FINISH] = True
         if memory_search and not episode.searched:
             mask[SLOT_SEARCH] = True
             return mask  # look before acting
+        mask[SLOT_FINISH] = True
         seen: set[str] = set()
         made_apis = set(episode.made_names)
         for i in range(2, self.n):
