@@ -118,7 +118,7 @@ class ToolRuntime:
             if invalid:
                 self.invalid += 1
                 action_error = action_error or result.get("error")
-            records.append({"name": call.name, "arguments": dict(call.arguments), "result": result})
+            records.append({"name": call.name, "arguments": call.arguments, "result": result})
             if self.task_mode == "qa" and call.name == "answer" and not invalid:
                 return records, action_error, True
         return records, action_error, False

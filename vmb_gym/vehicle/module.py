@@ -47,6 +47,9 @@ class VehicleModule:
     FIELDS: ClassVar[dict[str, Field]]
     APIS: ClassVar[dict[str, ApiSpec]]
     _DEFAULTS: ClassVar[dict[str, Any]]
+    _DICT_FIELDS: ClassVar[tuple[str, ...]]
+    _CONTAINER_FIELDS: ClassVar[tuple[str, ...]]
+    _NESTED: ClassVar[frozenset[str]]
 
     __slots__ = ("state",)
 
@@ -60,13 +63,18 @@ class VehicleModule:
         cls.APIS = apis
         if "FIELDS" in vars(cls):
             cls._DEFAULTS = {name: f.default for name, f in cls.FIELDS.items()}
+            cls._DICT_FIELDS = tuple(n for n, d in cls._DEFAULTS.items() if type(d) is dict)
+            cls._CONTAINER_FIELDS = tuple(n for n, d in cls._DEFAULTS.items() if type(d) in (dict, list))
+            cls._NESTED = frozenset(n for n in cls._DICT_FIELDS if any(type(x) is dict for x in cls._DEFAULTS[n].values()))
 
     def __init__(self) -> None:
         # Defaults are at most two levels deep (zone dicts, reading lights): a two-level copy is a deep copy.
-        self.state: dict[str, Any] = {
-            name: _copy_two_levels(d) if type(d) is dict else (list(d) if type(d) is list else d)
-            for name, d in self._DEFAULTS.items()
-        }
+        state = self._DEFAULTS.copy()
+        nested = self._NESTED
+        for name in self._CONTAINER_FIELDS:
+            d = state[name]
+            state[name] = (_copy_two_levels(d) if name in nested else d.copy()) if type(d) is dict else list(d)
+        self.state: dict[str, Any] = state
 
     # ------------------------------------------------------------------ results
     @staticmethod
@@ -79,9 +87,16 @@ class VehicleModule:
         """A copy of the fields, for computing what a call changed.
 
         APIs mutate at most two levels of official structure (a zone dict, or the reading
-        lights' per-seat dicts) and replace raw-stored values whole, so a two-level copy suffices.
+        lights' per-seat dicts) and replace raw-stored values whole, so copying the official
+        dict fields (two levels deep only where the default nests dicts) suffices.
         """
-        return {k: _copy_two_levels(v) if type(v) is dict else v for k, v in self.state.items()}
+        snap = self.state.copy()
+        nested = self._NESTED
+        for k in self._DICT_FIELDS:
+            v = snap[k]
+            if type(v) is dict:
+                snap[k] = _copy_two_levels(v) if k in nested else v.copy()
+        return snap
 
     def changed_fields(self, before: Mapping[str, Any]) -> dict[str, Any]:
         """The official ``current_state`` diff: each changed field, shown whole."""
