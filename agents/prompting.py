@@ -436,6 +436,13 @@ class ToolChatPolicy:
         """Figures of the current (single-env) episode."""
         return self.state.stats
 
+    def memory_figures(self) -> dict[str, Any]:
+        """This episode's memory use inside the policy (the prompter's search), in the env's terms."""
+        stats = self.stats
+        hits = list(getattr(self.memory, "last_hits", [])) if self.memory is not None else []
+        return {"memory_searches": int(stats.get("memory_searches", 0)),
+                "memory_tokens": int(stats.get("memory_tokens", 0)), "memory_hits": hits}
+
     def new_state(self, observation: str, info: Mapping[str, Any]) -> EpisodeState:
         """A fresh episode state from the reset observation and info (memory put in the prompt)."""
         messages = [dict(m) for m in info.get("messages") or []]

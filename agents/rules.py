@@ -43,6 +43,7 @@ from agents.vocabulary import (
 )
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
 from vmb_gym.types import Scenario
 from vmb_gym.vehicle import API_SPECS
@@ -142,6 +143,13 @@ class RulesPolicy:
             for s in source:
                 self._scenarios[s.scenario_id] = s
 
+    def memory_figures(self) -> dict[str, Any]:
+        """This episode's memory use inside the policy: searches, tokens read, and the hits."""
+        text = "\n".join(h.render() for h in getattr(self, "_memory_hits", []))
+        return {"memory_searches": getattr(self, "_memory_searches", 0),
+                "memory_tokens": count_tokens(text) if text else 0,
+                "memory_hits": list(getattr(self, "_memory_hits", []))}
+
     def reset(self, observation: str, info: dict[str, Any]) -> None:
         """Plan the episode's calls from the request in ``info`` and the memory."""
         scenario = self._scenarios.get(info.get("scenario_id", -1))
@@ -149,6 +157,8 @@ class RulesPolicy:
             raise ConfigError(f"RulesPolicy has no scenario {info.get('scenario_id')!r}; pass source=env (or the "
                               "scenarios) to RulesPolicy or call bind()")
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else scenario.end_time
+        self._memory_searches = 0
+        self._memory_hits: list[MemoryHit] = []
         self._calls = self.plan(info["request"], scenario, as_of)
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
@@ -196,7 +206,9 @@ class RulesPolicy:
         for q in queries:
             for h in self.memory.search(q, as_of=as_of, top_k=self.top_k):
                 seen.setdefault(h.entry_id, h)
-        return list(seen.values())
+        self._memory_searches += len(queries)
+        self._memory_hits = list(seen.values())
+        return self._memory_hits
 
     def _candidates(self, req: Request, req_scores: dict[str, float], hits: list[MemoryHit]) -> list[Candidate]:
         if not hits:

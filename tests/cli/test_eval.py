@@ -362,3 +362,15 @@ def test_factory_specs_and_errors(tiny: str, monkeypatch: pytest.MonkeyPatch) ->
         make_policy("hf:/models/x", env)
     with pytest.raises(ConfigError, match="agents.hf"):
         check_policy("hf:/models/x")
+
+
+def test_memory_used_inside_the_policy_is_reported_like_env_memory(tiny: str, tmp_path: Path) -> None:
+    out = tmp_path / "rules"
+    assert main(["eval", "--policy", "rules", "--memory", "bm25", "--data", tiny, "--out", str(out),
+                 "--no-plots", "--no-progress"]) == 0
+    metric = json.loads((out / "metric.json").read_text())
+    assert metric["avg_memory_searches"] >= 1
+    assert metric["avg_memory_tokens"] > 0
+    assert metric["memory_audit"]["episodes"] == 3
+    records = lines(out / "results.jsonl")
+    assert all(r["memory"]["searches"] >= 1 and r["memory"]["hit_lines"] for r in records)

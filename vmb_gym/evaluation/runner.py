@@ -210,6 +210,7 @@ class EpisodeRunner:
         memory = self.unwrapped.memory  # type: ignore[attr-defined]
         episode = dict(info.get("episode_stats", {}))
         metrics = dict(info.get("metrics", {}))
+        _merge_policy_memory(episode, self.policy, query)
         hit_lines = sorted({int(i) for i in episode.get("memory_hit_line_ids", [])})
         record = base_record(self.config, task_id, trial, seed, query)
         record.update({
@@ -235,6 +236,29 @@ class EpisodeRunner:
         })
         record["attribution"] = attribute(record)
         return record
+
+
+def _merge_policy_memory(episode: dict[str, Any], policy: Any, query: Any) -> None:
+    """Add the memory a policy used itself (``policy.memory_figures()``) to the env's episode figures.
+
+    A memory module can serve through the env's ``search_memory`` tool or inside the policy;
+    both routes end up in the same ``episode`` keys (searches, tokens, hit line ids, audit).
+    """
+    figures = getattr(policy, "memory_figures", None)
+    if not callable(figures):
+        return
+    f = figures()
+    hits = list(f.get("memory_hits", []))
+    if not (f.get("memory_searches") or hits):
+        return
+    episode["memory_searches"] = int(episode.get("memory_searches", 0)) + int(f.get("memory_searches", 0))
+    episode["memory_tokens"] = int(episode.get("memory_tokens", 0)) + int(f.get("memory_tokens", 0))
+    lines = set(episode.get("memory_hit_line_ids", [])) | {int(i) for h in hits for i in h.line_ids}
+    episode["memory_hit_line_ids"] = sorted(lines)
+    if query is not None and hits and not episode.get("memory_audit"):
+        from vmb_gym.memory.audit import audit_hits
+
+        episode["memory_audit"] = audit_hits(query, hits)
 
 
 def base_record(config: EvalConfig, task_id: str, trial: int, seed: int, query: Any) -> dict[str, Any]:
