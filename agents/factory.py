@@ -10,7 +10,7 @@ Specs:
 | ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``agents.rules`` |
 | ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``agents.hf`` |
 | ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``agents.openai_compat`` |
-| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint through the SB3 bridge | ``vmb_gym.wrappers.sb3`` |
+| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar) | ``vmb_gym.wrappers.sb3``, ``agents.sb3_slots`` |
 
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that
@@ -153,21 +153,32 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
     if kind == "openai":
         cls = _import("agents.openai_compat", "OpenAIPolicy", spec)
         return cls(arg, **_accepted(cls, kw))
-    # sb3
+    # sb3: the sidecar says which design wrote the checkpoint
+    return _load_sb3(spec, arg, env, kw)
+
+
+def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any]) -> Any:
     try:
-        mod = importlib.import_module("vmb_gym.wrappers.sb3")
+        from vmb_gym.wrappers.sb3 import SIDECAR_SUFFIX, load_sb3_policy
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"policy {spec!r} needs vmb_gym.wrappers.sb3 (the SB3 bridge) and its dependencies; "
-                          f"import failed: {exc}; fix: install stable-baselines3 or choose another policy") from exc
-    for name in _SB3_NAMES:
-        factory = getattr(mod, name, None)
-        if factory is None:
-            continue
-        if inspect.isclass(factory) and callable(getattr(factory, "load", None)):
-            return factory.load(arg, env=env, **_accepted(factory.load, kw))
-        return factory(arg, env=env, **_accepted(factory, kw)) if "env" in _params(factory) else factory(arg, **_accepted(factory, kw))
-    raise ConfigError(f"policy {spec!r}: expected one of {', '.join(_SB3_NAMES)} in vmb_gym.wrappers.sb3, found none; "
-                      "fix: expose a policy adapter there")
+        raise ConfigError(f"policy {spec!r} needs the SB3 bridge and its dependencies; import failed: {exc}; "
+                          "fix: install stable-baselines3 and sb3-contrib") from exc
+    import json
+    from pathlib import Path
+
+    side = Path(path[:-4] if path.endswith(".zip") else path).with_name(
+        Path(path[:-4] if path.endswith(".zip") else path).name + SIDECAR_SUFFIX)
+    design = None
+    if side.is_file():
+        try:
+            design = json.loads(side.read_text(encoding="utf-8")).get("design")
+        except ValueError:
+            design = None  # load_sb3_policy reports the unreadable sidecar
+    if design == "slots":
+        from agents.sb3_slots import load_slot_policy
+
+        return load_slot_policy(path, env, **_accepted(load_slot_policy, kw))
+    return load_sb3_policy(path, env, **_accepted(load_sb3_policy, kw))
 
 
 def _params(factory: Any) -> set[str]:

@@ -13,7 +13,7 @@ Two action designs:
   search and finish), resolved into concrete calls per episode, with per-slot features and a
   pointer policy (one scorer shared by all slots). Trained on the generated *train* split
   (written once into ``--cache-dir``), evaluated on the held-out default test split and, when
-  present, on the official data. See :class:`vmb_gym.wrappers.catalogue.SlotCatalogue`.
+  present, on the official data. See :class:`agents.sb3_slots.SlotCatalogue`.
 * ``catalogue``: the flat ``Discrete(N)`` catalogue of ~2,000 complete calls with hashed
   bag-of-words (or MiniLM) features of the text (it does not transfer across households).
 
@@ -66,6 +66,8 @@ class Args:
     official_data: str = "official:../shared/vehiclemembench"  # also evaluated when present ("" = skip)
     official_files: str = "1-40"
     train_eval_episodes: int = 200  # training tasks re-run for the train score (slots design)
+    f1_weight: float = 0.2  # slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)
+    bc_epochs: int = 30  # slots: warm start by imitating the best slots of the training tasks (0 = pure RL)
     features: str = "hashing"  # "hashing" or "minilm"
     max_steps: int = 5  # step limit of an episode
     seed: int = 0
@@ -276,7 +278,7 @@ class RandomSlotPolicy:
     """Uniformly random allowed slot actions (finish included): the random baseline of the slot design."""
 
     def __init__(self, catalogue: Any, env: gym.Env[Any, Any], seed: int) -> None:
-        from vmb_gym.wrappers.sb3 import SlotSB3Policy
+        from agents.sb3_slots import SlotSB3Policy
 
         self._inner = SlotSB3Policy(None, catalogue, env)
         self.rng = np.random.default_rng(seed)
@@ -285,7 +287,7 @@ class RandomSlotPolicy:
         self._inner.reset(observation, info)
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
-        from vmb_gym.wrappers.catalogue import slot_call
+        from agents.sb3_slots import slot_call
 
         p = self._inner
         if not p._fresh:
@@ -300,10 +302,11 @@ def _slot_env_thunk(data: str, files: list[int], args: Args, catalogue: Any) -> 
     def thunk() -> gym.Env[Any, Any]:
         from stable_baselines3.common.monitor import Monitor
 
-        from vmb_gym.wrappers.sb3 import make_slot_env
+        from agents.sb3_slots import make_slot_env
 
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
-        return Monitor(make_slot_env(env, catalogue=catalogue))
+        f1_weight = args.f1_weight if args.f1_weight >= 0 else None
+        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight))
 
     return thunk
 
@@ -316,8 +319,7 @@ def main_slots(args: Args) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.rules import RulesPolicy
-    from vmb_gym.wrappers.catalogue import SlotCatalogue
-    from vmb_gym.wrappers.sb3 import save_slot_checkpoint, slot_pointer_policy
+    from agents.sb3_slots import SlotCatalogue, save_slot_checkpoint, slot_pointer_policy
 
     out = Path(args.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -342,12 +344,19 @@ def main_slots(args: Args) -> dict[str, Any]:
     print(f"train: {len(train_tasks)} tasks in {len(scenario_ids)} scenarios ({data}), {vec_env.num_envs} envs; "
           f"slot actions: {catalogue.n}; features: {vec_env.observation_space.shape[0]}")
 
+    demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 else None
     algo_cls = {"ppo": PPO, "maskable_ppo": MaskablePPO}[args.algo]
     policy = slot_pointer_policy() if args.algo == "maskable_ppo" else "MlpPolicy"
     n_steps = max(args.n_steps, 8)
     model = algo_cls(policy, vec_env, n_steps=n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                      learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma, seed=args.seed,
                      device="cpu", verbose=0)
+    bc_seconds = 0.0
+    if demos is not None and args.algo == "maskable_ppo":
+        t_bc = time.perf_counter()
+        behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed)
+        bc_seconds = time.perf_counter() - t_bc
+        save_slot_checkpoint(model, out / "checkpoints" / "bc", algo=args.algo, catalogue=catalogue)
     log_rows: list[dict[str, Any]] = []
 
     class LogAndCheckpoint(BaseCallback):
@@ -355,13 +364,22 @@ def main_slots(args: Args) -> dict[str, Any]:
             super().__init__()
             self.t0 = time.perf_counter()
             self.next_ckpt = args.checkpoint_every
+            self.next_print = 1000
 
         def _on_step(self) -> bool:
             for info in self.locals["infos"]:
                 if "metrics" in info:
-                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["reward"]),
+                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["f1_change"]),
                                      "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
                                      "seconds": round(time.perf_counter() - self.t0, 2)})
+            if len(log_rows) >= self.next_print:
+                recent = log_rows[-500:]
+                print(f"  {self.num_timesteps:7d} steps  {time.perf_counter() - self.t0:6.0f}s  last {len(recent)} "
+                      f"episodes: ESM {100 * np.mean([r['esm'] for r in recent]):5.1f}  "
+                      f"F1 {np.mean([r['reward'] for r in recent]):.3f}  "
+                      f"steps {np.mean([r['steps'] for r in recent]):.2f}",
+                      flush=True)
+                self.next_print += 1000
             if self.num_timesteps >= self.next_ckpt:
                 save_slot_checkpoint(self.model, out / "checkpoints" / f"step_{self.num_timesteps}", algo=args.algo,
                                      catalogue=catalogue)
@@ -380,29 +398,32 @@ def main_slots(args: Args) -> dict[str, Any]:
     print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s ({fps:.0f} steps/s), {len(log_rows)} episodes")
 
     # --- evaluation: train tasks (a sample), the held-out generated test split, the official data
-    sets: list[tuple[str, str, list[int] | None, int]] = [("train", data, train_files, args.train_eval_episodes),
-                                                          ("held_out", args.eval_data or data,
-                                                           parse_file_range(args.eval_files) if args.eval_files else None,
-                                                           args.eval_episodes)]
+    eval_files = parse_file_range(args.eval_files) if args.eval_files else None
+    sets: list[tuple[str, str, list[int] | None, int]] = [
+        ("train", data, train_files, args.train_eval_episodes),
+        ("held_out", args.eval_data or data, eval_files, args.eval_episodes)]
     if args.official_data:
         try:
             TaskSet.load(args.official_data, files=parse_file_range(args.official_files)[:1])
             sets.append(("official", args.official_data, parse_file_range(args.official_files), args.eval_episodes))
         except Exception as exc:  # noqa: BLE001  (the official data is optional)
             print(f"official data skipped: {exc}")
-    from vmb_gym.wrappers.sb3 import load_sb3_policy
+    from agents.sb3_slots import load_slot_policy
 
     results: dict[str, dict[str, dict[str, float]]] = {}
     with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=["set", "policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
         writer.writeheader()
         for set_name, set_data, set_files, limit in sets:
-            env = gym.make("VehicleMem-v0", data=set_data, files=set_files, memory=args.memory, max_steps=args.max_steps)
+            env = gym.make("VehicleMem-v0", data=set_data, files=set_files, memory=args.memory,
+                           max_steps=args.max_steps)
             task_ids = [q.task_id for q in env.unwrapped.tasks.queries]
             if limit:
                 task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
                     else task_ids[:limit]
-            policies: dict[str, Any] = {"trained": load_sb3_policy(final, env)}
+            policies: dict[str, Any] = {"trained": load_slot_policy(final, env)}
+            if (out / "checkpoints" / "bc.zip").is_file():
+                policies["bc_only"] = load_slot_policy(out / "checkpoints" / "bc", env)
             if set_name != "train":
                 policies.update({"rules": RulesPolicy(args.memory, source=env),
                                  "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
@@ -413,16 +434,97 @@ def main_slots(args: Args) -> dict[str, Any]:
                 writer.writerows({"set": set_name, "policy": name, **r} for r in rows)
                 results[set_name][name] = summarise(rows)
                 print(f"{set_name:9s} {name:8s} ESM {results[set_name][name]['esm']:5.1f}  "
-                      f"F1 {results[set_name][name]['f1']:.3f}  ({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)")
+                      f"F1 {results[set_name][name]['f1']:.3f}  "
+                      f"({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)")
             env.close()
     summary = {"args": dataclasses.asdict(args), "design": "slots", "data": data, "slot_actions": catalogue.n,
                "feature_dim": int(vec_env.observation_space.shape[0]), "train_steps": int(model.num_timesteps),
                "train_seconds": train_seconds, "train_steps_per_s": fps, "train_episodes": len(log_rows),
-               "checkpoint": str(final), "results": results, "held_out": results.get("held_out", {})}
+               "checkpoint": str(final), "results": results, "held_out": results.get("held_out", {}),
+               "bc": {"demo_states": int(len(demos[0])) if demos else 0,
+                      "tasks_with_demo": int(demos[3]) if demos else 0,
+                      "tasks": int(demos[4]) if demos else 0, "seconds": bc_seconds}}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     plot_curve(log_rows, results, out / "learning_curve.png",
                f"MaskablePPO slot policy (memory={args.memory}, {len(scenario_ids)} train scenarios)")
     return summary
+
+
+def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Demonstrations of the best slots on the training tasks: search, the gold calls, finish.
+
+    Each training env runs each of its tasks once: the search step, then (when every gold call
+    is some allowed slot) the slots whose resolved call equals a gold call, then finish. Only the
+    training split's gold calls are used. Returns ``(observations, masks, actions, tasks with a
+    demonstration, tasks)``.
+    """
+    from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH
+    from vmb_gym.wrappers.catalogue import _call_key
+
+    obs_l: list[np.ndarray] = []
+    mask_l: list[np.ndarray] = []
+    act_l: list[int] = []
+    found = total = 0
+    for monitor in vec_env.envs:
+        env = monitor.env  # SlotFeatureWrapper
+        inner = env.env  # SlotActionWrapper
+        for q in env.unwrapped.tasks.queries:
+            total += 1
+            obs, _ = env.reset(options={"task_id": q.task_id})
+            states = [(obs, env.action_masks(), SLOT_SEARCH)]
+            obs, *_ = env.step(SLOT_SEARCH)
+            mask = env.action_masks()
+            cat, analysis = inner.catalogue, inner.analysis
+            by_key: dict[str, int] = {}
+            for i in np.flatnonzero(mask):
+                if i >= 2 and analysis.calls[i] is not None:
+                    by_key.setdefault(analysis.calls[i][1], int(i))
+            plan = [by_key.get(_call_key(c.name, c.arguments)) for c in q.gold_calls]
+            if not plan or any(i is None for i in plan):
+                continue
+            found += 1
+            for i in plan:
+                states.append((obs, env.action_masks(), int(i)))  # type: ignore[arg-type]
+                obs, *_ = env.step(int(i))  # type: ignore[arg-type]
+            states.append((obs, env.action_masks(), SLOT_FINISH))
+            for o, m, a in states:
+                if m[a]:
+                    obs_l.append(o)
+                    mask_l.append(m)
+                    act_l.append(a)
+            del cat
+    print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
+          f"({len(act_l)} states)", flush=True)
+    return np.stack(obs_l), np.stack(mask_l), np.array(act_l), found, total
+
+
+def behaviour_clone(model: Any, demos: tuple[np.ndarray, np.ndarray, np.ndarray, int, int], *, epochs: int,
+                    seed: int, batch_size: int = 128, lr: float = 1e-3) -> None:
+    """Warm-start the policy: maximise the masked log-probability of the demonstrated slots."""
+    obs, masks, actions = demos[0], demos[1], demos[2]
+    policy = model.policy
+    policy.set_training_mode(True)
+    optim = torch.optim.Adam(policy.parameters(), lr=lr)
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        order = rng.permutation(len(actions))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            o = torch.as_tensor(obs[idx])
+            dist = policy.get_distribution(o, action_masks=masks[idx])
+            loss = -dist.log_prob(torch.as_tensor(actions[idx])).mean()
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+            losses.append(float(loss.detach()))
+        if epoch in (0, epochs - 1) or (epoch + 1) % 10 == 0:
+            with torch.no_grad():
+                dist = policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+                acc = float((dist.get_actions(deterministic=True).numpy() == actions).mean())
+            print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "
+                  f"demo accuracy {acc:.3f}", flush=True)
+    policy.set_training_mode(False)
 
 
 def plot_curve(log_rows: list[dict[str, Any]], results: dict[str, dict[str, dict[str, float]]], path: Path,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "train a policy (sb3: PPO or MaskablePPO over the masked call catalogue) and evaluate it on held-out scenarios"
+HELP = ("train a policy (sb3: MaskablePPO over candidate slots, or the flat call catalogue with --design catalogue) "
+        "and evaluate it on held-out scenarios")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -12,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agents.train_sb3 import add_arguments as add_sb3_arguments
 
     sub = parser.add_subparsers(dest="trainer", metavar="TRAINER")
-    sb3 = sub.add_parser("sb3", help="stable-baselines3 PPO / MaskablePPO (see agents/train_sb3.py)",
+    sb3 = sub.add_parser("sb3", help="stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_sb3_arguments(sb3)
 

@@ -1,0 +1,195 @@
+"""Slot (pointer) design of the SB3 bridge: spaces, masks, the resolver, checkpoints, a smoke run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from stable_baselines3.common.env_checker import check_env
+
+import vmb_gym  # noqa: F401
+from agents.base import run_episode
+from agents.rules import read_request
+from vmb_gym.wrappers.catalogue import EpisodeText
+from agents.sb3_slots import (
+    N_MEMORY_VALUES,
+    N_SLOT_ACTIONS,
+    SLOT_FINISH,
+    SLOT_SEARCH,
+    VALUE_EXPLICIT,
+    VALUE_MINIMAL,
+    ApiSlot,
+    SlotActionWrapper,
+    SlotAnalysis,
+    SlotCatalogue,
+    SlotFeaturizer,
+    ValueSlot,
+    _companion_clause,
+    load_slot_policy,
+    make_slot_env,
+    parse_memory_text,
+    save_slot_checkpoint,
+    slot_pointer_policy,
+)
+
+
+def _env(data: str, memory: str = "bm25") -> gym.Env:
+    return gym.make("VehicleMem-v0", data=data, memory=memory, max_steps=4)
+
+
+def test_check_env_and_spaces(tiny_data: str) -> None:
+    env = make_slot_env(_env(tiny_data))
+    assert env.action_space.n == N_SLOT_ACTIONS
+    assert env.observation_space.shape == (SlotFeaturizer().dim,)
+    check_env(env, skip_render_check=True)
+
+
+def test_masks_search_first_then_slots(tiny_data: str) -> None:
+    env = make_slot_env(_env(tiny_data))
+    obs, _ = env.reset(options={"task_id": "1_0"})  # Gary: "Warm my seat the way I like it." (gold level 3)
+    mask = env.action_masks()
+    assert mask[SLOT_SEARCH] and mask.sum() == 1  # look before acting
+    obs, *_ = env.step(SLOT_SEARCH)
+    mask = env.action_masks()
+    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+    inner: SlotActionWrapper = env.env
+    cat, analysis = inner.catalogue, inner.analysis
+    calls = {i: cat.resolve(i, analysis) for i in np.flatnonzero(mask) if i >= 2}
+    assert calls and all(c is not None for c in calls.values())
+    assert {"name": "carcontrol_seat_set_heating_level", "arguments": {"level": 3, "seat": "driver"}} in calls.values()
+    # a masked call slot is empty or repeats an allowed call
+    keys = [repr(sorted(c["arguments"].items())) + c["name"] for c in calls.values()]
+    assert len(keys) == len(set(keys))
+    # after calling a function, none of its slots stays allowed
+    first = next(i for i, c in calls.items() if c["name"] == "carcontrol_seat_set_heating_level")
+    obs, *_ = env.step(first)
+    after = env.action_masks()
+    assert not any(after[i] for i, c in calls.items() if c["name"] == "carcontrol_seat_set_heating_level")
+    assert after[SLOT_FINISH]
+    assert env.observation_space.contains(obs)
+
+
+def test_no_memory_search_allows_finish_at_once(tiny_data: str) -> None:
+    env = make_slot_env(_env(tiny_data, memory="none"))
+    env.reset(options={"task_id": "1_0"})
+    mask = env.action_masks()
+    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+
+
+def _hand_analysis() -> SlotAnalysis:
+    req = read_request("At 9:00 AM, Gary drives: 'Make my seat two levels warmer.'", ["Gary Allen"])
+    heat = ApiSlot(api="carcontrol_seat_set_heating_level", request_score=3.0, best_score=5.0, passes=True,
+                   rules_choice=True, values=[ValueSlot(value=1, score=5.0), ValueSlot(value=3, score=4.0)],
+                   targets=["driver", "passenger", "all"], explicit=None,
+                   minimal=("carcontrol_seat_set_heating_mode", {"enabled": True}))
+    colour = ApiSlot(api="carcontrol_light_set_ambient_color", request_score=1.0, best_score=2.0, passes=False,
+                     rules_choice=False, values=[ValueSlot(value="blue", score=2.0)], targets=[None],
+                     explicit="green", minimal=None)
+    return SlotAnalysis(request=req, apis=[heat, colour], delta=2, n_hits=3, searched=True)
+
+
+def test_resolver_turns_each_slot_into_its_call() -> None:
+    cat = SlotCatalogue()
+    an = _hand_analysis()
+    r = cat.resolve
+    heat = "carcontrol_seat_set_heating_level"
+    assert r(cat.index(0, 0, 0), an) == {"name": heat, "arguments": {"level": 1, "seat": "driver"}}
+    assert r(cat.index(0, 1, 1), an) == {"name": heat, "arguments": {"level": 3, "seat": "passenger"}}
+    assert r(cat.index(0, 1, 2), an)["arguments"]["seat"] == "all"
+    # relative-change copy: 3 + 2 levels, clamped to the range (max 3)
+    assert r(cat.index(0, N_MEMORY_VALUES + 0, 0), an)["arguments"]["level"] == 3
+    assert r(cat.index(0, 2, 0), an) is None  # no third memory value
+    assert r(cat.index(0, VALUE_EXPLICIT, 0), an) is None  # the request states no value
+    assert r(cat.index(0, VALUE_MINIMAL, 0), an) == {"name": "carcontrol_seat_set_heating_mode",
+                                                      "arguments": {"enabled": True, "seat": "driver"}}
+    assert r(cat.index(1, 0, 0), an) == {"name": "carcontrol_light_set_ambient_color", "arguments": {"color": "blue"}}
+    assert r(cat.index(1, 0, 1), an) is None  # no selector: only the first target slot
+    assert r(cat.index(1, N_MEMORY_VALUES, 0), an) is None  # no relative change of a colour
+    assert r(cat.index(1, VALUE_EXPLICIT, 0), an) == {"name": "carcontrol_light_set_ambient_color",
+                                                       "arguments": {"color": "green"}}
+    assert r(cat.index(1, VALUE_MINIMAL, 0), an) is None
+    assert r(cat.index(3, 0, 0), an) is None  # no fourth API
+    for i in range(2, N_SLOT_ACTIONS):
+        assert cat.unpack(i) and cat.index(*cat.unpack(i)) == i
+    # masks follow the resolver; features describe exactly the allowed rows
+    ep = EpisodeText(request="x", searched=True)
+    mask = cat.mask(an, ep)
+    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+    assert not any(mask[i] for i in range(2, N_SLOT_ACTIONS) if r(i, an) is None)
+    assert mask[cat.index(0, 0, 0)] and mask[cat.index(1, VALUE_EXPLICIT, 0)]
+    feats = SlotFeaturizer().features(an, ep).reshape(N_SLOT_ACTIONS, -1)
+    assert np.all(feats >= -1) and np.all(feats <= 1)
+    assert feats[cat.index(3, 0, 0), :3].sum() == 0 and feats[cat.index(0, 0, 0), 2] == 1  # empty vs call row
+    assert not np.array_equal(feats[cat.index(0, 0, 0)], feats[cat.index(0, 1, 0)])  # value slots differ
+
+
+def test_memory_text_round_trip_and_companions() -> None:
+    text = ("1. [2025-03-01 08:00] Gary Allen: I set the seat heating to level 3. "
+            "Plus the sunroof lock locked, always.\n"
+            "2. [2025-03-02 19:30] Nina Park: At night I want blue.")
+    hits = parse_memory_text(text, ["Gary Allen", "Nina Park"])
+    assert [h.people for h in hits] == [("Gary Allen",), ("Nina Park",)]
+    assert hits[0].timestamp.hour == 8 and hits[1].text.startswith("Nina Park:")
+    clause = _companion_clause(hits[0].text)
+    assert clause == "the sunroof lock locked"
+    assert SlotCatalogue().classify(clause) == "carcontrol_sunroof_set_locked"
+
+
+def test_catalogue_json_round_trip() -> None:
+    cat = SlotCatalogue(api_examples=[("warm my seat", "carcontrol_seat_set_heating_level"),
+                                      ("mood lighting", "carcontrol_light_set_ambient_color")])
+    again = SlotCatalogue.from_json(cat.to_json())
+    assert again.api_examples == cat.api_examples and again.top_k == cat.top_k
+    scores = again.api_scores("At 9:00 AM, Gary said: 'warm my seat'", ["Gary Allen"])
+    assert max(scores, key=scores.get) == "carcontrol_seat_set_heating_level"
+
+
+def test_smoke_training_saves_loads_and_runs(tiny_data: str, tmp_path: Path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.factory import make_policy
+
+    torch.set_num_threads(1)
+    cat = SlotCatalogue()
+    env = make_slot_env(_env(tiny_data), catalogue=cat)
+    model = MaskablePPO(slot_pointer_policy(), env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    path = save_slot_checkpoint(model, tmp_path / "slot", algo="maskable_ppo", catalogue=cat)
+    raw = _env(tiny_data)
+    policy = load_slot_policy(path, raw)
+    ep = run_episode(raw, policy, task_id="1_0")
+    assert ep.terminated or ep.truncated
+    assert ep.actions[0][0]["name"] == "search_memory"  # the search step comes first
+    again = make_policy(f"sb3:{path}", raw)  # what `vmb eval --policy sb3:PATH` does
+    assert run_episode(raw, again, task_id="1_1").metrics
+
+
+def test_bad_layout_is_refused() -> None:
+    from vmb_gym.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        SlotCatalogue.from_json({"layout": [1, 2, 3]})
+
+
+def test_behaviour_cloning_learns_the_demonstrated_slots(tiny_data: str) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.train_sb3 import behaviour_clone, collect_slot_demos
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    vec = DummyVecEnv([lambda: Monitor(make_slot_env(_env(tiny_data)))])
+    demos = collect_slot_demos(vec)
+    assert demos[4] == 3 and demos[3] >= 1  # tasks, tasks whose gold calls are all slots
+    obs, masks, actions = demos[:3]
+    assert actions[0] == SLOT_SEARCH and actions[-1] == SLOT_FINISH and masks[np.arange(len(actions)), actions].all()
+    model = MaskablePPO(slot_pointer_policy(), vec, n_steps=16, batch_size=16, seed=0, device="cpu")
+    behaviour_clone(model, demos, epochs=60, seed=0, batch_size=8, lr=3e-3)
+    dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+    assert (dist.get_actions(deterministic=True).numpy() == actions).mean() == 1.0
