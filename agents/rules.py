@@ -122,6 +122,8 @@ class RulesPolicy:
         self.memory: MemoryModule = make_memory(memory, **(memory_kwargs or {})) if isinstance(memory, str) else memory
         self.top_k = top_k
         self._scenarios: dict[int, Scenario] = {}
+        self._memory_searches = 0
+        self._memory_hits: list[MemoryHit] = []
         if source is not None:
             self.bind(source)
         self._calls: list[dict[str, Any]] = []
@@ -145,10 +147,10 @@ class RulesPolicy:
 
     def memory_figures(self) -> dict[str, Any]:
         """This episode's memory use inside the policy: searches, tokens read, and the hits."""
-        text = "\n".join(h.render() for h in getattr(self, "_memory_hits", []))
-        return {"memory_searches": getattr(self, "_memory_searches", 0),
+        text = "\n".join(h.render() for h in self._memory_hits)
+        return {"memory_searches": self._memory_searches,
                 "memory_tokens": count_tokens(text) if text else 0,
-                "memory_hits": list(getattr(self, "_memory_hits", []))}
+                "memory_hits": list(self._memory_hits)}
 
     def reset(self, observation: str, info: dict[str, Any]) -> None:
         """Plan the episode's calls from the request in ``info`` and the memory."""
@@ -158,7 +160,7 @@ class RulesPolicy:
                               "scenarios) to RulesPolicy or call bind()")
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else scenario.end_time
         self._memory_searches = 0
-        self._memory_hits: list[MemoryHit] = []
+        self._memory_hits = []
         self._calls = self.plan(info["request"], scenario, as_of)
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:

@@ -91,7 +91,7 @@ class Args:
     sft_episodes: int = 64  # oracle trajectories in the supervised phase (0 skips it)
     sft_epochs: int = 3  # passes over them
     sft_lr: float = 0.0  # supervised learning rate (0 = 3e-3 for tiny, 5e-5 otherwise)
-    sft_batch_size: int = 8
+    sft_batch_size: int = 8  # sequences per supervised step
     grpo_steps: int = 20  # GRPO updates (0 skips the phase)
     prompts_per_step: int = 4  # tasks per GRPO step
     group_size: int = 4  # completions per task (G)
@@ -104,7 +104,7 @@ class Args:
     inner_epochs: int = 1  # gradient steps per GRPO batch (>1 makes the clip bite)
     eval_episodes: int = 16  # held-out tasks evaluated greedily (0 skips evaluation)
     max_steps: int = 20  # the env's step limit
-    seed: int = 0
+    seed: int = 0  # seed of the model init, sampling and task order
     device: str = "auto"  # "auto", "cpu" or "cuda"
     dtype: str = "float32"  # model dtype ("bfloat16" on recent GPUs)
     threads: int = 0  # torch CPU threads (0 = torch's default; 1 is fastest on a busy machine)
@@ -567,10 +567,25 @@ def main(args: Args) -> dict[str, Any]:
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--sft-episodes`` for ``sft_episodes``)."""
     choices = {"backend": ["own", "trl"], "prompt": ["compact", "full"], "device": ["auto", "cpu", "cuda"]}
+    docs = _field_comments(Args)
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
         kind = {int: int, float: float}.get(type(f.default), str)
-        parser.add_argument(flag, type=kind, default=f.default, choices=choices.get(f.name))
+        parser.add_argument(flag, type=kind, default=f.default, choices=choices.get(f.name),
+                            help=docs.get(f.name, f.name.replace("_", " ")))
+
+
+def _field_comments(cls: type) -> dict[str, str]:
+    """The ``# comment`` after each field of a dataclass's source: the field's help text."""
+    import inspect
+    import re
+
+    out = {}
+    for line in inspect.getsource(cls).splitlines():
+        m = re.match(r"\s+(\w+): [^=]+=[^#]*#\s*(.+)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    return out
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

@@ -92,6 +92,9 @@ class StreamReader:
     def start(self, info: dict[str, Any], scenario_id: int, speakers: Sequence[str]) -> None:
         """A new request (``info`` of the step that showed it)."""
         self._stage = 0
+        if self._rules is not None:  # plan() counts searches in per-request state that its act() path resets
+            self._rules._memory_searches = 0  # noqa: SLF001
+            self._rules._memory_hits = []  # noqa: SLF001
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else None
         self._context = (info["request"], Scenario(scenario_id, tuple(speakers), (), ()), as_of)
 
@@ -355,3 +358,25 @@ def run_stream_episode(env: gym.Env[str, Any], policy: Any, *, seed: int | None 
         view = info
         if terminated or truncated:
             return StreamEpisode(int(info.get("episode_stats", {}).get("scenario_id", -1)), total, steps, info.get("episode_stats", {}))
+
+
+#: ``vmb eval-stream --writer`` names -> :data:`WRITERS` keys.
+WRITER_ALIASES: dict[str, str] = {"everything": "store_everything", "nothing": "store_nothing", "rules": "rule",
+                                  "store_everything": "store_everything", "store_nothing": "store_nothing",
+                                  "rule": "rule", "layered": "layered"}
+
+
+def make_writer(spec: str, top_k: int = 10) -> Any:
+    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``) or ``sb3:CHECKPOINT``.
+
+    Raises:
+        ConfigError: for an unknown name.
+    """
+    if spec.startswith("sb3:"):
+        from agents.stream_sb3 import load_stream_writer
+
+        return load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
+    key = WRITER_ALIASES.get(spec)
+    if key is None:
+        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))} or sb3:CHECKPOINT")
+    return WRITERS[key](top_k=top_k)

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "conformance": "conformance",
     "bench": "bench",
     "train": "train",
+    "eval-stream": "eval_stream",
 }
 
 
