@@ -57,6 +57,8 @@ import torch
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.base import run_episode
 from agents.baselines import OraclePolicy
+from agents.cli_args import add_dataclass_arguments
+from agents.cli_args import args_from_namespace as _args_from_namespace
 from agents.prompting import parse_tool_calls
 from vmb_gym.data import parse_file_range
 from vmb_gym.errors import ConfigError
@@ -566,31 +568,13 @@ def main(args: Args) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------- CLI
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--sft-episodes`` for ``sft_episodes``)."""
-    choices = {"backend": ["own", "trl"], "prompt": ["compact", "full"], "device": ["auto", "cpu", "cuda"]}
-    docs = _field_comments(Args)
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        kind = {int: int, float: float}.get(type(f.default), str)
-        parser.add_argument(flag, type=kind, default=f.default, choices=choices.get(f.name),
-                            help=docs.get(f.name, f.name.replace("_", " ")))
-
-
-def _field_comments(cls: type) -> dict[str, str]:
-    """The ``# comment`` after each field of a dataclass's source: the field's help text."""
-    import inspect
-    import re
-
-    out = {}
-    for line in inspect.getsource(cls).splitlines():
-        m = re.match(r"\s+(\w+): [^=]+=[^#]*#\s*(.+)$", line)
-        if m:
-            out[m.group(1)] = m.group(2).strip()
-    return out
+    add_dataclass_arguments(parser, Args, {"backend": ["own", "trl"], "prompt": ["compact", "full"],
+                                           "device": ["auto", "cpu", "cuda"]})
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:
     """The :class:`Args` of a parsed namespace."""
-    return Args(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(Args)})
+    return _args_from_namespace(Args, ns)
 
 
 def run_lm(args: argparse.Namespace) -> int:

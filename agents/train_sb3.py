@@ -41,6 +41,8 @@ import torch
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.base import run_episode
 from agents.baselines import NoopPolicy
+from agents.cli_args import add_dataclass_arguments
+from agents.cli_args import args_from_namespace as _args_from_namespace
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
@@ -64,23 +66,23 @@ class Args:
     eval_data: str | None = "default"  # held-out data spec (None = `data`); "default" = generated test split
     eval_files: str = ""  # held-out scenarios of the eval data ("" = all)
     official_data: str = "official:../shared/vehiclemembench"  # also evaluated when present ("" = skip)
-    official_files: str = "1-40"
+    official_files: str = "1-40"  # official scenarios evaluated (when the official data is found)
     train_eval_episodes: int = 200  # training tasks re-run for the train score (slots design)
     f1_weight: float = 0.2  # slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)
     bc_epochs: int = 30  # slots: warm start by imitating the best slots of the training tasks (0 = pure RL)
     features: str = "hashing"  # "hashing" or "minilm"
     max_steps: int = 5  # step limit of an episode
-    seed: int = 0
+    seed: int = 0  # seed of the env cycler, the policy init and PPO sampling
     n_envs: int = 0  # vector envs; 0 = one per training scenario (at most 32; slots: at most 100)
     n_steps: int = 64  # rollout length per env
-    batch_size: int = 256
-    n_epochs: int = 4
-    learning_rate: float = 1e-3
-    ent_coef: float = 0.01
+    batch_size: int = 256  # PPO minibatch size
+    n_epochs: int = 4  # PPO epochs per rollout
+    learning_rate: float = 1e-3  # Adam learning rate (the reported run used 1e-4)
+    ent_coef: float = 0.01  # entropy bonus (the reported run used 0)
     gamma: float = 1.0  # episodes are short and the reward comes at the end
     checkpoint_every: int = 10_000  # timesteps between checkpoints
     eval_episodes: int = 0  # held-out episodes per policy (0 = every held-out task)
-    torch_threads: int = 1
+    torch_threads: int = 1  # torch CPU threads (1 is fastest on a busy 2-core machine)
 
 
 def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogue, featurizer: Any) -> Any:
@@ -569,22 +571,13 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--train-files`` for ``train_files``)."""
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.name == "algo":
-            parser.add_argument(flag, default=f.default, choices=["ppo", "maskable_ppo"])
-        elif f.name == "design":
-            parser.add_argument(flag, default=f.default, choices=["slots", "catalogue"])
-        elif f.name == "features":
-            parser.add_argument(flag, default=f.default, choices=["hashing", "minilm"])
-        else:
-            kind = {int: int, float: float}.get(type(f.default), str)
-            parser.add_argument(flag, type=kind, default=f.default)
+    add_dataclass_arguments(parser, Args, {"algo": ["ppo", "maskable_ppo"], "design": ["slots", "catalogue"],
+                                           "features": ["hashing", "minilm"]})
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:
     """The :class:`Args` of a parsed namespace."""
-    return Args(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(Args)})
+    return _args_from_namespace(Args, ns)
 
 
 if __name__ == "__main__":

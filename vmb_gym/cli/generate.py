@@ -18,9 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", help="manifest.json to read the splits from (default: the shipped benchmark's)")
     parser.add_argument("--benchmark", action="store_true",
                         help="write the default test split and manifest.json into --out (default: benchmark/)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scenarios", type=int, default=50)
-    parser.add_argument("--queries-per-scenario", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the whole set (one sub-seed per phase)")
+    parser.add_argument("--scenarios", type=int, default=50, help="households (scenario files) to write")
+    parser.add_argument("--queries-per-scenario", type=int, default=10, help="queries per household")
     parser.add_argument("--people", type=int, default=3, help="regular users per car (2-5)")
     parser.add_argument("--history-length", type=int, default=2000,
                         help="target dialogue lines per history (the official mean is ~2,700)")
