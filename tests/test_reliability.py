@@ -89,3 +89,28 @@ def test_same_seed_same_episodes_across_processes() -> None:
     for r in runs:
         assert r.returncode == 0, r.stderr[-2000:]
     assert runs[0].stdout.strip() == runs[1].stdout.strip() != ""
+
+
+@pytest.mark.parametrize("target", ["history/history_1.txt", "qa_data/qa_1.json", "meta/meta_1.json"])
+def test_truncated_files_name_the_file_and_line(tmp_path: Path, target: str) -> None:
+    import shutil
+
+    from vmb_gym.data import load_scenarios
+    from vmb_gym.data.official import clear_cache
+    from vmb_gym.errors import DataError
+
+    src = REPO / "benchmark"
+    root = tmp_path / "bench"
+    for sub in ("history", "qa_data", "meta"):
+        (root / sub).mkdir(parents=True)
+    for rel in ("history/history_1.txt", "qa_data/qa_1.json", "meta/meta_1.json"):
+        shutil.copy(src / rel, root / rel)
+    path = root / target
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # cut mid-line / mid-object
+    clear_cache()
+    with pytest.raises(DataError) as info:
+        load_scenarios(str(root))
+    message = str(info.value)
+    assert target.split("/")[-1] in message
+    assert info.value.line is not None or ":" in message

@@ -350,7 +350,7 @@ def _meta_time(value: Any, path: Path, what: str) -> datetime | None:
     raise DataError(path, f"{what}: expected 'YYYY-MM-DDTHH:MM' or null, found {value!r}")
 
 
-def _read_meta(path: Path, scenario_id: int, n_queries: int) -> dict[int, _MetaQuery]:
+def _read_meta(path: Path, scenario_id: int, n_queries: int, n_lines: int | None = None) -> dict[int, _MetaQuery]:
     data, text = _load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
         raise DataError(path, "expected an object with a 'queries' list", 1)
@@ -391,6 +391,13 @@ def _read_meta(path: Path, scenario_id: int, n_queries: int) -> dict[int, _MetaQ
                     raise fail(
                         f"evidence[{number}]: expected {{\"text\": str, \"when\": str|null, "
                         "\"line_ids\": [int]}}"
+                    )
+                beyond = [i for i in event.get("line_ids", []) if n_lines is not None and not 1 <= i <= n_lines]
+                if beyond:
+                    raise fail(
+                        f"evidence[{number}]: line ids {beyond[:3]} are outside the 1..{n_lines} lines of "
+                        f"history_{scenario_id}.txt; that history file is truncated or does not belong to this "
+                        "sidecar (regenerate both)"
                     )
                 events.append(
                     EvidenceEvent(
@@ -460,7 +467,8 @@ def _build_scenario(folder: Path, scenario_id: int) -> Scenario:
     history_path, qa_path, meta_path = _paths(folder, scenario_id)
     lines, speakers = read_history(history_path)
     items = _read_qa(qa_path)
-    meta = _read_meta(meta_path, scenario_id, len(items)) if meta_path.is_file() else {}
+    last_line = lines[-1].line_id if lines else 0
+    meta = _read_meta(meta_path, scenario_id, len(items), last_line) if meta_path.is_file() else {}
     end_time = lines[-1].timestamp if lines else None
     index = _minute_index(lines)
     queries: list[Query] = []
