@@ -42,6 +42,8 @@ def parse_action(action: Any) -> list[ToolCall]:
 
 
 def _parse(action: Any, where: str) -> list[ToolCall]:
+    if type(action) is dict:  # the common case first: isinstance against ABCs is slow
+        return [_from_mapping(action, where)]
     if isinstance(action, ToolCall):
         return [_checked(action.name, action.arguments, where)]
     if isinstance(action, Mapping):
@@ -110,7 +112,7 @@ def _from_mapping(obj: Mapping[Any, Any], where: str) -> ToolCall:
 def _checked(name: Any, args: Any, where: str) -> ToolCall:
     if not isinstance(name, str) or not name:
         raise ActionError(f"{where}: 'name' must be a non-empty string, got {name!r:.80}")
-    if not isinstance(args, Mapping):
+    if type(args) is not dict and not isinstance(args, Mapping):
         raise ActionError(f"{where}: 'arguments' of {name!r:.80} must be an object, got {type(args).__name__}")
     bad = [k for k in args if not isinstance(k, str)]
     if bad:

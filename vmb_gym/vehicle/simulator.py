@@ -86,7 +86,7 @@ class VehicleSimulator:
         key, fn = entry
         if arguments is None:
             arguments = {}
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return {"success": False, "error": f"arguments of {name} must be an object of keyword arguments, got {type(arguments).__name__}"}
         mod = self.module(key)
         before = mod.snapshot() if with_state else None
