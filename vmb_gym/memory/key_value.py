@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import BaseMemory, MemoryHit
-from vmb_gym.memory.llm import ChatBackend, tool_arguments, tool_schema
+from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.llm import ChatBackend, DailyLLMMemory, tool_arguments, tool_schema
 from vmb_gym.types import HistoryLine
 
 BUILD_TOOLS = [
@@ -81,7 +81,7 @@ class KVStore:
         return out
 
 
-class KeyValueMemory(BaseMemory):
+class KeyValueMemory(DailyLLMMemory):
     """LLM-built key-value store; the policy reads it with ``memory_search``/``memory_list``.
 
     Args:
@@ -112,17 +112,6 @@ class KeyValueMemory(BaseMemory):
         super().reset(scenario_id, speakers)
         self.store_kv, self.snapshots, self._day, self._pending = KVStore(), [], None, []
 
-    def observe(self, line: HistoryLine) -> None:
-        """Buffer the line; a new day first processes the finished one."""
-        super().observe(line)
-        d = line.timestamp.date()
-        if self._day is not None and d != self._day:
-            self._flush()
-        self._day = d
-        self._pending.append(line)
-
-    def _finish_ingest(self) -> None:
-        self._flush()
 
     def _payload(self) -> dict[str, object]:
         return {"kv": self.store_kv.copy(), "snapshots": list(self.snapshots)}

@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any, Protocol, TypedDict, runtime_checkable
+
+from vmb_gym.memory.base import BaseMemory
+from vmb_gym.types import HistoryLine
 
 
 class ToolCallDict(TypedDict):
@@ -74,3 +78,26 @@ def tool_arguments(call: Mapping[str, Any], field: str | None = None) -> dict[st
                     raw = m.group(1)
                     return {field: raw.replace("\\n", "\n").replace('\\"', '"')}
     return {}
+
+
+class DailyLLMMemory(BaseMemory):
+    """Base of the official LLM-built memories: history lines are buffered per day and each
+    finished day is handed to :meth:`_flush` (one LLM round per day, as upstream)."""
+
+    _day: date | None
+    _pending: list[HistoryLine]
+
+    def observe(self, line: HistoryLine) -> None:
+        """Buffer the line; a new day first processes the finished one."""
+        super().observe(line)
+        d = line.timestamp.date()
+        if self._day is not None and d != self._day:
+            self._flush()
+        self._day = d
+        self._pending.append(line)
+
+    def _finish_ingest(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        raise NotImplementedError

@@ -14,8 +14,7 @@ from datetime import date, datetime
 from typing import ClassVar
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import BaseMemory
-from vmb_gym.memory.llm import ChatBackend, tool_arguments, tool_schema
+from vmb_gym.memory.llm import ChatBackend, DailyLLMMemory, tool_arguments, tool_schema
 from vmb_gym.types import HistoryLine, Query
 
 MAX_CHARS = 8192
@@ -43,7 +42,7 @@ def truncate_memory(text: str, limit: int = MAX_CHARS) -> str:
     return text[:end] + "\n" + TRUNCATION_NOTE
 
 
-class SummaryMemory(BaseMemory):
+class SummaryMemory(DailyLLMMemory):
     """Recursive per-day summary built by an LLM; served as context.
 
     Args:
@@ -79,17 +78,6 @@ class SummaryMemory(BaseMemory):
         super().reset(scenario_id, speakers)
         self.summary, self.snapshots, self._day, self._pending = "", [], None, []
 
-    def observe(self, line: HistoryLine) -> None:
-        """Buffer the line; a new day first summarises the finished one."""
-        super().observe(line)
-        d = line.timestamp.date()
-        if self._day is not None and d != self._day:
-            self._flush()
-        self._day = d
-        self._pending.append(line)
-
-    def _finish_ingest(self) -> None:
-        self._flush()
 
     def _payload(self) -> dict[str, object]:
         return {"summary": self.summary, "snapshots": list(self.snapshots), "calls": self.build_calls}
