@@ -237,28 +237,8 @@ def main(args: Args) -> dict[str, Any]:
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
 
     # --- learning curve
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
-    if log_rows:
-        steps = np.array([r["timestep"] for r in log_rows])
-        window = max(1, len(log_rows) // 50)
-        kernel = np.ones(window) / window
-        for key, label in (("reward", "train F1 reward"), ("esm", "train ESM")):
-            values = np.convolve([r[key] for r in log_rows], kernel, mode="valid")
-            ax.plot(steps[window - 1:], values, label=f"{label} (mean of {window})")
-    for name, style in (("trained", "-"), ("random", ":"), ("noop", "--")):
-        ax.axhline(results[name]["esm"] / 100.0, linestyle=style, color="gray", label=f"held-out ESM {name}")
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("score")
-    ax.set_title(f"{args.algo} on VehicleMem-v0 (memory={args.memory}, features={args.features})")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "learning_curve.png", dpi=100)
-    plt.close(fig)
+    plot_curve(log_rows, {"held_out": results}, out / "learning_curve.png",
+               f"{args.algo} on VehicleMem-v0 (memory={args.memory}, features={args.features})")
     return summary
 
 
