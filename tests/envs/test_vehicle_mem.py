@@ -271,3 +271,16 @@ def test_unencodable_values_are_escaped_not_raised(tiny_data: str, action: objec
     obs, _, _, _, info = env.step(action)
     assert env.observation_space.contains(obs)
     assert info["calls"][0]["name"].startswith("carcontrol_")
+
+
+def test_chat_view_reset_messages_then_per_step_messages(tiny_data: str) -> None:
+    env = make(tiny_data)
+    _, info = env.reset(options={"task_id": "1_0"})
+    chat = list(info["messages"])
+    assert [m["role"] for m in chat] == ["system", "user"]
+    for action in ({"name": "list_module_tools", "arguments": {"module_name": "seat"}}, FINISH):
+        _, _, _, _, info = env.step(action)
+        chat += info["messages"]
+    assert [m["role"] for m in chat] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    assert chat[2]["tool_calls"][0]["function"]["name"] == "list_module_tools"
+    assert chat == env.unwrapped.messages

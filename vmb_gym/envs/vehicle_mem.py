@@ -78,8 +78,10 @@ class VehicleMemEnv(gym.Env[str, Any]):
     the tool name, ``json`` mode returns one JSON list). The charset covers every character the
     data and the schemas can produce; any other character (from a policy's own arguments) is
     escaped as ``\\uXXXX``; observations longer than ``max_observation_length`` are cut with a
-    marker. ``info["messages"]`` is the same episode as a chat (system, user, assistant tool calls
-    and tool results) for chat policies.
+    marker. The chat view for chat policies: the reset ``info["messages"]`` holds the system and
+    user messages, and each step's ``info["messages"]`` the messages that step added (the
+    assistant's tool calls, then one tool message per result), so a policy appends them; the
+    whole conversation is ``env.unwrapped.messages``.
 
     ## Rewards
     0 at every step except the last. When the episode ends (``finish`` or the step limit), the
@@ -246,7 +248,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
         truncated = not terminated and self._steps >= self.max_steps
         dumped = dump_results(records)
         obs = self._fit(render_results(records, dumped, self.observation_mode))
-        self._messages.extend(chat_messages(records, dumped))
+        new_messages = chat_messages(records, dumped)
+        self._messages.extend(new_messages)
         info: dict[str, Any] = {"action_error": action_error, "calls": records, "step": self._steps}
         reward = 0.0
         if terminated or truncated:
@@ -255,11 +258,16 @@ class VehicleMemEnv(gym.Env[str, Any]):
             reward = float(metrics["reward"])
             info["metrics"] = metrics
             info["episode_stats"] = episode
-        info["messages"] = list(self._messages)
+        info["messages"] = new_messages
         self._last_obs = obs
         if self.render_mode == "human":
             print(self.render())
         return obs, reward, terminated, truncated, info
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The whole episode so far as a chat (a copy): system, user, then each step's messages."""
+        return list(self._messages)
 
     @property
     def runtime(self) -> ToolRuntime:
