@@ -330,6 +330,12 @@ def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.Pat
     log.info("converting %s into a checkpoint at %s (once)", gguf, target)
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = _model_from_gguf(gguf)
+    # The loader dequantizes the GGUF tensors into plain floats but leaves a "gguf" quantizer
+    # marker that refuses to serialize; the weights are ordinary now, so drop the marker.
+    if getattr(model, "hf_quantizer", None) is not None:
+        model.hf_quantizer = None
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     try:
