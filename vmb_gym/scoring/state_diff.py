@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from vmb_gym.vehicle.simulator import MODULE_KEYS, MODULES, VehicleSimulator
+from vmb_gym.vehicle.simulator import MODULE_KEYS, MODULES, VehicleSimulator, initial_flat_state
 from vmb_gym.vehicle.state import FlatState, copy_value, exact_equal, flatten_field
 
 __all__ = [
@@ -339,46 +339,25 @@ def score_flat(w1: Mapping[str, Any], w2: Mapping[str, Any], w4: Mapping[str, An
 
 
 # ---------------------------------------------------------------------- fast path
-_INITIAL_STATE: dict[str, dict[str, Any]] = {}
 _INITIAL_BYTES: dict[tuple[str, str], bytes | None] = {}
 _INITIAL_FIELD_FLAT: dict[tuple[str, str], FlatState] = {}
-_INITIAL_PATH_COUNT: list[int] = []
 _MISSING = object()
 _UNCHANGED = object()
 FieldKey = tuple[str, str]
-
-
-def _initial_state(key: str) -> dict[str, Any]:
-    state = _INITIAL_STATE.get(key)
-    if state is None:
-        state = MODULES[key]().state
-        _INITIAL_STATE[key] = state
-    return state
-
-
-def _initial_path_count() -> int:
-    if not _INITIAL_PATH_COUNT:
-        _INITIAL_PATH_COUNT.append(len(VehicleSimulator().flatten()))
-    return _INITIAL_PATH_COUNT[0]
-
-
-def _describe(key: str, name: str) -> str:
-    f = MODULES[key].FIELDS.get(name)
-    return f.description if f is not None else name
 
 
 def _flatten_one(key: str, name: str, value: Any) -> FlatState:
     if value is _MISSING:
         return {}
     out: FlatState = {}
-    flatten_field(key, name, value, _describe(key, name), out)
+    flatten_field(key, name, value, MODULES[key].describe_field(name), out)
     return out
 
 
 def _initial_field_flat(field: FieldKey) -> FlatState:
     cached = _INITIAL_FIELD_FLAT.get(field)
     if cached is None:
-        cached = _flatten_one(field[0], field[1], _initial_state(field[0]).get(field[1], _MISSING))
+        cached = _flatten_one(field[0], field[1], MODULES[field[0]].initial_state().get(field[1], _MISSING))
         _INITIAL_FIELD_FLAT[field] = cached
     return cached
 
@@ -427,7 +406,7 @@ def _initial_items(key: str) -> tuple[tuple[str, Any, bytes | None], ...]:
     items = _INITIAL_ITEMS.get(key)
     if items is None:
         items = tuple(
-            (name, init, _initial_bytes((key, name), init)) for name, init in _initial_state(key).items()
+            (name, init, _initial_bytes((key, name), init)) for name, init in MODULES[key].initial_state().items()
         )
         _INITIAL_ITEMS[key] = items
     return items
@@ -460,7 +439,7 @@ def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
                     continue
             changed[(key, name)] = value
         if present != len(state):  # the module holds fields a fresh one does not
-            initial = _initial_state(key)
+            initial = MODULES[key].initial_state()
             for name, value in state.items():
                 if name not in initial:
                     changed[(key, name)] = value
@@ -515,7 +494,7 @@ class GoldReference:
                 if_untouched=_field_tally(init, flat, init),
                 if_matched=_field_tally(init, flat, flat),
             )
-        total = _initial_path_count()
+        total = len(initial_flat_state())
         untouched = _Tally()
         matched = _Tally()
         for gf in fields.values():
@@ -546,7 +525,7 @@ class GoldReference:
         out: FlatState = {}
         for key in MODULE_KEYS:
             module = MODULES[key]
-            initial = _initial_state(key)
+            initial = MODULES[key].initial_state()
             names = list(initial) + [n for (k, n) in self.fields if k == key and n not in initial]
             for name in names:
                 gf = self.fields.get((key, name))
@@ -580,7 +559,7 @@ def score_against(gold: GoldReference, pred_sim: VehicleSimulator) -> StateScore
                 break
         else:
             return gold.if_matched
-    total = _initial_path_count()
+    total = len(initial_flat_state())
     t = _Tally()
     considered = gold.initial_paths
     w1: FlatState = {}

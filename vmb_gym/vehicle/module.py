@@ -109,19 +109,26 @@ class VehicleModule:
     def to_dict(self) -> dict[str, Any]:
         """The official ``to_dict`` shape: ``{field: {value, description, type}}``."""
         return {
-            name: {"value": copy_value(v), "description": self._describe(name), "type": type(v).__name__}
+            name: {"value": copy_value(v), "description": self.describe_field(name), "type": type(v).__name__}
             for name, v in self.state.items()
         }
 
-    def _describe(self, name: str) -> str:
-        f = self.FIELDS.get(name)
+    @classmethod
+    def describe_field(cls, name: str) -> str:
+        """The official description of field ``name`` (the name itself for a field the module lacks)."""
+        f = cls.FIELDS.get(name)
         return f.description if f is not None else name
+
+    @classmethod
+    def initial_state(cls) -> dict[str, Any]:
+        """The fields of a fresh module (a shared mapping: read it, do not mutate it)."""
+        return cls._DEFAULTS
 
     def flatten_into(self, out: FlatState, fields: Sequence[str] | None = None) -> None:
         """Append this module's flattened paths (all fields, or only ``fields``) to ``out``."""
         key = self.KEY
         for name in self.state if fields is None else fields:
-            flatten_field(key, name, self.state[name], self._describe(name), out)
+            flatten_field(key, name, self.state[name], self.describe_field(name), out)
         if fields is None:
             out[f"{key}.description"] = self.DESCRIPTION
             out[f"{key}.type"] = self.TYPE_NAME

@@ -149,6 +149,11 @@ def _initial_module_flat(key: str) -> FlatState:
     return flat
 
 
+_INITIAL_STATE: FlatState = {}
+
+
 def initial_flat_state() -> FlatState:
-    """The flattened state of a fresh car (cached; do not mutate)."""
-    return VehicleSimulator().flatten()
+    """The flattened state of a fresh car (built once and shared: read it, do not mutate it)."""
+    if not _INITIAL_STATE:
+        _INITIAL_STATE.update(VehicleSimulator().flatten())
+    return _INITIAL_STATE
