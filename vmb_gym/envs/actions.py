@@ -26,6 +26,10 @@ MAX_CALLS_PER_ACTION = 32
 MAX_ACTION_CHARS = 100_000
 
 
+_CALL_KEYS = frozenset(("name", "arguments", "id", "type"))
+_STR_ONLY = frozenset((str,))
+
+
 def parse_action(action: Any) -> list[ToolCall]:
     """Turn one policy action into a list of calls.
 
@@ -95,8 +99,8 @@ def _from_mapping(obj: Mapping[Any, Any], where: str) -> ToolCall:
     if "name" not in obj:
         keys = ", ".join(map(repr, list(obj)[:5])) or "none"
         raise ActionError(f"{where}: a call needs a 'name' key (and 'arguments'); found keys {keys}")
-    extra = set(obj) - {"name", "arguments", "id", "type"}
-    if extra:
+    if not obj.keys() <= _CALL_KEYS:
+        extra = set(obj) - _CALL_KEYS
         raise ActionError(f"{where}: unexpected keys {sorted(map(str, extra))}; a call has only 'name' and 'arguments'")
     args = obj.get("arguments", {})
     if isinstance(args, (str, bytes)):
@@ -114,7 +118,6 @@ def _checked(name: Any, args: Any, where: str) -> ToolCall:
         raise ActionError(f"{where}: 'name' must be a non-empty string, got {name!r:.80}")
     if type(args) is not dict and not isinstance(args, Mapping):
         raise ActionError(f"{where}: 'arguments' of {name!r:.80} must be an object, got {type(args).__name__}")
-    bad = [k for k in args if not isinstance(k, str)]
-    if bad:
+    if not _STR_ONLY.issuperset(map(type, args)) and (bad := [k for k in args if not isinstance(k, str)]):
         raise ActionError(f"{where}: argument names of {name!r:.80} must be strings, got {bad[0]!r:.40}")
     return ToolCall(name, dict(args))

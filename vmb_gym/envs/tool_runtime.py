@@ -244,6 +244,8 @@ def render_results(records: list[Record], dumped: list[str], mode: str) -> str:
     """The observation text of a step's results: ``text`` lines ``[name] {json}`` or one ``json`` list."""
     if mode == "json":
         return "[" + ",".join(f'{{"name":{to_json_text(r["name"])},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
+    if len(records) == 1:  # the common case, without the generator
+        return f"[{records[0]['name'] or 'action'}] {dumped[0]}"
     return "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
 
 
@@ -251,7 +253,8 @@ def chat_messages(records: list[Record], dumped: list[str]) -> list[dict[str, An
     """The chat view of one step: the assistant's tool calls, then one tool message per result."""
     out: list[dict[str, Any]] = [{"role": "assistant", "content": "", "tool_calls": [
         {"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}} for r in records if r["name"]]}]
-    out.extend({"role": "tool", "name": r["name"], "content": d} for r, d in zip(records, dumped))
+    for r, d in zip(records, dumped):
+        out.append({"role": "tool", "name": r["name"], "content": d})
     return out
 
 

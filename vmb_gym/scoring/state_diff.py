@@ -426,6 +426,9 @@ def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
         present = 0
         for name, init, init_bytes in items:
             value = state.get(name, _MISSING)
+            if value is init:  # copy-on-write: still the shared default object
+                present += 1
+                continue
             if value is not _MISSING:
                 present += 1
             kind = type(value)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vmb_gym.vehicle.simulator import VehicleSimulator
+from vmb_gym.vehicle.simulator import MODULES, VehicleSimulator
 from vmb_gym.vehicle.state import exact_diff, exact_equal
 
 
@@ -25,11 +25,22 @@ class ConformanceReport:
     checked: int = 0
     initial_state_ok: bool = True
     mismatches: list[dict[str, Any]] = field(default_factory=list)
+    #: Modules whose shared defaults were mutated in place during the run (copy-on-write broken).
+    mutated_defaults: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """True when the initial state and every vector match."""
-        return self.initial_state_ok and not self.mismatches
+        """True when the initial state and every vector match and no default was mutated."""
+        return self.initial_state_ok and not self.mismatches and not self.mutated_defaults
+
+
+def mutated_defaults() -> list[str]:
+    """Keys of the modules whose shared default values no longer equal their import-time copy.
+
+    Module state is copy-on-write (see :mod:`vmb_gym.vehicle.module`); a non-empty answer means
+    an API mutated a stored value in place, which would leak into every later fresh car.
+    """
+    return [key for key, cls in MODULES.items() if not cls.defaults_intact()]
 
 
 def _diff_equal(got: dict[str, list[Any]], want: dict[str, list[Any]]) -> bool:
@@ -67,6 +78,7 @@ def check_vectors(folder: str | Path, prefix: str = "") -> ConformanceReport:
             mismatch = check_vector(vector)
             if mismatch is not None:
                 report.mismatches.append(mismatch)
+    report.mutated_defaults = mutated_defaults()
     return report
 
 
@@ -79,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     report = check_vectors(args[0], args[1] if len(args) > 1 else "")
     for m in report.mismatches[:50]:
         print(json.dumps(m, ensure_ascii=False))
-    print(f"checked {report.checked} vectors; initial state ok: {report.initial_state_ok}; mismatches: {len(report.mismatches)}")
+    print(f"checked {report.checked} vectors; initial state ok: {report.initial_state_ok}; "
+          f"mismatches: {len(report.mismatches)}; mutated defaults: {report.mutated_defaults or 'none'}")
     return 0 if report.ok else 1
 
 

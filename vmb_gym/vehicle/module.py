@@ -1,6 +1,12 @@
 """Base class of the 23 vehicle modules and the validation helpers they share.
 
-A module owns a plain dict of fields (``self.state``). Each official API is a method decorated
+A module owns a plain dict of fields (``self.state``). Field values are **copy-on-write**: an
+API never mutates a stored value in place, it stores a new one (:meth:`VehicleModule.update_field`
+for the zone dicts, a new list for list fields). So a fresh module shares its defaults, a snapshot
+is one shallow dict copy and a call's diff only compares the fields whose value object changed;
+:func:`vmb_gym.vehicle.conformance.check_defaults_intact` verifies the rule after a run.
+
+Each official API is a method decorated
 with :func:`vmb_gym.vehicle.api.vehicle_api`; it validates its arguments the way the official
 code does (``isinstance(v, int)`` plus a range, exact enum strings, ``bool(x)`` coercion) and
 returns ``{"success": bool, "message": str}``. A handled rejection raises :class:`Rejected`
@@ -10,12 +16,13 @@ propagates to the simulator, which turns it into an ``error`` result as the offi
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vmb_gym.vehicle.api import ApiSpec, build_spec
-from vmb_gym.vehicle.state import FlatState, copy_value, flatten_field
+from vmb_gym.vehicle.state import FlatState, copy_value, exact_equal, flatten_field
 
 
 class Rejected(ValueError):
@@ -47,9 +54,7 @@ class VehicleModule:
     FIELDS: ClassVar[dict[str, Field]]
     APIS: ClassVar[dict[str, ApiSpec]]
     _DEFAULTS: ClassVar[dict[str, Any]]
-    _DICT_FIELDS: ClassVar[tuple[str, ...]]
-    _CONTAINER_FIELDS: ClassVar[tuple[str, ...]]
-    _NESTED: ClassVar[frozenset[str]]
+    _PRISTINE: ClassVar[dict[str, Any]]
 
     __slots__ = ("state",)
 
@@ -63,18 +68,11 @@ class VehicleModule:
         cls.APIS = apis
         if "FIELDS" in vars(cls):
             cls._DEFAULTS = {name: f.default for name, f in cls.FIELDS.items()}
-            cls._DICT_FIELDS = tuple(n for n, d in cls._DEFAULTS.items() if type(d) is dict)
-            cls._CONTAINER_FIELDS = tuple(n for n, d in cls._DEFAULTS.items() if type(d) in (dict, list))
-            cls._NESTED = frozenset(n for n in cls._DICT_FIELDS if any(type(x) is dict for x in cls._DEFAULTS[n].values()))
+            cls._PRISTINE = copy.deepcopy(cls._DEFAULTS)
 
     def __init__(self) -> None:
-        # Defaults are at most two levels deep (zone dicts, reading lights): a two-level copy is a deep copy.
-        state = self._DEFAULTS.copy()
-        nested = self._NESTED
-        for name in self._CONTAINER_FIELDS:
-            d = state[name]
-            state[name] = (_copy_two_levels(d) if name in nested else d.copy()) if type(d) is dict else list(d)
-        self.state: dict[str, Any] = state
+        # Copy-on-write: the defaults' value objects are shared until an API replaces them.
+        self.state: dict[str, Any] = self._DEFAULTS.copy()
 
     # ------------------------------------------------------------------ results
     @staticmethod
@@ -84,27 +82,29 @@ class VehicleModule:
 
     # ------------------------------------------------------------------ state views
     def snapshot(self) -> dict[str, Any]:
-        """A copy of the fields, for computing what a call changed.
+        """The fields as they are now, for computing what a call changed.
 
-        APIs mutate at most two levels of official structure (a zone dict, or the reading
-        lights' per-seat dicts) and replace raw-stored values whole, so copying the official
-        dict fields (two levels deep only where the default nests dicts) suffices.
+        Values are copy-on-write (APIs replace them, never mutate them), so a shallow copy of
+        the field dict is a faithful snapshot.
         """
-        snap = self.state.copy()
-        nested = self._NESTED
-        for k in self._DICT_FIELDS:
-            v = snap[k]
-            if type(v) is dict:
-                snap[k] = _copy_two_levels(v) if k in nested else v.copy()
-        return snap
+        return self.state.copy()
 
     def changed_fields(self, before: Mapping[str, Any]) -> dict[str, Any]:
-        """The official ``current_state`` diff: each changed field, shown whole."""
-        return {
-            k: (_copy_two_levels(v) if type(v) is dict else copy_value(v))
-            for k, v in self.state.items()
-            if k not in before or before[k] != v or type(before[k]) is not type(v)
-        }
+        """The official ``current_state`` diff: each changed field, shown whole (as a copy).
+
+        A field whose value object is the one in ``before`` is unchanged (copy-on-write); a
+        replaced value counts as changed when it differs in value or in type (``True`` vs ``1``).
+        """
+        out: dict[str, Any] = {}
+        for k, v in self.state.items():
+            b = before.get(k, _ABSENT)
+            if b is not v and (b is _ABSENT or b != v or type(b) is not type(v)):
+                out[k] = copy_value(v)
+        return out
+
+    def update_field(self, name: str, changes: Mapping[str, Any]) -> None:
+        """Store a copy of the dict field ``name`` with ``changes`` applied (copy-on-write)."""
+        self.state[name] = {**self.state[name], **changes}
 
     def to_dict(self) -> dict[str, Any]:
         """The official ``to_dict`` shape: ``{field: {value, description, type}}``."""
@@ -118,6 +118,14 @@ class VehicleModule:
         """The official description of field ``name`` (the name itself for a field the module lacks)."""
         f = cls.FIELDS.get(name)
         return f.description if f is not None else name
+
+    @classmethod
+    def defaults_intact(cls) -> bool:
+        """Whether the shared defaults still equal their import-time copy (types included).
+
+        False means some code mutated a stored value in place, breaking copy-on-write.
+        """
+        return exact_equal(cls._DEFAULTS, cls._PRISTINE)
 
     @classmethod
     def initial_state(cls) -> dict[str, Any]:
@@ -134,8 +142,7 @@ class VehicleModule:
             out[f"{key}.type"] = self.TYPE_NAME
 
 
-def _copy_two_levels(value: dict[str, Any]) -> dict[str, Any]:
-    return {k: v.copy() if type(v) is dict else v for k, v in value.items()}
+_ABSENT = object()
 
 
 # ---------------------------------------------------------------------- validation helpers

@@ -36,7 +36,7 @@ API_SPECS: dict[str, ApiSpec] = {name: spec for cls in MODULE_CLASSES for name, 
 _DISPATCH = {name: (spec.module, getattr(MODULES[spec.module], name)) for name, spec in API_SPECS.items()}
 
 
-_CONTAINERS = (dict, list)
+_CONTAINERS = frozenset((dict, list))
 
 
 def _kind(result: Mapping[str, Any]) -> str:
@@ -91,7 +91,10 @@ class VehicleSimulator:
         mod = self.module(key)
         before = mod.snapshot() if with_state else None
         try:
-            result = fn(mod, **{k: copy_value(v) if type(v) in _CONTAINERS else v for k, v in arguments.items()})
+            if _CONTAINERS.isdisjoint(map(type, arguments.values())):
+                result = fn(mod, **arguments)  # scalars only: nothing the call could keep a reference to
+            else:  # a stored list or dict must not stay shared with the caller's object
+                result = fn(mod, **{k: copy_value(v) if type(v) in _CONTAINERS else v for k, v in arguments.items()})
         except ValueError as exc:  # the official methods catch ValueError: a handled rejection
             result = {"success": False, "message": str(exc)}
         except Exception as exc:  # the official executor catches everything else
@@ -132,7 +135,7 @@ class VehicleSimulator:
         other = VehicleSimulator()
         for key, mod in self._modules.items():
             new = MODULES[key].__new__(MODULES[key])
-            new.state = copy_value(mod.state)
+            new.state = mod.state.copy()  # values are copy-on-write
             other._modules[key] = new
         return other
 

@@ -85,8 +85,13 @@ def exact_diff(before: FlatState, after: FlatState) -> dict[str, list[Any]]:
     return diff
 
 
+_CONTAINER_TYPES = frozenset((dict, list))
+
+
 def copy_value(value: Any) -> Any:
     """A fast deep copy for the JSON-like values the simulator stores."""
+    if type(value) is dict and _CONTAINER_TYPES.isdisjoint(map(type, value.values())):
+        return value.copy()  # the common case: a flat dict of scalars
     if isinstance(value, dict):
         return {k: copy_value(v) for k, v in value.items()}
     if isinstance(value, list):

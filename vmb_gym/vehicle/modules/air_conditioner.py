@@ -41,8 +41,7 @@ class AirConditioner(VehicleModule):
         """Resolve ``zone``, switch its zones on and store ``value`` under ``key`` in each."""
         zones = resolve_targets(zone, "zone")
         for z in zones:
-            self.state[z]["is_on"] = True
-            self.state[z][key] = value
+            self.update_field(z, {"is_on": True, key: value})
         return zones
 
     @vehicle_api(zone=ZONE, direction=OneOf(*AIR_DIRECTIONS))
@@ -95,7 +94,7 @@ class AirConditioner(VehicleModule):
         zones = resolve_targets(zone, "zone")
         on = bool(is_on)
         for z in zones:
-            self.state[z]["is_on"] = on
+            self.update_field(z, {"is_on": on})
         return self.ok(f"AC {'on' if on else 'off'} for {', '.join(zones)}")
 
     @vehicle_api(zone=ZONE, temperature=IntRange(15, 35, unit="celsius"))

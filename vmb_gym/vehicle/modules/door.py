@@ -29,7 +29,7 @@ class Door(VehicleModule):
         """Store ``value`` under ``key`` for each named door."""
         doors = resolve_targets(door, "door")
         for d in doors:
-            self.state[d][key] = value
+            self.update_field(d, {key: value})
         return doors
 
     @vehicle_api(door=DOOR)
@@ -56,7 +56,7 @@ class Door(VehicleModule):
             if locked:
                 raise Rejected(f"Cannot open locked door(s): {', '.join(locked)}")
         for d in doors:
-            self.state[d]["is_open"] = opening
+            self.update_field(d, {"is_open": opening})
         return self.ok(f"Doors {'opened' if opening else 'closed'}: {', '.join(doors)}")
 
     @vehicle_api(door=DOOR)

@@ -37,5 +37,5 @@ class FootPedal(VehicleModule):
         pedals = resolve_targets(position, "position", groups=PEDAL_GROUPS, aliases=PEDAL_ALIASES)
         on = bool(switch)
         for p in pedals:
-            self.state[p]["is_on"] = on
+            self.update_field(p, {"is_on": on})
         return self.ok(f"Foot pedal {'on' if on else 'off'} for {', '.join(pedals)}")

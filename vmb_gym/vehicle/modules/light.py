@@ -90,7 +90,7 @@ class Light(VehicleModule):
     def _switch(self, field: str, enabled: Any, label: str) -> Result:
         """Set ``field.is_on`` to ``bool(enabled)``; never fails."""
         value = bool(enabled)
-        self.state[field]["is_on"] = value
+        self.update_field(field, {"is_on": value})
         return self.ok(f"{label} {'enabled' if value else 'disabled'}")
 
     # ------------------------------------------------------------------ ambient
@@ -102,9 +102,9 @@ class Light(VehicleModule):
         (``"Blue"``, ``" blue "``) still turns it on. Matching is exact and case-sensitive;
         Chinese names (``蓝色``) are accepted. An unhashable colour (a list or a map) is an ``error``.
         """
-        self.state["ambient"]["is_on"] = True
+        self.update_field("ambient", {"is_on": True})
         value = require_choice(color, AMBIENT_COLORS, "ambient color", AMBIENT_COLOR_ALIASES)
-        self.state["ambient"]["color"] = value
+        self.update_field("ambient", {"color": value})
         return self.ok(f"Ambient light color set to {value}")
 
     @vehicle_api()
@@ -180,9 +180,9 @@ class Light(VehicleModule):
         it on. Matching is exact and case-sensitive; Chinese aliases (最低/低/中/高/最高) are
         accepted. An unhashable level (a list or a map) is an ``error``.
         """
-        self.state["low_beam"]["is_on"] = True
+        self.update_field("low_beam", {"is_on": True})
         value = require_choice(level, LOW_BEAM_LEVELS, "low beam level", LOW_BEAM_LEVEL_ALIASES)
-        self.state["low_beam"]["level"] = value
+        self.update_field("low_beam", {"level": value})
         return self.ok(f"Low beam level set to {value}")
 
     @vehicle_api()
@@ -204,9 +204,8 @@ class Light(VehicleModule):
         """
         positions = resolve_reading_lights(light)
         value = bool(enabled)
-        lights = self.state["reading_light"]
-        for pos in positions:
-            lights[pos]["is_on"] = value
+        self.state["reading_light"] = {
+            pos: {**v, "is_on": value} if pos in positions else v for pos, v in self.state["reading_light"].items()}
         return self.ok(f"Reading light {', '.join(positions)} {'enabled' if value else 'disabled'}")
 
     @vehicle_api(light=_READING_TARGET, brightness=IntRange(1, 10, unit="level"))
@@ -219,10 +218,9 @@ class Light(VehicleModule):
         """
         positions = resolve_reading_lights(light)
         require_int(brightness, 1, 10, "reading light brightness")
-        lights = self.state["reading_light"]
-        for pos in positions:
-            lights[pos]["is_on"] = True
-            lights[pos]["brightness"] = brightness
+        self.state["reading_light"] = {
+            pos: {**v, "is_on": True, "brightness": brightness} if pos in positions else v
+            for pos, v in self.state["reading_light"].items()}
         return self.ok(f"Reading light {', '.join(positions)} brightness set to {brightness}")
 
     @vehicle_api()

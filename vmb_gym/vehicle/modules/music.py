@@ -84,17 +84,17 @@ class Music(VehicleModule):
         appended to ``favorite_list`` (once) or removed from it.
         """
         self.state["is_on"] = True
-        song = self.state["current_song"]
-        name = song["name"]
+        name = self.state["current_song"]["name"]
         if not name:
             raise Rejected("no song is currently playing")
         value = bool(favorite)
-        song["is_favorited"] = value
+        self.update_field("current_song", {"is_favorited": value})
         favorites = self.state["favorite_list"]
         if value and name not in favorites:
-            favorites.append(name)
+            self.state["favorite_list"] = [*favorites, name]
         elif not value and name in favorites:
-            favorites.remove(name)
+            i = favorites.index(name)  # the official list.remove: the first occurrence only
+            self.state["favorite_list"] = favorites[:i] + favorites[i + 1:]
         return self.ok(f"{name} {'added to' if value else 'removed from'} favorites")
 
     @vehicle_api()

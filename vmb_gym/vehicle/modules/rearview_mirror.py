@@ -47,26 +47,21 @@ class RearviewMirror(VehicleModule):
     }
     __slots__ = ()
 
-    def _mirrors(self, side: Any) -> list[dict[str, Any]]:
-        """The mirror dicts named by ``side`` (Rejected unless exactly left/right/both)."""
+    def _mirrors(self, side: Any) -> tuple[str, ...]:
+        """The mirror fields named by ``side`` (Rejected unless exactly left/right/both)."""
         side = require_choice(side, _SIDES, "Mirror side")
-        names = ("left", "right") if side == "both" else (side,)
-        return [self.state[name] for name in names]
+        return ("left", "right") if side == "both" else (side,)
 
-    def _set_flag(self, side: Any, key: str, enabled: Any) -> list[dict[str, Any]]:
+    def _set_flag(self, side: Any, key: str, enabled: Any) -> None:
         """Validate ``side``, then switch the mirrors on and store ``bool(enabled)`` at ``key``."""
-        mirrors = self._mirrors(side)
-        for mirror in mirrors:
-            mirror["is_on"] = True
-            mirror[key] = bool(enabled)
-        return mirrors
+        for mirror in self._mirrors(side):
+            self.update_field(mirror, {"is_on": True, key: bool(enabled)})
 
     def _set_position(self, side: Any, key: str, value: Any, what: str) -> None:
         """Validate ``value`` then ``side``, then switch the mirrors on and store ``value``."""
         require_int(value, 0, 100, what)
         for mirror in self._mirrors(side):
-            mirror["is_on"] = True
-            mirror[key] = value
+            self.update_field(mirror, {"is_on": True, key: value})
 
     @vehicle_api(side=_SIDE)
     def carcontrol_rearviewMirror_set_auto_fold_on_lock(self, side: str, enabled: bool) -> Result:
@@ -122,5 +117,5 @@ class RearviewMirror(VehicleModule):
         Stores ``bool(is_on)`` in the mirror(s) named by ``side``; the other settings are kept.
         """
         for mirror in self._mirrors(side):
-            mirror["is_on"] = bool(is_on)
+            self.update_field(mirror, {"is_on": bool(is_on)})
         return self.ok(f"{side} mirror power {'on' if is_on else 'off'}")

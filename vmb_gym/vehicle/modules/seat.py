@@ -34,10 +34,9 @@ class Seat(VehicleModule):
     def _set(self, seat: Any, key: str, value: Any, label: str, switch: str | None = None) -> Result:
         """Store ``value`` under ``key`` for each named seat (and turn ``switch`` on, if given)."""
         seats = self._seats(seat)
+        changes = {key: value} if switch is None else {switch: True, key: value}
         for s in seats:
-            if switch is not None:
-                self.state[s][switch] = True
-            self.state[s][key] = value
+            self.update_field(s, changes)
         return self.ok(f"{label} set to {value} for {', '.join(seats)}")
 
     def _position(self, seat: Any, key: str, value: Any, label: str) -> Result:

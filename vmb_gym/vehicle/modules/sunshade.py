@@ -66,7 +66,7 @@ class Sunshade(VehicleModule):
         resolve_sunshades(sunshade)
         value = bool(enabled)
         for key in SUNSHADE_GROUPS["all"]:
-            self.state[key]["auto_close_on_lock"] = value
+            self.update_field(key, {"auto_close_on_lock": value})
         return self.ok(f"Sunshade auto close on lock {'enabled' if value else 'disabled'}")
 
     @vehicle_api(sunshade=_TARGET)
@@ -78,7 +78,7 @@ class Sunshade(VehicleModule):
         keys = resolve_sunshades(sunshade)
         value = bool(is_open)
         for key in keys:
-            self.state[key]["is_open"] = value
+            self.update_field(key, {"is_open": value})
         return self.ok(f"Sunshade {', '.join(keys)} {'opened' if value else 'closed'}")
 
     @vehicle_api(sunshade=_TARGET, degree=_DEGREE)
@@ -91,6 +91,5 @@ class Sunshade(VehicleModule):
         keys = resolve_sunshades(sunshade)
         level = require_choice(degree, DEGREES, "sunshade degree", DEGREE_ALIASES)
         for key in keys:
-            self.state[key]["open_degree"] = level
-            self.state[key]["is_open"] = level != "close"
+            self.update_field(key, {"open_degree": level, "is_open": level != "close"})
         return self.ok(f"Sunshade {', '.join(keys)} open degree set to {level}")

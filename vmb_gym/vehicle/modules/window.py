@@ -30,7 +30,7 @@ class Window(VehicleModule):
         windows = resolve_targets(window, "window")
         flag = bool(value)
         for w in windows:
-            self.state[w][key] = flag
+            self.update_field(w, {key: flag})
         return windows
 
     @vehicle_api(window=WINDOW)
@@ -70,6 +70,5 @@ class Window(VehicleModule):
         require_int(degree, 0, 100, "Window open degree")
         windows = resolve_targets(window, "window")
         for w in windows:
-            self.state[w]["open_degree"] = degree
-            self.state[w]["is_open"] = degree > 0
+            self.update_field(w, {"open_degree": degree, "is_open": degree > 0})
         return self.ok(f"Window open degree set to {degree} for {', '.join(windows)}")

@@ -54,7 +54,7 @@ class Wiper(VehicleModule):
         keys = resolve_wipers(wiper)
         value = bool(is_on)
         for key in keys:
-            self.state[key]["is_on"] = value
+            self.update_field(key, {"is_on": value})
         return self.ok(f"Wiper {', '.join(keys)} turned {'on' if value else 'off'}")
 
     @vehicle_api(wiper=_TARGET, speed=IntRange(1, 5, unit="level"))
@@ -67,6 +67,5 @@ class Wiper(VehicleModule):
         keys = resolve_wipers(wiper)
         require_int(speed, 1, 5, "wiper speed")
         for key in keys:
-            self.state[key]["is_on"] = True
-            self.state[key]["speed"] = speed
+            self.update_field(key, {"is_on": True, "speed": speed})
         return self.ok(f"Wiper {', '.join(keys)} speed set to {speed}")
