@@ -12,7 +12,7 @@ IP = ToolCall("carcontrol_instrumentPanel_set_brightness", {"brightness": 3})
 
 
 def test_key_is_name_and_sorted_json_with_non_ascii_kept() -> None:
-    assert tool_call_key("f", {"b": 1, "a": "é"}) == ("f", '{"a": "é", "b": 1}')
+    assert tool_call_key("f", {"b": 1, "a": "é"}) == ("f", '{"a":"é","b":1}')
 
 
 def test_types_and_extra_arguments_break_the_match() -> None:
@@ -47,3 +47,15 @@ def test_partial_match_and_order_independence() -> None:
     assert (s.tp, s.fp, s.fn) == (2, 1, 0)
     assert s.precision == pytest.approx(2 / 3) and s.recall == 1.0 and s.f1 == pytest.approx(0.8)
     assert multiset_tool_score(pred, gold) == s
+
+
+def test_keys_are_equal_exactly_when_the_official_json_keys_are() -> None:
+    import itertools
+    import json
+
+    values = [{}, {"a": 1}, {"a": 1.0}, {"a": True}, {"a": "1"}, {"a": None}, {"a": float("nan")},
+              {"a": float("inf")}, {"a": 10**20}, {"a": 1e16}, {"a": [1]}, {"a": {"b": 1}}, {"b": 1, "a": 2},
+              {"a": 2, "b": 1}, {"a": "\ud800"}, {"a": "é"}, {"a": "null"}, {1: "x"}, {"1": "x"}]
+    for x, y in itertools.product(values, repeat=2):
+        official = json.dumps(x, sort_keys=True, ensure_ascii=False) == json.dumps(y, sort_keys=True, ensure_ascii=False)
+        assert (tool_call_key("f", x) == tool_call_key("f", y)) == official, (x, y)

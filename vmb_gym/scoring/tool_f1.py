@@ -1,8 +1,10 @@
 """Tool-call F1: the official ``score_tool_calls`` and a corrected multiset variant.
 
-A call is keyed as ``(name, json.dumps(arguments, sort_keys=True, ensure_ascii=False))``, so
-JSON types matter (``"2"`` != ``2``, ``true`` != ``1``, ``60`` != ``60.0``) and an extra optional
-argument is a mismatch.
+The official scorer keys a call as ``(name, json.dumps(arguments, sort_keys=True,
+ensure_ascii=False))``, so JSON types matter (``"2"`` != ``2``, ``true`` != ``1``, ``60`` !=
+``60.0``) and an extra optional argument is a mismatch. :func:`tool_call_key` writes the same
+sorted JSON without the spaces (``{"a":"é","b":1}``): two calls get equal keys exactly when their
+official keys are equal.
 
 The official scorer has a key-set bug: each *distinct* key can match only once, so a gold that
 repeats a call (qa_18[8], qa_32[4], ...) caps an exact replay at tool F1 0.5.
@@ -18,14 +20,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from vmb_gym.types import ToolCall
 
 __all__ = ["ToolScore", "multiset_tool_score", "official_tool_score", "tool_call_key", "tool_call_keys"]
 
 CallKey = tuple[str, str]
 
-# ``json.dumps(x, sort_keys=True, ensure_ascii=False)`` builds this same encoder on every call.
-_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+# The official ``json.dumps(x, sort_keys=True, ensure_ascii=False)``, without the spaces.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_FLAT_VALUE_TYPES = frozenset((str, int, bool, float, type(None)))
+_STR = frozenset((str,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,17 @@ def tool_call_key(name: Any, arguments: Any) -> CallKey:
     """
     if type(arguments) is not dict and isinstance(arguments, Mapping):
         arguments = dict(arguments)
+    if (type(arguments) is dict and _FLAT_VALUE_TYPES.issuperset(map(type, arguments.values()))
+            and _STR.issuperset(map(type, arguments))):
+        # The common case, a flat object of scalars, through orjson (same text as the encoder).
+        # ``null`` is left to the encoder, which tells None from NaN (orjson writes both as null).
+        try:
+            text = orjson.dumps(arguments, option=orjson.OPT_SORT_KEYS).decode()
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, a lone surrogate
+            pass
+        else:
+            if "null" not in text:
+                return (name, text)
     try:
         text = _ENCODER.encode(arguments)
     except (TypeError, ValueError):
