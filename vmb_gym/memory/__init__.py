@@ -2,7 +2,7 @@
 
 ``make_memory(name, **kwargs)`` builds a module; ``list_memories()`` names them. Built-ins:
 ``none``, ``gold``, ``full_history``, ``bm25``, ``dense``, ``hybrid``, ``layered``, ``summary``,
-``key_value`` (plus the optional ``mem0``). See :mod:`vmb_gym.memory.base`.
+``key_value`` (plus the optional ``mem0`` and ``hymemory``). See :mod:`vmb_gym.memory.base`.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ _BUILTIN: dict[str, str] = {
     "summary": "vmb_gym.memory.summary:SummaryMemory",
     "key_value": "vmb_gym.memory.key_value:KeyValueMemory",
     "mem0": "vmb_gym.memory.thirdparty:Mem0Memory",
+    "hymemory": "vmb_gym.memory.hymemory:HyMemoryMemory",
 }
 _entry_points_loaded = False
 

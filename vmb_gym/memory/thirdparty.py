@@ -18,7 +18,7 @@ The package is not a dependency of vmb_gym. Without it, making the module raises
 
 Time: FAISS ignores range filters, so the adapter never asks mem0 for a time cutoff. It
 over-fetches and keeps only hits whose entry is visible at ``as_of`` (the base class then
-re-checks every hit). (A ``hymemory`` adapter is not provided.)
+re-checks every hit). (Hy-Memory has its own adapter, ``hymemory``, in :mod:`vmb_gym.memory.hymemory`.)
 """
 
 from __future__ import annotations
