@@ -57,15 +57,12 @@ extraction, System 2) are not wrapped.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import shutil
 import threading
 import time
-import uuid
 import weakref
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -73,9 +70,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit, _seconds
+from vmb_gym.memory.base import MemoryEntry, MemoryHit
 from vmb_gym.memory.cache import cache_dir
-from vmb_gym.memory.thirdparty import _require
+from vmb_gym.memory.thirdparty import RunScopedMemory, _require
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +180,7 @@ def _shutdown(client: Any, folder: Path | None) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-class HyMemoryMemory(BaseMemory):
+class HyMemoryMemory(RunScopedMemory):
     """Hy-Memory lite (raw vector memory, no LLM) behind the :class:`BaseMemory` guards.
 
     Args:
@@ -197,7 +194,7 @@ class HyMemoryMemory(BaseMemory):
 
     name: ClassVar[str] = "hymemory"
     provides_search: ClassVar[bool] = True
-    _ids = itertools.count(1)
+    _USER_PREFIX: ClassVar[str] = "vmb_scenario_"
 
     def __init__(
         self,
@@ -216,7 +213,6 @@ class HyMemoryMemory(BaseMemory):
         self.overfetch = max(1, int(overfetch))
         self.min_score = float(min_score)
         self.embedder = embedder
-        self._instance = f"{os.getpid()}_{next(self._ids)}_{uuid.uuid4().hex[:8]}"
         owned = path is None
         self.path = Path(path) if path else cache_dir() / "hymemory" / self._instance
         self.path.mkdir(parents=True, exist_ok=True)
@@ -250,9 +246,6 @@ class HyMemoryMemory(BaseMemory):
                 else:
                     os.environ["MEMORY_DATA_DIR"] = shared
         self._finalizer = weakref.finalize(self, _shutdown, self._client, self.path if owned else None)
-        self._run = ""
-        self._epoch = 0
-        self._valid_runs: set[str] = set()
         self.backend_writes = 0
         self.backend_write_seconds = 0.0
 
@@ -264,23 +257,6 @@ class HyMemoryMemory(BaseMemory):
     def _config_key(self) -> str:
         return f"{self._instance};min_score={self.min_score}"
 
-    def _user(self) -> str:
-        return f"vmb_scenario_{self.scenario_id}"
-
-    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
-        """Start an empty memory: a new Hy-Memory run (older runs stay on disk but are never served)."""
-        super().reset(scenario_id, speakers)
-        self._epoch += 1
-        self._run = f"run{self._epoch}"
-        self._valid_runs = {self._run}
-
-    def _payload(self) -> dict[str, Any]:
-        return {"run": self._run}
-
-    def _load_payload(self, payload: dict[str, Any]) -> None:
-        # reset() (called by _restore) opened a fresh run for policy writes; history lives in the old one
-        self._valid_runs = {payload["run"], self._run}
-
     def _add(self, entry: MemoryEntry) -> None:
         super()._add(entry)
         if self.scenario_id is None:
@@ -288,13 +264,7 @@ class HyMemoryMemory(BaseMemory):
         if not self._finalizer.alive:
             raise ConfigError("hymemory: the memory was closed")
         t0 = time.perf_counter()
-        meta = {
-            "entry_id": entry.entry_id,
-            "line_ids": ",".join(str(i) for i in entry.line_ids),
-            "ts": _seconds(entry.timestamp),
-            "time": entry.timestamp.strftime("%Y-%m-%d %H:%M"),
-            "run": self._run,
-        }
+        meta = self._entry_meta(entry)
         res = self._client.add(
             entry.text,
             user_id=self._user(),

@@ -60,7 +60,56 @@ def _minilm_path() -> str:
     return str(g.get_model_path())
 
 
-class Mem0Memory(BaseMemory):
+class RunScopedMemory(BaseMemory):
+    """Shared bookkeeping of the adapters over an external store (``mem0``, ``hymemory``).
+
+    The backend's store outlives a vmb ``reset``, so each scenario is one backend user and each
+    reset (ingestion or a policy's fresh store) opens a new *run*; only the runs being served
+    are ever returned, and every write carries :meth:`_entry_meta` so that a hit can be traced
+    back to its entry, its lines and its run.
+    """
+
+    _USER_PREFIX: ClassVar[str] = "scenario_"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._instance = f"{os.getpid()}_{next(_INSTANCES)}_{uuid.uuid4().hex[:8]}"
+        self._run = ""
+        self._epoch = 0
+        self._valid_runs: set[str] = set()
+
+    def _user(self) -> str:
+        return f"{self._USER_PREFIX}{self.scenario_id}"
+
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
+        """Start an empty memory: a new backend run (older runs stay on disk but are never served)."""
+        super().reset(scenario_id, speakers)
+        self._epoch += 1
+        self._run = f"{self._user()}_run{self._epoch}"
+        self._valid_runs = {self._run}
+
+    def _payload(self) -> dict[str, Any]:
+        return {"run": self._run}
+
+    def _load_payload(self, payload: dict[str, Any]) -> None:
+        # reset() (called by _restore) opened a fresh run for policy writes; history lives in the old one
+        self._valid_runs = {payload["run"], self._run}
+
+    def _entry_meta(self, entry: MemoryEntry) -> dict[str, Any]:
+        """What a write stores beside the text: entry id, line ids, time and run."""
+        return {
+            "entry_id": entry.entry_id,
+            "line_ids": ",".join(str(i) for i in entry.line_ids),
+            "ts": _seconds(entry.timestamp),
+            "time": entry.timestamp.strftime("%Y-%m-%d %H:%M"),
+            "run": self._run,
+        }
+
+
+_INSTANCES = itertools.count(1)
+
+
+class Mem0Memory(RunScopedMemory):
     """Mem0 OSS ``Memory`` (raw ``infer=False`` by default) behind the :class:`BaseMemory` guards.
 
     Args:
@@ -73,7 +122,6 @@ class Mem0Memory(BaseMemory):
 
     name: ClassVar[str] = "mem0"
     provides_search: ClassVar[bool] = True
-    _ids = itertools.count(1)
 
     def __init__(
         self,
@@ -97,7 +145,6 @@ class Mem0Memory(BaseMemory):
             )
         self.infer = infer
         self.overfetch = max(1, int(overfetch))
-        self._instance = f"{os.getpid()}_{next(self._ids)}_{uuid.uuid4().hex[:8]}"
         self.path = Path(path) if path else cache_dir() / "mem0" / self._instance
         self.path.mkdir(parents=True, exist_ok=True)
         llm_cfg: dict[str, Any] = {
@@ -117,33 +164,10 @@ class Mem0Memory(BaseMemory):
             "history_db_path": str(self.path / "history.db"),
             "llm": {"provider": "openai", "config": llm_cfg},
         })
-        self._run: str = ""
-        self._epoch = 0
-        self._valid_runs: set[str] = set()
 
     # ------------------------------------------------------------------ ingestion
     def _config_key(self) -> str:
         return f"{self._instance};infer={self.infer}"
-
-    def _user(self) -> str:
-        return f"scenario_{self.scenario_id}"
-
-    def _new_run(self) -> str:
-        self._epoch += 1
-        return f"{self._user()}_run{self._epoch}"
-
-    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
-        """Start an empty memory: a new mem0 run (older runs stay on disk but are never served)."""
-        super().reset(scenario_id, speakers)
-        self._run = self._new_run()
-        self._valid_runs = {self._run}
-
-    def _payload(self) -> dict[str, Any]:
-        return {"run": self._run}
-
-    def _load_payload(self, payload: dict[str, Any]) -> None:
-        # reset() (called by _restore) opened a fresh run for policy writes; history lives in the old one
-        self._valid_runs = {payload["run"], self._run}
 
     def _add(self, entry: MemoryEntry) -> None:
         super()._add(entry)
@@ -151,13 +175,7 @@ class Mem0Memory(BaseMemory):
             return
         speaker = entry.people[0] if entry.people else "user"
         msg = {"role": "user", "content": entry.text, "name": speaker.replace(" ", "_")}
-        meta = {
-            "entry_id": entry.entry_id,
-            "line_ids": ",".join(str(i) for i in entry.line_ids),
-            "ts": _seconds(entry.timestamp),
-            "time": entry.timestamp.strftime("%Y-%m-%d %H:%M"),
-            "run": self._run,
-        }
+        meta = self._entry_meta(entry)
         self._mem.add([msg], user_id=self._user(), run_id=self._run, metadata=meta, infer=self.infer)
 
     # ------------------------------------------------------------------ retrieval
