@@ -10,6 +10,21 @@ A writer decides, chunk by chunk, which streamed lines go into the policy's own 
 * :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
   entries it derives are written to the store, citing their lines.
 
+**Memory budget.** Every writer takes an optional cap on its store, ``budget_tokens`` (cl100k
+tokens of the active entries it wrote, counted exactly as the env counts a ``store``), set with
+:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of :func:`make_writer` (``everything@2000``,
+``rules@2000/stop``, ``sb3:CKPT@2000``). What happens to a store that does not fit is the
+``overflow`` policy:
+
+* ``fifo`` (default of the baseline writers): the oldest entries are deleted to make room, so the
+  store holds the most recent lines that fit (a ring buffer; storing everything under a budget
+  keeps the last ``budget_tokens`` of the history);
+* ``stop``: the store is dropped (a later, shorter one may still fit): the store fills and then
+  only takes what still fits.
+
+The active store never holds more than ``budget_tokens`` tokens at any step (deletes are sent
+before the stores they make room for); a single entry longer than the budget is never stored.
+
 At a request every writer reads the same way (:class:`StreamReader`): the rule-based reader of
 :mod:`agents.rules` asks its searches through the env's ``search_memory`` tool (so it only ever
 sees the policy's own store, as of the request) and then emits its calls and ``finish``. No
@@ -19,7 +34,7 @@ writer or reader looks at a task's gold calls, gold memory or evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,6 +43,7 @@ import gymnasium as gym
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Scenario
 
 SKIP: dict[str, Any] = {"name": "skip", "arguments": {}}
@@ -93,8 +109,8 @@ class StreamReader:
         """A new request (``info`` of the step that showed it)."""
         self._stage = 0
         if self._rules is not None:  # plan() counts searches in per-request state that its act() path resets
-            self._rules._memory_searches = 0  # noqa: SLF001
-            self._rules._memory_hits = []  # noqa: SLF001
+            self._rules._memory_searches = 0
+            self._rules._memory_hits = []
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else None
         self._context = (info["request"], Scenario(scenario_id, tuple(speakers), (), ()), as_of)
 
@@ -123,28 +139,80 @@ class StreamReader:
 
 
 # ---------------------------------------------------------------------- writers
+#: Overflow policies of a writer's memory budget (see the module doc).
+OVERFLOWS = ("fifo", "stop")
+
+
+@dataclass
+class _Held:
+    """One entry the writer stored (or has queued): its env id once known and its tokens."""
+
+    tokens: int
+    entry_id: str | None = None
+
+
 class Writer:
     """Base of the baseline writers: queue the chunk's writes, send them in batches, then ``skip``.
 
-    Subclasses implement :meth:`writes` (the write calls for one chunk's lines).
+    Subclasses implement :meth:`writes` (the write calls for one chunk's lines). With a budget
+    (:meth:`set_budget`) the chunk's stores are fitted to it before they are queued (the module doc
+    says how); :attr:`used_tokens` is what the writer's active entries hold.
 
     Args:
         top_k: hits per search of the reader.
         name: the writer's name in reports.
+        budget_tokens: cap on the tokens of the active store (None: no cap).
+        overflow: ``"fifo"`` (evict the oldest entries) or ``"stop"`` (drop what does not fit).
     """
 
-    def __init__(self, top_k: int = 10, name: str = "writer") -> None:
+    def __init__(self, top_k: int = 10, name: str = "writer", budget_tokens: int | None = None,
+                 overflow: str = "fifo") -> None:
         self.name = name
         self.reader = StreamReader(top_k)
         self._queue: list[dict[str, Any]] = []
         self._scenario_id = -1
         self._speakers: tuple[str, ...] = ()
+        self.budget_tokens: int | None = None
+        self.overflow = "fifo"
+        self.set_budget(budget_tokens, overflow)
+        self._held: list[_Held] = []
+        self._inflight: list[_Held | None] = []
+        self._queued: dict[int, _Held] = {}
+        self._line_text: dict[int, str] = {}
+        self._chunks_seen = 0
+        self._chunks_total = 0
+
+    def set_budget(self, budget_tokens: int | None, overflow: str | None = None) -> Writer:
+        """Cap the active store at ``budget_tokens`` (None: no cap); returns the writer.
+
+        Raises:
+            ConfigError: for a negative budget or an unknown overflow policy.
+        """
+        if budget_tokens is not None and (isinstance(budget_tokens, bool) or int(budget_tokens) < 0):
+            raise ConfigError(f"budget_tokens must be a non-negative integer or None, got {budget_tokens!r}")
+        overflow = overflow or self.overflow
+        if overflow not in OVERFLOWS:
+            raise ConfigError(f"overflow must be one of {OVERFLOWS}, got {overflow!r}")
+        self.budget_tokens = None if budget_tokens is None else int(budget_tokens)
+        self.overflow = overflow
+        return self
+
+    @property
+    def used_tokens(self) -> int:
+        """Tokens of the entries the writer holds (stored, or queued to be stored) this timeline."""
+        return sum(h.tokens for h in self._held)
 
     def reset(self, observation: str, info: dict[str, Any]) -> None:
         """Start a timeline."""
         self._scenario_id = int(info["scenario_id"])
         self._speakers = tuple(info.get("speakers", ()))
         self._queue = []
+        self._held = []
+        self._inflight = []
+        self._queued = {}
+        self._line_text = {}
+        self._chunks_seen = 0
+        self._chunks_total = int(info.get("chunks", 0) or 0)
         self.begin(info)
 
     def begin(self, info: dict[str, Any]) -> None:
@@ -152,18 +220,93 @@ class Writer:
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
         """Writes while history streams, the reader at requests."""
+        self._harvest(info)
         if info.get("phase") == "query":
             if "request" in info:  # the step that showed a new request
                 self.reader.start(info, self._scenario_id, self._speakers)
             return self.reader.act(info)
         if "lines" in info:
-            self._queue.extend(self.writes(info["lines"]))
+            for ln in info["lines"]:
+                self._line_text[int(ln["line_id"])] = f"{ln['speaker']}: {ln['text']}"
+            calls = self.writes(info["lines"])
+            self._chunks_seen += 1
+            self._queue.extend(self._fit(calls))
         batch, self._queue = self._queue[:BATCH], self._queue[BATCH:]
+        self._inflight = [self._queued.pop(id(c), None) for c in batch]
         return batch if self._queue else [*batch, SKIP]
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The write calls for one chunk."""
         raise NotImplementedError
+
+    # ------------------------------------------------------------------ budget bookkeeping
+    def store_tokens(self, call: Mapping[str, Any]) -> int:
+        """Tokens the env will count for a ``store`` call (its text, or its cited lines' text)."""
+        args = call.get("arguments", {})
+        text = args.get("text")
+        if isinstance(text, str) and text.strip():
+            return count_tokens(text)
+        ids = list(dict.fromkeys(args.get("line_ids", [])))
+        return count_tokens("\n".join(self._line_text.get(int(i), "") for i in ids))
+
+    def _harvest(self, info: Mapping[str, Any]) -> None:
+        """Give the stores of the last batch their env ids; forget the ones the env refused."""
+        if not self._inflight:
+            return
+        inflight, self._inflight = self._inflight, []
+        records = list(info.get("calls", []))  # one record per call of the batch, in order
+        for i, held in enumerate(inflight):
+            if held is None:
+                continue
+            rec = records[i] if i < len(records) else {}
+            result = rec.get("result") if rec.get("name") == "store" else None
+            if isinstance(result, Mapping) and result.get("entry_id"):
+                held.entry_id = str(result["entry_id"])
+            else:
+                self._held = [h for h in self._held if h is not held]
+
+    def _hold(self, call: dict[str, Any], tokens: int) -> None:
+        held = _Held(tokens)
+        self._held.append(held)
+        self._queued[id(call)] = held
+
+    def _fit(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The chunk's calls fitted to the budget: deletes of evicted entries first, then the stores kept."""
+        if self.budget_tokens is None:
+            for c in calls:
+                if c.get("name") == "store":
+                    self._hold(c, self.store_tokens(c))
+            return calls
+        budget = self.budget_tokens
+        stores = [(c, self.store_tokens(c)) for c in calls if c.get("name") == "store"]
+        stores = [(c, t) for c, t in stores if t <= budget]  # an entry longer than the budget never fits
+        deletes: list[dict[str, Any]] = []
+        if self.overflow == "stop":
+            kept, used = [], self.used_tokens
+            for c, t in stores:
+                if used + t <= budget:
+                    kept.append((c, t))
+                    used += t
+        else:  # fifo: the newest stores win; then evict the oldest stored entries to make room
+            kept, room = [], budget
+            for c, t in reversed(stores):
+                if t <= room:
+                    kept.append((c, t))
+                    room -= t
+            kept.reverse()
+            need = self.used_tokens + sum(t for _, t in kept) - budget
+            evictable = [h for h in self._held if h.entry_id is not None]
+            while need > 0 and evictable:
+                h = evictable.pop(0)
+                deletes.append({"name": "delete", "arguments": {"entry_id": h.entry_id}})
+                self._held = [x for x in self._held if x is not h]
+                need -= h.tokens
+            while need > 0 and kept:  # entries without an id yet cannot be deleted: drop the oldest new stores
+                need -= kept.pop(0)[1]
+        for c, t in kept:
+            self._hold(c, t)
+        kept_ids = {id(c) for c, _ in kept}
+        return deletes + [c for c in calls if c.get("name") != "store" or id(c) in kept_ids]
 
 
 def _store_line(line: dict[str, Any]) -> dict[str, Any]:
@@ -366,17 +509,49 @@ WRITER_ALIASES: dict[str, str] = {"everything": "store_everything", "nothing": "
                                   "rule": "rule", "layered": "layered"}
 
 
+_BUDGET_SPEC = re.compile(r"^(?P<tokens>\d+)(?:/(?P<overflow>fifo|stop))?$")
+
+
+def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
+    """``NAME[@TOKENS[/fifo|/stop]]`` -> ``(NAME, budget tokens or None, overflow or None)``.
+
+    Raises:
+        ConfigError: for a malformed budget suffix.
+    """
+    if "@" not in spec:
+        return spec, None, None
+    name, _, suffix = spec.rpartition("@")
+    m = _BUDGET_SPEC.match(suffix)
+    if not m or not name:
+        raise ConfigError(f"bad memory budget in writer {spec!r}; expected NAME@TOKENS or NAME@TOKENS/fifo|stop "
+                          "(e.g. everything@2000)")
+    return name, int(m["tokens"]), m["overflow"]
+
+
 def make_writer(spec: str, top_k: int = 10) -> Any:
     """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``) or ``sb3:CHECKPOINT``.
 
+    A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
+    ``@TOKENS/fifo`` also picks the overflow policy (see the module doc; baseline writers default
+    to ``fifo``; a learned writer never overflows: its ``keep`` is masked when a line does not fit,
+    and without a suffix it uses the budget it was trained with).
+
     Raises:
-        ConfigError: for an unknown name.
+        ConfigError: for an unknown name or a malformed budget.
     """
+    spec, budget, overflow = parse_writer_spec(spec)
     if spec.startswith("sb3:"):
         from agents.stream_sb3 import load_stream_writer
 
-        return load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
+        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
+        if budget is not None:
+            writer.set_budget(budget, overflow)
+        return writer
     key = WRITER_ALIASES.get(spec)
     if key is None:
         raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))} or sb3:CHECKPOINT")
-    return WRITERS[key](top_k=top_k)
+    writer = WRITERS[key](top_k=top_k)
+    if budget is not None:
+        writer.set_budget(budget, overflow)
+        writer.name = f"{writer.name}@{budget}"
+    return writer
