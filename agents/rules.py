@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -260,7 +261,15 @@ class RulesPolicy:
             value = explicit
         elif vp is not None and vp.py_type is int and isinstance(value, int) and req.delta:
             value = _clamp(value + req.delta, vp)
-        if vp is not None and value is not None:
+        if isinstance(value, dict):
+            args.update(value)
+            if api == "carcontrol_navigation_navigate_to" and "destination" not in args:
+                dest = request_destination(req)
+                if dest is None:
+                    args.pop("route_preference", None)
+                else:
+                    args["destination"] = dest
+        elif vp is not None and value is not None:
             args[vp.name] = value
         sel = selector_param(spec)
         if sel is not None:
@@ -408,6 +417,15 @@ def _seat_of(body: str, target: str | None, driver: str | None, names: list[tupl
 
 def conditions_in(text: str) -> set[str]:
     """Condition groups (night, rain, hot, ...) whose words occur in ``text``."""
+    return set(_conditions_cached(text))
+
+
+@lru_cache(maxsize=200_000)
+def _conditions_cached(text: str) -> frozenset[str]:
+    return frozenset(_conditions_in(text))
+
+
+def _conditions_in(text: str) -> set[str]:
     found = set()
     for group, words in CONDITIONS.items():
         if find_phrases(text, words):
@@ -425,6 +443,15 @@ def _api_text(req: Request) -> str:
 
 def score_apis(text: str) -> dict[str, float]:
     """How strongly ``text`` names each vehicle function (0 = not at all)."""
+    return dict(_score_apis_cached(text))
+
+
+@lru_cache(maxsize=200_000)
+def _score_apis_cached(text: str) -> tuple[tuple[str, float], ...]:
+    return tuple(_score_apis(text).items())
+
+
+def _score_apis(text: str) -> dict[str, float]:
     module_score: dict[str, float] = {}
     for module in {s.module for s in API_SPECS.values()}:
         found = find_phrases(text, module_words(module))
@@ -468,10 +495,39 @@ def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:
 
 # ---------------------------------------------------------------------- value reading
 def extract_value(spec: ApiSpec, text: str, req: Request | None = None) -> Any:
-    """The value of ``spec``'s setting stated in ``text`` (None when the text states none)."""
+    """The value of ``spec``'s setting stated in ``text`` (None when the text states none); see :func:`_extract`."""
+    value = _extract_cached(spec.name, text)
+    return dict(value) if isinstance(value, dict) else value
+
+
+@lru_cache(maxsize=400_000)
+def _extract_cached(api: str, text: str) -> Any:
+    return _extract(API_SPECS[api], text)
+
+
+def _extract(spec: ApiSpec, text: str, req: Request | None = None) -> Any:
+    """The value of ``spec``'s setting stated in ``text`` (None when the text states none).
+
+    Most settings have one value parameter and the value is returned as is; a few carry two
+    parameters read together, returned as a ``{param: value}`` dict: a song and its artist
+    (``'Slow Rivers' by Nina Vale``) and a route type (``navigate_to``'s ``route_preference``; the
+    destination comes from the request).
+    """
     vp = value_param(spec)
     if vp is None:
         return None
+    if spec.name == "carcontrol_music_play_song":
+        return _song_value(text)
+    if spec.name == "carcontrol_navigation_navigate_to":
+        route = _route_value(spec, text)
+        if route is not None:
+            return route
+    if spec.name == "carcontrol_radio_play_station":
+        return _station_value(text)
+    if vp.py_type is int and (vp.constraint is None or vp.constraint.maximum is None):
+        big = _big_number(text)
+        if big is not None:
+            return big
     if vp.py_type is int:
         return _int_value(spec, vp, text)
     if vp.py_type is bool:
@@ -482,6 +538,77 @@ def extract_value(spec: ApiSpec, text: str, req: Request | None = None) -> Any:
             return _air_direction(text)
         return _enum_value(spec, vp, text)
     return _free_text(spec, vp, text)
+
+
+_CAP_RUN = re.compile(r"(?<![\w'’])((?:[A-Z][\w'’&-]*|\d[\w]*(?:\.\d+)?)(?:\s+(?:(?:of|the|and|de|la|in|on)\s+)?"
+                      r"(?:[A-Z][\w'’&-]*|\d[\w]*(?:\.\d+)?|FM|AM))*)")
+#: Capitalised words that start sentences or name things other than a value (lower case).
+_NOT_VALUE = frozenset(
+    "i i'm i've i'd i'll is imagine hypothetically the a an for my in at on it it's that this what when where who why "
+    "how if but and so yes no not ok okay please remind honestly actually somebody someone funny hmm ugh wait sorry "
+    "scratch perfect much much better note usually normally most by on one here keep forget since update new let's "
+    "just you after whenever when we really ha years did does do can could would should put set play station radio "
+    "fm am".split())
+
+
+def _capitalised_phrases(text: str) -> list[tuple[int, str]]:
+    """Runs of capitalised words or numbers ("Classic Rock 101"), without sentence-start filler words."""
+    out = []
+    for m in _CAP_RUN.finditer(text):
+        words = m.group(1).split()
+        start = m.start(1)
+        while words and words[0].lower().strip(".'’") in _NOT_VALUE:
+            start = text.find(words[0], start) + len(words[0])
+            words = words[1:]
+        while words and words[-1].lower() in ("of", "the", "and", "in", "on"):
+            words = words[:-1]
+        phrase = " ".join(words).rstrip(".")
+        if phrase and phrase != "_" and not phrase.isdigit() and len(phrase) > 1:
+            out.append((start, phrase))
+    return out
+
+
+def _station_value(text: str) -> str | None:
+    """A radio station name: a capitalised run after "at/on/to/choosing/for" (or the line's only one)."""
+    phrases = _capitalised_phrases(text)
+    best: tuple[float, str] | None = None
+    for start, phrase in phrases:
+        pre = text[max(0, start - 14): start].lower()
+        score = start / 1000.0 + (1.0 if re.search(r"\b(at|on|to|choosing|with|play|tune in to)\s*$", pre) else 0.0)
+        post = text[start + len(phrase): start + len(phrase) + 12]
+        score += 0.8 if re.match(r"\s+(for|is|it is)\b|,", post) else 0.0
+        score += 0.3 * min(2, len(phrase.split()) - 1)
+        if _REJECT.search(text[max(0, start - 20): start]):
+            score -= 1.5
+        if best is None or score > best[0]:
+            best = (score, phrase)
+    return best[1] if best else None
+
+
+def _song_value(text: str) -> Any:
+    """``{"song_name", "artist"}`` of ```'Title' by Artist```, else the quoted title alone (as a string)."""
+    m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])\s+by\s+([A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*)",
+                  text)
+    if m:
+        return {"song_name": m.group(1).strip(), "artist": m.group(2).strip()}
+    m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])", text)
+    return m.group(1).strip() if m else None
+
+
+def _route_value(spec: ApiSpec, text: str) -> dict[str, str] | None:
+    """``{"route_preference": ...}`` when the text names a route type (fastest, toll-free, ...)."""
+    rp = next((p for p in spec.params if p.name == "route_preference"), None)
+    if rp is None:
+        return None
+    value = _enum_value(spec, rp, text)
+    return {"route_preference": value} if value is not None else None
+
+
+def _big_number(text: str) -> int | None:
+    """A large count (odometer readings: "56100", "56,100 km"), the last one in the text."""
+    found = [int(m.group(0).replace(",", "")) for m in re.finditer(r"(?<![\w.:])\d{1,3}(?:,\d{3})+(?!\d)|(?<![\w.:])\d{4,7}(?!\d)", text)]
+    found = [n for n in found if not 1900 <= n <= 2100] or found  # years are rarely readings
+    return found[-1] if found else None
 
 
 def _keyword_positions(spec: ApiSpec, text: str) -> list[int]:
@@ -560,7 +687,7 @@ def _enum_value(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
 def _air_direction(text: str) -> str | None:
     parts = []
     for part, words in (("face", ("face", "faces", "chest", "upper body")), ("feet", ("feet", "foot", "floor", "legs")),
-                        ("window", ("window", "windows", "windshield"))):
+                        ("window", ("window", "windows", "windshield", "windscreen"))):
         if find_phrases(text, words):
             parts.append(part)
     return "_".join(parts) if parts else None
@@ -574,7 +701,7 @@ def _free_text(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
             return m.group(1).strip()
         return None
     if vp.name in ("video_name", "song_name", "name"):
-        m = re.search(r"['\"“‘]([^'\"”’]{2,60})['\"”’]", text)
+        m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])", text)
         if m:
             return m.group(1).strip()
         m = re.search(r"\b(?:play|watch|put on)\s+(?:the\s+|some\s+|a\s+|my\s+)?([A-Za-z][\w\s'-]{1,40}?)(?=[.,!?]|$| on\b| at\b| in\b)",
@@ -582,6 +709,13 @@ def _free_text(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
         if m and m.group(1).strip().lower() not in ("video", "music", "song", "it", "that", "this"):
             return m.group(1).strip()
     return None
+
+
+def request_destination(req: Request) -> str | None:
+    """Where the request says the car is going ("was driving to Oakwood Stadium")."""
+    m = re.search(r"\b(?:driving|drive|heading|going|on the way|on our way|on his way|on her way|taking \w+)\s+"
+                  r"(?:back\s+)?to\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)", req.text)
+    return m.group(1).strip() if m else None
 
 
 def _request_value(api: str, req: Request) -> Any:
@@ -659,7 +793,12 @@ _PREFERENCE = re.compile(r"\b(usually|always|prefer|preferred|favorite|favourite
 
 def _hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
     """A hit's text without the speaker prefix and without people's names ("Kimberly Green" is no colour)."""
-    text = hit.text
+    return _hit_body_cached(hit.text, tuple(hit.people), tuple(speakers))
+
+
+@lru_cache(maxsize=200_000)
+def _hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ...]) -> str:
+    hit = MemoryHit(entry_id="", text=text, score=0.0, timestamp=None, people=people)
     for name in (*hit.people, *speakers):
         if text.startswith(name + ":"):
             text = text[len(name) + 1:]

@@ -41,7 +41,7 @@ from vmb_gym.wrappers.sb3 import _algo_class, _paths
 #: Candidate APIs per episode, memory values per API, target (seat/zone) choices per API.
 N_API_SLOTS = 5
 N_COMPANION_SLOTS = 2
-N_MEMORY_VALUES = 6
+N_MEMORY_VALUES = 8
 N_TARGET_SLOTS = 3
 #: Value slots: memory values 0..K-1, the same values with the request's relative change applied
 #: (K..2K-1), the value the request states itself, and the minimal action (switch the device on).
@@ -53,6 +53,23 @@ N_SLOT_ACTIONS = 2 + N_API_SLOTS * N_VALUE_SLOTS * N_TARGET_SLOTS
 #: Order in which other selector choices follow the rules' own choice in the target slots.
 _TARGET_ORDER = ("driver", "passenger", "all", "rear_left", "rear_right", "front", "rear", "left", "right", "both")
 
+#: Minutes within which a line by the same speaker continues the previous line's setting ("Too low. Make
+#: it 35 percent instead." one minute after "Let's try the seat position at 15 percent.").
+FOLLOW_MINUTES = 10
+#: Follow-up memory queries (second search round) and hits per follow-up query.
+N_FOLLOWUPS = 6
+FOLLOWUP_K = 8
+#: Kinship and relation words a request uses for a person who is not a speaker ("my grandmother").
+RELATIONS = ("grandmother", "grandfather", "grandma", "grandpa", "mother", "father", "mom", "mum", "dad", "sister",
+             "brother", "aunt", "uncle", "cousin", "nephew", "niece", "son", "daughter", "wife", "husband", "partner",
+             "best friend", "old roommate", "roommate", "friend", "colleague", "coworker", "neighbour", "neighbor",
+             "boss", "godmother", "godfather", "stepmother", "stepfather", "mother-in-law", "father-in-law",
+             "sister-in-law", "brother-in-law", "grandson", "granddaughter", "fiancé", "fiancee", "girlfriend",
+             "boyfriend", "classmate", "teammate", "mentor", "flatmate", "landlord", "babysitter", "nanny")
+_RELATION_RE = re.compile(r"\b(?:my|his|her|their|\w+'s|\w+’s)\s+((?:best |old )?(?:" +
+                          "|".join(sorted({r.split()[-1] for r in RELATIONS}, key=len, reverse=True)) + r"))\b", re.I)
+#: Hashed words of a value's representative line (one feature block of a value slot).
+N_LINE_HASH = 32
 _HIT_LINE = re.compile(r"^\s*\d+\.\s+\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}|-{10})\]\s(.*?)(\s\(superseded\))?$")
 #: Cue words of a memory line (regexes, case-insensitive), each one feature of a value slot.
 LINE_CUES: Mapping[str, re.Pattern[str]] = {
@@ -93,6 +110,15 @@ class ValueSlot:
     rules_top: bool = False  # the rules policy's own choice for this API
     source: str = ""
     sources: list[str] = field(default_factory=list)  # every line that states it (rendered)
+    follows: bool = False  # some mention continues an earlier line by the same speaker (a correction)
+    rep_target: bool = False  # the representative line is by the target person
+    relative: bool = False  # some mention names the relative the request speaks of ("For Joanna, ...")
+    request_overlap: float = 0.0  # content words (not setting words) shared with the request, best mention
+    latest_clean_target: bool = False  # its latest clean target mention is the latest clean target mention
+    latest_clean_any: bool = False  # ... the latest clean mention by anyone
+    clean_target_mentions: int = 0
+    names_passenger: bool = False  # some mention names another person of the request (a passenger)
+    line_hash: Any = None  # hashed words of the representative line (np.ndarray)
 
 
 @dataclass
@@ -120,6 +146,8 @@ class SlotAnalysis:
     delta: int | None
     n_hits: int
     searched: bool
+    followups: list[str] = field(default_factory=list)  # the second search round's queries
+    relatives: list[str] = field(default_factory=list)  # names of the relatives the request speaks of
     features: Any = field(default=None, repr=False, compare=False)  # the featuriser's cache of static rows
     calls: Any = field(default=None, repr=False, compare=False)  # resolved calls of the call slots (cache)
 
@@ -178,7 +206,7 @@ class SlotCatalogue:
 
     kind = "slots"
 
-    def __init__(self, top_k: int = 15, n_queries: int = 4,
+    def __init__(self, top_k: int = 20, n_queries: int = 4,
                  api_examples: Sequence[tuple[str, str]] | None = None) -> None:
         self.top_k = top_k
         self.n_queries = n_queries
@@ -271,7 +299,7 @@ class SlotCatalogue:
         if layout != [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]:
             raise ConfigError(f"slot layout {layout} differs from this version's "
                               f"{[N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]}")
-        return cls(top_k=int(data.get("top_k", 15)), n_queries=int(data.get("n_queries", 4)),
+        return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
                    api_examples=[tuple(x) for x in data.get("api_examples", [])])
 
     # ------------------------------------------------------------------ index arithmetic
@@ -312,9 +340,21 @@ class SlotCatalogue:
         return list(dict.fromkeys(rec.queries))[: self.n_queries]
 
     def search_action(self, episode: EpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
-        """The search step: one ``search_memory`` call per query."""
-        return [{"name": "search_memory", "arguments": {"query": q, "top_k": self.top_k}}
-                for q in self.search_queries(episode.request, speakers)]
+        """The search step: one ``search_memory`` call per query.
+
+        The first round runs the rules baseline's queries (plus "my grandmother" when the request
+        speaks of a relative); the second round runs the follow-up queries the first round's hits
+        suggest (see :func:`_followup_queries`).
+        """
+        if search_rounds(episode) == 0:
+            queries = self.search_queries(episode.request, speakers)
+            rel = relation_words(episode.request)
+            queries += [f"my {r}" for r in rel if f"my {r}" not in queries]
+            return [{"name": "search_memory", "arguments": {"query": q, "top_k": self.top_k}} for q in queries]
+        analysis = self.analyse(episode, speakers)
+        return [{"name": "search_memory", "arguments": {"query": q, "top_k": FOLLOWUP_K}}
+                for q in analysis.followups] or [{"name": "search_memory",
+                                                  "arguments": {"query": episode.request, "top_k": self.top_k}}]
 
     # ------------------------------------------------------------------ analysis
     def analyse(self, episode: EpisodeText, speakers: Sequence[str]) -> SlotAnalysis:
@@ -323,7 +363,8 @@ class SlotCatalogue:
         cached = self._cache.get(key)
         if cached is None:
             cached = _analyse(episode.request, episode.hits, speakers, episode.searched,
-                              self.api_scores(episode.request, speakers), self.classify)
+                              self.api_scores(episode.request, speakers), self.classify,
+                              followups=search_rounds(episode) == 1)
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = cached
@@ -357,12 +398,24 @@ class SlotCatalogue:
                 if k >= len(slot.values):
                     return None
                 value = slot.values[k].value
+                if isinstance(value, dict) and v >= N_MEMORY_VALUES:
+                    return None
                 if v >= N_MEMORY_VALUES:  # the relative-change copy
                     if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
                             and not isinstance(value, bool)):
                         return None
                     value = _clamp_param(value + analysis.delta, vp)
-            args = {vp.name: value} if vp is not None and value is not None else {}
+            if isinstance(value, dict):
+                args = dict(value)
+                if name == "carcontrol_navigation_navigate_to" and "destination" not in args:
+                    from agents.rules import request_destination
+
+                    dest = request_destination(analysis.request)
+                    if dest is None:
+                        return None
+                    args["destination"] = dest
+            else:
+                args = {vp.name: value} if vp is not None and value is not None else {}
         sel = selector_param(API_SPECS[name])
         if sel is not None:
             if target is None:
@@ -379,9 +432,10 @@ class SlotCatalogue:
         """Allowed actions: search first (alone) when memory retrieves; then finish and every non-empty
         call slot whose function was not called yet."""
         mask = np.zeros(self.n, dtype=bool)
-        if memory_search and not episode.searched:
+        rounds = search_rounds(episode)
+        if memory_search and (rounds == 0 or (rounds == 1 and analysis.followups)):
             mask[SLOT_SEARCH] = True
-            return mask  # look before acting
+            return mask  # look before acting (and follow up what the first look found)
         mask[SLOT_FINISH] = True
         if analysis.calls is None:
             analysis.calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]
@@ -454,9 +508,85 @@ def _companion_clause(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+@dataclass
+class SlotEpisodeText(EpisodeText):
+    """:class:`~vmb_gym.wrappers.catalogue.EpisodeText` that also counts the memory search rounds."""
+
+    search_rounds: int = 0
+
+    def on_reset(self, observation: str, info: Mapping[str, Any]) -> None:
+        """Start over (no search round yet)."""
+        super().on_reset(observation, info)
+        self.search_rounds = 0
+
+    def on_step(self, observation: str, info: Mapping[str, Any]) -> None:
+        """Record the step; a step with ``search_memory`` calls is one search round."""
+        super().on_step(observation, info)
+        if any(rec.get("name") == "search_memory" for rec in info.get("calls") or ()):
+            self.search_rounds += 1
+
+
+def search_rounds(episode: EpisodeText) -> int:
+    """Memory search rounds of the episode so far (a plain EpisodeText knows only whether it searched)."""
+    return int(getattr(episode, "search_rounds", int(episode.searched)))
+
+
+def relation_words(request: str) -> list[str]:
+    """Relations the request speaks of ("my grandmother", "Lena's sister"), lower case, in order."""
+    from agents.rules import read_request
+
+    body = read_request(request, ()).text
+    return list(dict.fromkeys(m.group(1).lower() for m in _RELATION_RE.finditer(body)))
+
+
+_NAME = r"([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?)"
+
+
+def relative_names(relations: Sequence[str], hit_texts: Iterable[str], speakers: Sequence[str]) -> list[str]:
+    """Names the hits give the request's relations ("Joanna, my grandmother, is visiting" -> Joanna)."""
+    found: list[str] = []
+    firsts = {p.split()[0] for p in speakers if p.split()}
+    for rel in relations:
+        r = re.escape(rel)
+        pats = (re.compile(rf"{_NAME},\s+(?:my|our)\s+{r}\b"), re.compile(rf"\b(?:my|our)\s+{r},?\s+{_NAME}"))
+        for text in hit_texts:
+            for pat in pats:
+                for m in pat.finditer(text):
+                    name = m.group(1).split()[0]
+                    if name not in firsts and name not in ("The", "My", "Our") and name not in found:
+                        found.append(name)
+    return found
+
+
+def _line_hash(body: str) -> np.ndarray:
+    """Hashed words and word pairs of a line (numbers and names masked), L2-normalised."""
+    import zlib
+
+    words = re.findall(r"[a-z']+|\d+|[?!]", re.sub(r"\d+", "0", body.lower()))
+    vec = np.zeros(N_LINE_HASH, dtype=np.float32)
+    for tok in [*words, *(a + " " + b for a, b in zip(words, words[1:]))]:
+        h = zlib.crc32(tok.encode())
+        vec[h % N_LINE_HASH] += 1.0 if (h >> 16) & 1 else -1.0
+    n = float(np.linalg.norm(vec))
+    return vec / n if n > 0 else vec
+
+
+def _render_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(str(v) for v in value.values())
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value).replace("_", " ")
+
+
 def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
-             req_scores: dict[str, float], classify: Any = None) -> SlotAnalysis:
-    """Read the request, pool the hits, rank APIs and values the way the rules baseline does."""
+             req_scores: dict[str, float], classify: Any = None, followups: bool = False) -> SlotAnalysis:
+    """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
+
+    On top of the rules' reading: a line by the same speaker within :data:`FOLLOW_MINUTES` of a
+    line that names a setting continues that setting (corrections rarely repeat the setting's
+    name), and ``followups`` (after the first search round) asks for the second round's queries.
+    """
     from agents.rules import (
         OPPOSITE,
         Candidate,
@@ -482,6 +612,40 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
     policy._names = tuple(speakers)
     cands = policy._candidates(req, req_scores, hits) if hits else []
     by_render = {h.render(): h for h in hits}
+    # conversation continuity: "Too low. Make it 35 percent instead." continues the line before it
+    by_source: dict[str, list[Any]] = {}
+    for c in cands:
+        by_source.setdefault(c.source, []).append(c)
+    timed = sorted((h for h in hits if h.timestamp is not None and h.people), key=lambda h: h.timestamp)
+    follow_src: set[str] = set()
+    extra: list[Any] = []
+    for j, h in enumerate(timed):
+        own = {c.api for c in by_source.get(h.render(), ())}
+        for h0 in reversed(timed[:j]):
+            dt = (h.timestamp - h0.timestamp).total_seconds()
+            if dt > 60 * FOLLOW_MINUTES:
+                break
+            if dt <= 0 or h0.people != h.people:
+                continue
+            body = _hit_body(h, speakers)
+            for c0 in by_source.get(h0.render(), ()):
+                if c0.api in own:
+                    continue
+                value = extract_value(API_SPECS[c0.api], body, req)
+                if value is None:
+                    continue
+                own.add(c0.api)
+                extra.append(Candidate(c0.api, value, c0.score + 0.5, h.render()))
+                follow_src.add(h.render())
+    if extra:
+        cands = sorted(cands + extra, key=lambda c: -c.score)
+    relations = relation_words(request)
+    relatives = relative_names(relations, (h.text for h in hits), speakers) if relations else []
+    rel_pats = [re.compile(rf"\b{re.escape(n)}\b") for n in relatives]
+    others = [p for p in req.people if not (req.target and _same_person(p, req.target))]
+    other_pats = [re.compile(rf"\b{re.escape(p.split()[0])}\b") for p in others]
+    req_words = _content_words(req.text) - _content_words(_prior_text(req)) - {
+        w.lower() for p in speakers for w in p.split()}
     best_req = max(req_scores.values(), default=0.0)
 
     def passes(api: str) -> bool:
@@ -522,6 +686,18 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                         if req.target and any(_same_person(p, req.target) for p in by_render[c.source].people)
                         and by_render[c.source].timestamp]
         latest_target = max(target_times, default=None)
+
+        def clean_line(h: Any) -> bool:
+            body = _hit_body(h, speakers)
+            return not any(LINE_CUES[k].search(body) for k in ("hypothetical", "elsewhere", "question"))
+
+        clean_times = [by_render[c.source].timestamp for c in mine
+                       if by_render[c.source].timestamp and clean_line(by_render[c.source])]
+        latest_clean_any = max(clean_times, default=None)
+        latest_clean_target = max((by_render[c.source].timestamp for c in mine
+                                   if req.target and by_render[c.source].timestamp
+                                   and any(_same_person(p, req.target) for p in by_render[c.source].people)
+                                   and clean_line(by_render[c.source])), default=None)
         groups: dict[str, list[Any]] = {}
         for c in mine:
             groups.setdefault(repr(c.value), []).append(c)
@@ -533,6 +709,11 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
             for c in group:
                 h = by_render[c.source]
                 is_target = bool(req.target) and any(_same_person(p, req.target) for p in h.people)
+                slot.follows |= c.source in follow_src
+                slot.relative |= any(p.search(h.text) for p in rel_pats)
+                slot.names_passenger |= any(p.search(h.text.split(":", 1)[-1]) for p in other_pats)
+                slot.request_overlap = max(slot.request_overlap,
+                                           float(len(req_words & _content_words(_hit_body(h, speakers)))))
                 slot.mentions += 1
                 slot.sources.append(c.source)
                 slot.target_mentions += is_target
@@ -550,12 +731,20 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 cues = {k: float(bool(p.search(body))) for k, p in LINE_CUES.items()}
                 if is_target and not (cues["hypothetical"] or cues["elsewhere"] or cues["question"]):
                     slot.clean = True
+                    slot.clean_target_mentions += 1
+                    if h.timestamp is not None and h.timestamp == latest_clean_target:
+                        slot.latest_clean_target = True
+                if h.timestamp is not None and h.timestamp == latest_clean_any and not (
+                        cues["hypothetical"] or cues["elsewhere"] or cues["question"]):
+                    slot.latest_clean_any = True
                 # the representative mention: the latest by the target, else the latest
                 order = (is_target, h.timestamp or _NOW.replace(year=1900))
                 if rep is None or order > rep[0]:
                     rep = (order, cues, c.source)
             if rep is not None:
                 slot.cues, slot.source = rep[1], rep[2]
+                slot.rep_target = rep[0][0]
+                slot.line_hash = _line_hash(_hit_body(by_render[rep[2]], speakers))
             values.append(slot)
         values.sort(key=lambda s: -s.score)
         if values:
@@ -610,7 +799,33 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 break
             if all(a.api != api for a in apis):
                 apis.append(api_slot(api, value_slots(api)))
-    return SlotAnalysis(request=req, apis=apis, delta=req.delta, n_hits=len(hits), searched=searched)
+    queries = _followup_queries(req, apis, by_render, relatives, speakers) if followups else []
+    return SlotAnalysis(request=req, apis=apis, delta=req.delta, n_hits=len(hits), searched=searched,
+                        followups=queries, relatives=relatives)
+
+
+def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],
+                      speakers: Sequence[str]) -> list[str]:
+    """The second search round: the relatives' names with the setting words, and "speaker + value" of the
+    target's lines for the best API (a correction names the value it corrects: "95 percent was too much")."""
+    from agents.rules import _same_person
+
+    setting = " ".join(_prior_text(req).split()[:8])
+    out = [f"{name} {setting}".strip() for name in relatives]
+    if apis:
+        mentions = []
+        for val in apis[0].values:
+            for src in val.sources:
+                h = by_render.get(src)
+                if h is None or not h.people:
+                    continue
+                if req.target and not any(_same_person(p, req.target) for p in h.people):
+                    continue
+                mentions.append((h.timestamp or _NOW, f"{h.people[0]} {_render_value(val.value)}"))
+        for _, q in sorted(mentions, reverse=True):
+            if q not in out:
+                out.append(q)
+    return out[:N_FOLLOWUPS]
 
 
 class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
@@ -634,7 +849,7 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         self._memory_search = bool(getattr(getattr(base, "memory", None), "provides_search", False))
         self.catalogue = catalogue or SlotCatalogue()
         self.action_space = spaces.Discrete(self.catalogue.n)
-        self.episode = EpisodeText()
+        self.episode = SlotEpisodeText()
         self.speakers: tuple[str, ...] = ()
         self.analysis: SlotAnalysis | None = None
 
@@ -692,6 +907,7 @@ def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, epis
 # ============================================================================ slot features
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
 _KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 14
+_VALUE_EXTRA = 10
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
 
@@ -724,7 +940,7 @@ class SlotFeaturizer:
     def __init__(self) -> None:
 
         self._cues = tuple(LINE_CUES)
-        self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues)
+        self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues) + _VALUE_EXTRA + N_LINE_HASH
         self.row = _KIND + _GLOBAL + _API + self.value_width + _TARGET
         self.n_actions = N_SLOT_ACTIONS
         self.dim = self.n_actions * self.row
@@ -739,7 +955,7 @@ class SlotFeaturizer:
         if analysis.features is None or analysis.features.shape != (self.n_actions, self.row):
             analysis.features = self._static(analysis)
         out = analysis.features.copy()
-        g = np.array([float(episode.searched), min(episode.steps, 5) / 5.0, min(len(episode.made_names), 3) / 3.0,
+        g = np.array([min(search_rounds(episode), 2) / 2.0, min(episode.steps, 5) / 5.0, min(len(episode.made_names), 3) / 3.0,
                       float(bool(analysis.delta)), min(analysis.n_hits, 40) / 40.0,
                       float(bool(_ROUTINE.search(episode.request))),
                       float(any(a.explicit is not None for a in analysis.apis)), float(episode.last_error)],
@@ -785,7 +1001,15 @@ class SlotFeaturizer:
                                   float(val.latest_target), min(val.conditions, 2.0) / 2.0,
                                   min(val.opposite, 2.0) / 2.0, float(val.clean), float(val.rules_top),
                                   float(isinstance(val.value, bool))]
-                vec[o + 13:] = [val.cues.get(c, 0.0) for c in self._cues]
+                o2 = o + 13 + len(self._cues)
+                vec[o + 13:o2] = [val.cues.get(c, 0.0) for c in self._cues]
+                vec[o2:o2 + _VALUE_EXTRA] = [
+                    float(val.follows), float(val.rep_target), float(val.relative),
+                    min(val.request_overlap, 3.0) / 3.0, float(val.latest_clean_target), float(val.latest_clean_any),
+                    min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
+                    float(isinstance(val.value, dict)), float(bool(analysis.relatives))]
+                if val.line_hash is not None:
+                    vec[o2 + _VALUE_EXTRA:] = val.line_hash
                 plain = vec.copy()
                 plain[0] = 1.0
                 value_vecs[k] = plain
@@ -981,7 +1205,7 @@ class SlotSB3Policy:
         self.masked = type(model).__name__ == "MaskablePPO"
         self.memory_search = True if env is None else bool(
             getattr(getattr(env.unwrapped, "memory", None), "provides_search", False))
-        self.episode = EpisodeText()
+        self.episode = SlotEpisodeText()
         self.speakers: tuple[str, ...] = ()
         self._fresh = True
 

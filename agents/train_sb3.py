@@ -453,9 +453,12 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
         for q in env.unwrapped.tasks.queries:
             total += 1
             obs, _ = env.reset(options={"task_id": q.task_id})
-            states = [(obs, env.action_masks(), SLOT_SEARCH)]
-            obs, *_ = env.step(SLOT_SEARCH)
+            states = []
             mask = env.action_masks()
+            while mask[SLOT_SEARCH] and len(states) < 3:  # the search rounds (first look, follow-ups)
+                states.append((obs, mask, SLOT_SEARCH))
+                obs, *_ = env.step(SLOT_SEARCH)
+                mask = env.action_masks()
             cat, analysis = inner.catalogue, inner.analysis
             by_key: dict[str, int] = {}
             for i in np.flatnonzero(mask):

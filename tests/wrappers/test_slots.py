@@ -53,6 +53,10 @@ def test_masks_search_first_then_slots(tiny_data: str) -> None:
     assert mask[SLOT_SEARCH] and mask.sum() == 1  # look before acting
     obs, *_ = env.step(SLOT_SEARCH)
     mask = env.action_masks()
+    if mask[SLOT_SEARCH]:  # a follow-up round (the first round's hits suggested queries), then no more
+        assert mask.sum() == 1
+        obs, *_ = env.step(SLOT_SEARCH)
+        mask = env.action_masks()
     assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
     inner: SlotActionWrapper = env.env
     cat, analysis = inner.catalogue, inner.analysis

@@ -1,0 +1,131 @@
+"""Candidate extraction of the SB3 slot design: the right value / seat / companion appears among the slots."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.rules import extract_value, read_request, request_destination
+from agents.sb3_slots import (
+    N_LINE_HASH,
+    SlotCatalogue,
+    SlotEpisodeText,
+    SlotFeaturizer,
+    _analyse,
+    relation_words,
+    relative_names,
+    search_rounds,
+)
+from vmb_gym.vehicle import API_SPECS
+
+SPEAKERS = ("Julian Abbott", "Hugo Yamada", "Aaron Patel")
+
+
+def _hits(*lines: str) -> str:
+    return "\n".join(f"{i + 1}. {line}" for i, line in enumerate(lines))
+
+
+def _values(analysis, api: str) -> list:
+    slot = next(a for a in analysis.apis if a.api == api)
+    return [v.value for v in slot.values]
+
+
+def test_free_text_and_two_parameter_values() -> None:
+    radio = API_SPECS["carcontrol_radio_play_station"]
+    assert extract_value(radio, "For _, the station on the radio at Classic Rock 101. She made that very clear.") \
+        == "Classic Rock 101"
+    assert extract_value(radio, "Classic Rock 101 for the radio station. Trust me, that's the sweet spot.") \
+        == "Classic Rock 101"
+    song = API_SPECS["carcontrol_music_play_song"]
+    assert extract_value(song, "I like the song at 'City of Lanterns' by Echo Park Choir. Anything else bugs me.") \
+        == {"song_name": "City of Lanterns", "artist": "Echo Park Choir"}
+    video = API_SPECS["carcontrol_video_play_video"]
+    assert extract_value(video, "I'm changing the show: I got bored, so 'The Lost Map' from now on.") == "The Lost Map"
+    mileage = API_SPECS["carcontrol_instrumentPanel_set_total_mileage"]
+    assert extract_value(mileage, "Note this down somewhere: the mileage record, 56100, every time.") == 56100
+    nav = API_SPECS["carcontrol_navigation_navigate_to"]
+    assert extract_value(nav, "Update on the route type: toll-free from today.") == {"route_preference": "no_toll"}
+    shade = API_SPECS["carcontrol_sunshade_set_open_degree"]
+    assert extract_value(shade, "I like the sunshades position at maximum.") == "max"
+    req = read_request("At 5:45 PM, Ines was driving to Oakwood Stadium. Ines said: 'Put the route type back.'",
+                       ["Ines Ruiz"])
+    assert request_destination(req) == "Oakwood Stadium"
+
+
+def test_a_correction_without_the_setting_name_continues_the_line_before() -> None:
+    # the correction one minute later names neither the setting nor the API; its companion clause is a 2nd call
+    hits = _hits(
+        "[2025-08-21 14:42] Julian Abbott: I'll go with the leg support height at 95 percent today.",
+        "[2025-08-21 14:43] Julian Abbott: Actually, dial it back to 30 percent. 95 percent was too much. "
+        "Plus heating on the left mirror switched on, always.",
+        "[2025-08-21 22:21] Julian Abbott: Is 15 percent even a normal setting for the leg rest height?",
+        "[2025-08-20 10:00] Hugo Yamada: My colleague has the leg support height at 85 percent in her car.",
+    )
+    request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
+    cat = SlotCatalogue()
+    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    api = "carcontrol_seat_set_leg_support_height"
+    assert an.apis[0].api == api
+    assert 30 in _values(an, api)
+    corrected = next(v for v in an.apis[0].values if v.value == 30)
+    assert corrected.follows and corrected.rep_target and corrected.line_hash.shape == (N_LINE_HASH,)
+    tentative = next(v for v in an.apis[0].values if v.value == 95)
+    assert not tentative.follows
+    # the companion of the correction line is a slot of its own, on the left mirror
+    comp = next(a for a in an.apis if a.api == "carcontrol_rearviewMirror_set_heating_enabled")
+    assert comp.companion and comp.values[0].value is True and comp.targets[0] == "left"
+    # the resolved calls are allowed actions; features stay inside the box
+    ep = SlotEpisodeText(request=request, searched=True, search_rounds=2)
+    mask = cat.mask(an, ep)
+    calls = [cat.resolve(i, an) for i in np.flatnonzero(mask) if i >= 2]
+    assert {"name": api, "arguments": {"seat": "driver", "value": 30}} in calls
+    assert {"name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"side": "left", "enabled": True}} \
+        in calls
+    feats = SlotFeaturizer().features(an, ep)
+    assert feats.shape == (SlotFeaturizer().dim,) and np.all(np.abs(feats) <= 1.0)
+
+
+def test_relatives_are_resolved_and_followed_up() -> None:
+    request = ("At 3:20 PM, Julian was driving to Union Square. Julian's grandmother came along. "
+               "Julian said: 'Please set the radio station the way my grandmother likes it.'")
+    assert relation_words(request) == ["grandmother"]
+    first = _hits(
+        "[2025-07-17 12:06] Julian Abbott: Joanna, my grandmother, is visiting again next month.",
+        "[2025-07-22 14:45] Julian Abbott: Imagine someone choosing City Jazz for the radio station on purpose.",
+    )
+    assert relative_names(["grandmother"], [first], SPEAKERS) == ["Joanna"]
+    cat = SlotCatalogue()
+    an = _analyse(request, [first], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
+    assert an.relatives == ["Joanna"] and an.followups[0].startswith("Joanna ")
+    second = _hits("[2025-08-23 20:46] Julian Abbott: For Joanna, the station on the radio at Classic Rock 101.")
+    an2 = _analyse(request, [first, second], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    station = next(v for v in an2.apis[0].values if v.value == "Classic Rock 101")
+    assert an2.apis[0].api == "carcontrol_radio_play_station" and station.relative
+    other = next(v for v in an2.apis[0].values if v.value == "City Jazz")
+    assert not other.relative and other.cues["hypothetical"]
+
+
+def test_navigation_route_type_takes_the_destination_from_the_request() -> None:
+    request = ("At 5:45 PM, Ines was driving to Oakwood Stadium. Lena sat in the front passenger seat. "
+               "Ines said: 'Put the route type back to my usual, please.'")
+    speakers = ("Ines Ruiz", "Lena Park")
+    hits = _hits("[2025-08-01 09:00] Ines Ruiz: Update on the route type: fastest from today, because of work.")
+    # the learned API prior (request wording -> function name of training tasks) names the function
+    cat = SlotCatalogue(api_examples=[("put the route type back to my usual", "carcontrol_navigation_navigate_to"),
+                                      ("set the route type for me", "carcontrol_navigation_navigate_to"),
+                                      ("warm my seat the way I like it", "carcontrol_seat_set_heating_level"),
+                                      ("set the seat heating for me", "carcontrol_seat_set_heating_level")])
+    an = _analyse(request, [hits], speakers, True, cat.api_scores(request, speakers), cat.classify)
+    a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_navigation_navigate_to")
+    call = cat.resolve(cat.index(a, 0, 0), an)
+    assert call == {"name": "carcontrol_navigation_navigate_to",
+                    "arguments": {"route_preference": "fastest", "destination": "Oakwood Stadium"}}
+
+
+def test_search_rounds_are_counted() -> None:
+    ep = SlotEpisodeText()
+    ep.on_reset("obs", {"request": "r"})
+    assert search_rounds(ep) == 0
+    ep.on_step("x", {"calls": [{"name": "search_memory", "arguments": {"query": "q"},
+                                "result": {"success": True, "memory_text": "1. [2025-01-01 10:00] A: b"}}]})
+    ep.on_step("x", {"calls": [{"name": "search_memory", "arguments": {"query": "q2"}, "result": {"success": True}}]})
+    assert search_rounds(ep) == 2 and ep.searched
