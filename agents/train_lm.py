@@ -29,8 +29,25 @@ e.g. for SmolLM2-135M on one GPU: ``--prompts-per-step 16 --group-size 8 --max-n
 models >= 1B add ``--dtype bfloat16``. With ``--backend trl`` set ``TRL_EXPERIMENTAL_SILENCE=1``
 and consider vLLM generation (``GRPOConfig(use_vllm=True)``; edit :func:`train_trl`).
 
-Outputs in ``--out``: ``sft_log.csv`` (loss per epoch), ``grpo_log.csv`` (mean reward per GRPO
-step, its spread, format rate, loss, KL, seconds), ``reward_curve.png``, ``summary.json``
+**A short CPU run where the GRPO reward rises (tiny model).** GRPO needs groups whose completions
+score differently; a tiny model warm-started on 40 files never hits a right call, so every group
+scores 0. The curriculum that gives GRPO a signal: train on a small task set (``--train-files 1``,
+10 tasks), warm-start until sampled completions are sometimes right (``--sft-epochs 80``), then GRPO
+over the same tasks, every task in every step (``--prompts-per-step 10 --group-size 8``), with a few
+clipped passes per batch (``--inner-epochs 4 --grpo-lr 3e-4``; 1e-3 collapses the policy)::
+
+    vmb train lm --model tiny --train-files 1 --eval-files 41-50 --sft-episodes 10 --sft-epochs 80 \
+        --grpo-steps 30 --prompts-per-step 10 --group-size 8 --grpo-lr 3e-4 --inner-epochs 4 \
+        --max-new-tokens 96 --max-prompt-tokens 384 --eval-episodes 10 --threads 1 --out runs/lm-tiny-curriculum
+
+The reward is the env's own (``--reward``: ``f1_change`` by default, ``f1_positive`` or ``esm``).
+This measures learning on the training tasks; held-out reward of the tiny model stays near 0.
+
+Outputs in ``--out``: ``sft_log.csv`` (loss per epoch), ``grpo_log.csv`` (per GRPO step: mean
+reward, its spread, ``groups_with_signal`` (share of groups whose rewards differ, the only ones
+GRPO learns from), ``f1_change``, ESM, format rate (well-formed tool calls), loss, KL to the
+post-SFT model, completion tokens, seconds), ``reward_curve.png`` (mean reward per step with a
+moving mean; below, signal share, format rate and KL), ``summary.json``
 (held-out greedy reward and ESM before training, after SFT and after GRPO) and ``final/`` (the
 model and tokenizer, loadable with ``--policy hf:DIR``).
 """
@@ -88,6 +105,7 @@ class Args:
     train_files: str = "1-40"  # scenarios to train on ("" = all)
     eval_files: str = "41-50"  # held-out scenarios ("" = the training ones)
     memory: str = "gold"  # memory module: "gold" puts the evidence in the prompt
+    reward: str = "f1_change"  # the env's reward metric: "f1_change" (value-level F1), "f1_positive" (field-level F1), "esm"
     prompt: str = "compact"  # "compact" (memory context + request) or "full" (the env's first messages)
     backend: str = "own"  # GRPO implementation: "own" (compact loop below) or "trl" (GRPOTrainer + environment_factory)
     sft_episodes: int = 64  # oracle trajectories in the supervised phase (0 skips it)
@@ -326,7 +344,7 @@ def train_sft(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str],
     examples = []
     eos = tok.eos_token or "<|im_end|>"
     for t in task_ids:
-        text, oracle_reward = prompter.target(t)
+        text, _oracle_reward = prompter.target(t)
         prompt = encode_prompt(tok, prompter.messages(t), args.max_prompt_tokens)
         examples.append((prompt, tok(text + eos, add_special_tokens=False)["input_ids"]))
     lr = args.sft_lr or (3e-3 if args.model == "tiny" else 5e-5)
@@ -364,11 +382,18 @@ def train_grpo(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str]
             p.requires_grad_(False)
     stops = stop_ids(tok, model)
     rng = random.Random(args.seed + 1)
+    queue: list[str] = []
     rows = []
     for step in range(1, args.grpo_steps + 1):
         t0 = time.perf_counter()
         # --- rollouts: G completions per task, scored by the env
-        batch_tasks = [rng.choice(task_ids) for _ in range(args.prompts_per_step)]
+        # tasks walk shuffled passes over ``task_ids`` (each task equally often; with --prompts-per-step equal to
+        # the number of tasks every step sees all of them, so the per-step means are comparable)
+        batch_tasks = []
+        while len(batch_tasks) < args.prompts_per_step:
+            if not queue:
+                queue = rng.sample(task_ids, len(task_ids))
+            batch_tasks.append(queue.pop())
         prompts = [encode_prompt(tok, prompter.messages(t), args.max_prompt_tokens) for t in batch_tasks]
         rep_prompts = [p for p in prompts for _ in range(args.group_size)]
         rep_tasks = [t for t in batch_tasks for _ in range(args.group_size)]
@@ -404,6 +429,8 @@ def train_grpo(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str]
             opt.step()
             loss_v, kl_v = float(loss.detach()), float(((kl.detach() * cmask).sum(1) / lengths).mean())
         row = {"step": step, "mean_reward": float(rewards.mean()), "std_reward": float(rewards.std(unbiased=False)),
+               "groups_with_signal": float((rewards.std(1, unbiased=False) > 1e-6).float().mean()),
+               "f1_change": float(np.mean([m.get("f1_change", 0.0) for _, m in scored])),
                "esm": float(np.mean([m.get("exact_match", 0.0) for _, m in scored])),
                "format_rate": float(np.mean([m["format_ok"] for _, m in scored])), "loss": loss_v, "kl": kl_v,
                "completion_tokens": float(cmask.sum(1).mean()), "seconds": round(time.perf_counter() - t0, 3)}
@@ -445,7 +472,7 @@ def train_trl(model: Any, tok: Any, task_ids: list[str], args: Args) -> list[dic
         max_tool_calling_iterations=args.max_steps,
     )
     factory = partial(VehicleMemToolEnv, args.data, files=parse_file_range(args.train_files) if args.train_files else None,
-                      memory=args.memory, max_steps=args.max_steps, seed=args.seed)
+                      memory=args.memory, reward=args.reward, max_steps=args.max_steps, seed=args.seed)
     trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
                           environment_factory=factory)
     trainer.train()
@@ -468,29 +495,47 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
             writer.writerows(rows)
 
 
-def plot_rewards(path: Path, rows: list[dict[str, Any]], summary: dict[str, Any], title: str) -> None:
-    """Mean GRPO reward per step (and a moving mean), with the held-out greedy rewards as lines."""
+def plot_rewards(path: Path, rows: list[dict[str, Any]], summary: dict[str, Any], title: str,
+                 reward_name: str = "f1_change") -> None:
+    """Mean GRPO reward per step (and a moving mean) with the held-out greedy rewards as lines; below it,
+    the share of groups with a reward spread (GRPO's signal), the well-formed share and the KL, when logged."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    extra = [k for k in ("groups_with_signal", "format_rate") if rows and k in rows[0]]
+    fig, axes = plt.subplots(2 if extra else 1, 1, figsize=(7, 6 if extra else 4), sharex=True, squeeze=False,
+                             gridspec_kw={"height_ratios": [3, 2]} if extra else None)
+    ax = axes[0, 0]
     if rows:
         steps = [r["step"] for r in rows]
-        values = np.array([r["mean_reward"] for r in rows])
-        ax.plot(steps, values, alpha=0.4, label="mean reward per step (sampled)")
+        values = np.array([r["mean_reward"] for r in rows], dtype=float)
+        ax.plot(steps, values, alpha=0.4, marker=".", label="mean reward per step (sampled rollouts)")
         window = max(1, len(rows) // 10)
         if window > 1:
             ax.plot(steps[window - 1:], np.convolve(values, np.ones(window) / window, mode="valid"),
-                    label=f"moving mean ({window})")
+                    label=f"moving mean ({window} steps)")
     for key, style in (("before", ":"), ("after_sft", "--"), ("after_grpo", "-")):
         if summary.get(key):
             ax.axhline(summary[key]["reward"], color="gray", linestyle=style, label=f"held-out greedy {key}")
-    ax.set_xlabel("GRPO step")
-    ax.set_ylabel("reward (F1 of the car state)")
+    ax.set_ylabel(f"env reward ({reward_name})")
     ax.set_title(title)
     ax.legend(fontsize=7)
+    if extra:
+        low = axes[1, 0]
+        labels = {"groups_with_signal": "groups with reward spread", "format_rate": "well-formed tool calls"}
+        for k in extra:
+            low.plot(steps, [float(r[k]) for r in rows], label=labels[k])
+        low.set_ylim(-0.05, 1.05)
+        low.set_ylabel("share")
+        if "kl" in rows[0]:
+            twin = low.twinx()
+            twin.plot(steps, [float(r["kl"]) for r in rows], color="gray", alpha=0.6, linestyle=":", label="KL to SFT model")
+            twin.set_ylabel("KL", color="gray")
+            twin.legend(fontsize=7, loc="lower right")
+        low.legend(fontsize=7, loc="lower left")
+    axes[-1, 0].set_xlabel("GRPO step")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -516,8 +561,10 @@ def main(args: Args) -> dict[str, Any]:
     # --- envs, tasks and model
     train_files = parse_file_range(args.train_files) if args.train_files else None
     eval_files = parse_file_range(args.eval_files) if args.eval_files else train_files
-    env = gym.make("VehicleMem-v0", data=args.data, files=train_files, memory=args.memory, max_steps=args.max_steps)
-    eval_env = gym.make("VehicleMem-v0", data=args.data, files=eval_files, memory=args.memory, max_steps=args.max_steps)
+    env = gym.make("VehicleMem-v0", data=args.data, files=train_files, memory=args.memory, max_steps=args.max_steps,
+                   reward=args.reward)
+    eval_env = gym.make("VehicleMem-v0", data=args.data, files=eval_files, memory=args.memory, max_steps=args.max_steps,
+                        reward=args.reward)
     train_ids = [q.task_id for q in env.unwrapped.tasks.queries]  # type: ignore[attr-defined]
     eval_ids = [q.task_id for q in eval_env.unwrapped.tasks.queries]  # type: ignore[attr-defined]
     random.Random(args.seed).shuffle(eval_ids)
@@ -561,7 +608,8 @@ def main(args: Args) -> dict[str, Any]:
     summary["checkpoint"] = str(final)
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     plot_rewards(out / "reward_curve.png", grpo_rows, summary,
-                 f"{args.model} on VehicleMem-v0 ({args.backend} GRPO, memory={args.memory})")
+                 f"{Path(args.model).name if args.model not in ('tiny', 'smollm2') else args.model} on VehicleMem-v0 "
+                 f"({args.backend} GRPO, train files {args.train_files or 'all'}, memory={args.memory})", args.reward)
     return summary
 
 
@@ -569,7 +617,8 @@ def main(args: Args) -> dict[str, Any]:
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--sft-episodes`` for ``sft_episodes``)."""
     add_dataclass_arguments(parser, Args, {"backend": ["own", "trl"], "prompt": ["compact", "full"],
-                                           "device": ["auto", "cpu", "cuda"]})
+                                           "device": ["auto", "cpu", "cuda"],
+                                           "reward": ["f1_change", "f1_positive", "esm"]})
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

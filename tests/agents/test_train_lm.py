@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 
 import gymnasium as gym
 import pytest
@@ -95,11 +96,16 @@ def test_greedy_tokens_are_argmax_under_training_forward(env: gym.Env, tiny) -> 
 def test_tiny_end_to_end(tmp_path) -> None:
     args = Args(model="tiny", out=str(tmp_path), train_files="1", eval_files="2", sft_episodes=8, sft_epochs=1,
                 grpo_steps=2, prompts_per_step=2, group_size=2, max_new_tokens=12, max_prompt_tokens=256,
-                eval_episodes=2, threads=1, kl_beta=0.05, inner_epochs=2)
+                eval_episodes=2, threads=1, kl_beta=0.05, inner_epochs=2, reward="esm")
     summary = main(args)
     rows = list(csv.DictReader((tmp_path / "grpo_log.csv").open()))
-    assert [int(r["step"]) for r in rows] == [1, 2]
+    assert [int(r["step"]) for r in rows] == [1, 2]  # one row per GRPO step
     assert all(0.0 <= float(r["mean_reward"]) <= 1.0 for r in rows)
+    for key in ("mean_reward", "std_reward", "groups_with_signal", "format_rate", "kl", "loss", "esm"):
+        assert all(math.isfinite(float(r[key])) for r in rows), key
+    assert all(0.0 <= float(r["groups_with_signal"]) <= 1.0 and float(r["kl"]) >= -1e-6 for r in rows)
+    # --reward reaches the env: the logged reward is the exact-state-match rate
+    assert all(float(r["mean_reward"]) == pytest.approx(float(r["esm"])) for r in rows)
     assert (tmp_path / "reward_curve.png").stat().st_size > 1000
     assert len(list(csv.DictReader((tmp_path / "sft_log.csv").open()))) == 1
     saved = json.loads((tmp_path / "summary.json").read_text())
@@ -118,8 +124,12 @@ def test_cli_hook_parses_flags() -> None:
     args = args_from_namespace(parser.parse_args(["--model", "tiny", "--sft-episodes", "3", "--grpo-steps", "4",
                                                   "--out", "x", "--kl-beta", "0.1", "--backend", "trl"]))
     assert (args.sft_episodes, args.grpo_steps, args.out, args.kl_beta, args.backend) == (3, 4, "x", 0.1, "trl")
+    assert args.reward == "f1_change"
+    assert args_from_namespace(parser.parse_args(["--reward", "f1_positive"])).reward == "f1_positive"
     with pytest.raises(SystemExit):
         parser.parse_args(["--backend", "nope"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--reward", "nope"])
 
 
 def test_bad_model_and_backend(tmp_path) -> None:
