@@ -3,33 +3,62 @@
 Three layers over one scenario's history:
 
 1. **Change log** -- every utterance that names a vehicle setting (simulator vocabulary: module
-   names, API names, allowed values, plus everyday wording) becomes a :class:`SettingChange`
-   with its person, setting key, values, condition and time.
-2. **Facts** -- changes grouped per ``(person, setting, condition)``; the newest visible change is
-   the *active* revision, earlier ones are *superseded* and linked (``supersedes``), so every
-   revision stays reachable.
+   names, API names, allowed values, plus everyday wording), a destination or a change in a
+   person's situation becomes a :class:`SettingChange` with its person, setting key (device named
+   by the longest phrase), values, condition, time, a *salience* (concrete change or preference
+   vs. chit-chat that merely names a device) and its *episode*: the lines just before it in the
+   same session (pauses over :data:`SESSION_GAP` split sessions), i.e. the request it answers.
+   An utterance that names no setting ("crank it up to 26") continues its episode's setting.
+2. **Facts** -- salient changes grouped per ``(person, setting, condition)``; the newest visible
+   change is the *active* revision, earlier ones are *superseded* and linked (``supersedes``), so
+   every revision stays reachable.
 3. **Supporting lines** -- the raw history lines, for provenance and fallback search.
 
-Retrieval hits facts first: a fact is scored by the overlap of its setting with the settings
-the request names, the people the request names, and the best lexical/semantic match of its
-revisions (BM25 + optional dense, restricted to the visible lines). A hit renders the active
-revision and its superseded revisions, and cites their lines. Policy writes with a ``setting``
-join the matching fact as its newest revision; other writes are searched as plain entries.
-Everything is computed at the search's ``as_of``: revisions later than it do not exist yet.
+Retrieval hits facts first. The request is parsed without an LLM: scene-setting boilerplate is
+dropped, the settings it names (vocabulary) or points at (:data:`~vmb_gym.memory.vocabulary.
+QUERY_HINTS`: "projection" -> HUD) are found, and so are the people it names and the one who
+speaks. A fact is scored by the overlap of its settings with those, its person (the speaker
+weighs most; other people's facts still count, preferences conflict), the best lexical/semantic
+match of its revisions (BM25 + optional dense, restricted to the visible lines) and its
+salience. A hit renders the active revision, the superseded revisions that best match the
+request, and their episode lines, and cites all of them. The fact ranking is fused with the
+plain line ranking (RRF); a line a better hit already cites is not repeated. Policy writes with
+a ``setting`` join the matching fact as its newest revision; other writes are searched as plain
+entries. Everything is computed at the search's ``as_of``: revisions later than it do not exist
+yet.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 import numpy as np
 
-from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit, first_name
-from vmb_gym.memory.retrieval import RRF_DEPTH, Embedder, HybridMemory, top_indices
-from vmb_gym.memory.vocabulary import Vocabulary, family
+from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit
+from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, rrf, top_indices
+from vmb_gym.memory.vocabulary import ATTRIBUTES, SPECIAL_SETTINGS, Vocabulary, family, salience, setting_key
+
+#: A pause longer than this starts a new session (a new drive/conversation) in the history.
+SESSION_GAP = timedelta(minutes=10)
+#: Lines this close before a change, in the same session, are its episode (the request it answers).
+EPISODE_SPAN = timedelta(minutes=1)
+
+#: Scene-setting in a request that names no setting ("At 8:00 AM", "got into the driver's seat").
+_BOILERPLATE = re.compile(
+    r"^\s*at \d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?,?|\b(?:the )?(?:driver'?s?|passenger|back|rear|front) seats?\b"
+    r"|\b(?:got|gets|get|getting|sat|sitting|was sitting) (?:in|into|in to)(?: the car)?\b|\b(?:told|asked) the car\b",
+    re.IGNORECASE,
+)
+#: The verb that introduces what a person says in a request.
+_SPEECH = re.compile(
+    r"\b(?:told|tells|said|says|asked|asks|mentioned|complained|muttered|groaned|replied|corrected|explained|"
+    r"noted|added|sighed|shouted|exclaimed|whispered|called out)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +66,9 @@ class SettingChange:
     """One utterance about a setting (a row of the change log).
 
     ``index`` points into the module's entries; ``line_id`` is the history line (0 for writes).
+    ``salience`` says how much the utterance reads as a concrete change or preference (see
+    :func:`~vmb_gym.memory.vocabulary.salience`); ``support`` are the episode lines just before it
+    in the same session (the request it answers: "Time to relax." -> "Green light, nice choice").
     """
 
     index: int
@@ -48,6 +80,8 @@ class SettingChange:
     values: tuple[str, ...]
     condition: str | None
     text: str
+    salience: float = 1.0
+    support: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -85,9 +119,17 @@ class LayeredMemory(HybridMemory):
             ``semantic``) by reciprocal rank fusion; a line already cited by a better-ranked fact
             is not repeated. ``False``: facts first, lines only to fill up.
         fact_weight: weight of the fact ranking in that fusion (lines weigh 1).
+        min_salience: least :func:`~vmb_gym.memory.vocabulary.salience` for a history utterance to
+            become a fact revision (chit-chat that merely names a device stays a plain line).
+        episode_links: a fact hit also cites (and shows) each revision's episode lines, the
+            utterances just before it in the same session.
     """
 
     name: ClassVar[str] = "layered"
+    #: Fact score = setting overlap with the request + person + lexical/semantic match + salience.
+    WEIGHTS: ClassVar[dict[str, float]] = {
+        "setting": 3.0, "family": 1.0, "hint": 1.5, "hint_family": 0.5, "named": 0.5, "salience": 0.25,
+    }
 
     def __init__(
         self,
@@ -95,10 +137,12 @@ class LayeredMemory(HybridMemory):
         embedder: Embedder | None = None,
         use_disk_cache: bool = True,
         per_person: bool = True,
-        person_weight: float = 1.0,
+        person_weight: float = 0.5,
         max_revisions: int = 6,
         fuse_lines: bool = True,
         fact_weight: float = 1.08,
+        min_salience: float = 1.0,
+        episode_links: bool = True,
     ) -> None:
         self.semantic = semantic
         if semantic:
@@ -115,7 +159,13 @@ class LayeredMemory(HybridMemory):
         self.max_revisions = max_revisions
         self.fuse_lines = fuse_lines
         self.fact_weight = fact_weight
+        self.min_salience = min_salience
+        self.episode_links = episode_links
+        self.weights = dict(self.WEIGHTS)
+        self._raw: tuple[str, np.ndarray, np.ndarray | None] | None = None
         self.changes: list[SettingChange] = []
+        self._session_last: datetime | None = None
+        self._episode: list[tuple[int, datetime, SettingChange | None]] = []
 
     # ------------------------------------------------------------------ building
     def _config_key(self) -> str:
@@ -128,6 +178,8 @@ class LayeredMemory(HybridMemory):
         else:
             BaseMemory.reset(self, scenario_id, speakers)
         self.changes = []
+        self._session_last = None
+        self._episode = []
 
     def _finish_ingest(self) -> None:
         if self.semantic:
@@ -141,6 +193,7 @@ class LayeredMemory(HybridMemory):
         if self.semantic:
             out["matrix"] = self._dense_index().matrix
         out["changes"] = list(self.changes)
+        out["session"] = (self._session_last, list(self._episode))
         return out
 
     def _load_payload(self, payload: dict[str, Any]) -> None:
@@ -149,16 +202,45 @@ class LayeredMemory(HybridMemory):
         if self.semantic:
             self._dense.matrix = payload["matrix"]
         self.changes = list(payload["changes"])
+        self._session_last, episode = payload.get("session", (None, []))
+        self._episode = list(episode)
 
     def observe(self, line: Any) -> None:
-        """Ingest a line and, when it names a setting, log it as a change."""
+        """Ingest a line and, when it names a setting, log it as a change (with its episode lines)."""
         super().observe(line)
+        last = self._session_last
+        if last is None or line.timestamp - last > SESSION_GAP:  # a new session: no episode to continue
+            self._episode = []
+        self._session_last = line.timestamp
+        recent = [(lid, ts, ch) for lid, ts, ch in self._episode if line.timestamp - ts <= EPISODE_SPAN]
         ex = self.vocab.extract(line.text)
+        if ex is None and recent and any(c is not None for _, _, c in recent):
+            # "Crank it up to 86!" names no setting: it continues the episode's setting when it reads
+            # as a concrete change (control wording plus a level or value)
+            ex = self.vocab.extract_values(line.text)
+            if ex is not None and salience(line.text, ex.values) < 2:
+                ex = None
+        change = None
+        settings: frozenset[str] = frozenset()
+        strength: dict[str, int] = {}
         if ex is not None:
-            self.changes.append(
-                SettingChange(len(self.entries) - 1, line.line_id, line.timestamp, line.speaker, ex.key,
-                              ex.settings, ex.values, ex.condition, line.text)
+            strength = dict(ex.strength)
+            settings = ex.settings
+            if not any(k not in ATTRIBUTES for k in settings - SPECIAL_SETTINGS):
+                # "make it blue": the device comes from the episode ("the ambient light ...")
+                prevs = [c for _, _, c in reversed(recent) if c is not None]
+                if not settings and prevs:  # "crank it up to 26": the whole setting of the episode
+                    settings = prevs[0].settings - SPECIAL_SETTINGS
+                dev = next((d for c in prevs if (d := c.settings - ATTRIBUTES - SPECIAL_SETTINGS)), frozenset())
+                settings = settings | dev
+        if ex is not None and settings:
+            change = SettingChange(
+                len(self.entries) - 1, line.line_id, line.timestamp, line.speaker, setting_key(settings, strength),
+                settings, ex.values, ex.condition, line.text, salience(line.text, ex.values, settings),
+                tuple(lid for lid, _, _ in recent[-2:]),
             )
+            self.changes.append(change)
+        self._episode = [*recent[-2:], (line.line_id, line.timestamp, change)]
 
     def store(
         self,
@@ -216,7 +298,7 @@ class LayeredMemory(HybridMemory):
         ok.update(i for i, e in enumerate(self.entries) if e.status == SUPERSEDED and e.timestamp <= as_of)
         groups: dict[tuple[str, str, str | None], Fact] = {}
         for ch in self.changes:
-            if ch.index not in ok:
+            if ch.index not in ok or (ch.line_id and ch.salience < self.min_salience):
                 continue
             person = ch.person if self.per_person else "household"
             key = (person, ch.setting, ch.condition)
@@ -231,36 +313,85 @@ class LayeredMemory(HybridMemory):
         """Per-entry lexical (+ semantic) match in [0, 2], zero outside ``allowed``."""
         out = np.zeros(len(self.entries), dtype=np.float32)
         b = self._bm25_index().scores(text)
+        self._raw = (text, b, None)
         sub = b[allowed]
         if len(sub) and sub.max() > 0:
             out[allowed] += sub / sub.max()
         if self.semantic:
             d = self._dense_index().scores(text)
+            self._raw = (text, b, d)
             sub = d[allowed]
             if len(sub):
                 lo, hi = float(sub.min()), float(sub.max())
                 out[allowed] += (sub - lo) / (hi - lo + 1e-9)
         return out
 
+    def _people_in(self, text: str) -> tuple[set[str], str | None]:
+        """Speakers a request names (full, last or unambiguous first name) and the one who speaks."""
+        low = text.lower()
+        firsts: dict[str, int] = {}
+        lasts: dict[str, int] = {}
+        for sp in self.speakers:
+            parts = sp.lower().split()
+            if parts:
+                firsts[parts[0]] = firsts.get(parts[0], 0) + 1
+                lasts[parts[-1]] = lasts.get(parts[-1], 0) + 1
+        where: dict[str, list[int]] = {}
+        for sp in self.speakers:
+            parts = sp.lower().split()
+            if not parts:
+                continue
+            keys = [sp.lower()]
+            if len(parts) > 1 and lasts[parts[-1]] == 1:
+                keys.append(parts[-1])
+            if firsts[parts[0]] == 1:
+                keys.append(parts[0])
+            pos = sorted(m.start() for k in keys for m in re.finditer(r"\b" + re.escape(k) + r"\b", low))
+            if pos:
+                where[sp] = pos
+        speaker = None
+        m = _SPEECH.search(text)
+        if m:  # the subject of the clause that says "told/said/asked ...": its first named person
+            lo = max(text.rfind(sep, 0, m.start()) for sep in (". ", "? ", "! ", ": '", ":'"))
+            inside = {sp: min(i for i in pos if lo < i < m.start()) for sp, pos in where.items()
+                      if any(lo < i < m.start() for i in pos)}
+            if inside:
+                speaker = min(inside, key=lambda sp: inside[sp])
+        if speaker is None and where:  # "He told the car": the person the request is about, named first
+            speaker = min(where, key=lambda sp: where[sp][0])
+        return set(where), speaker
+
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
         facts = self.facts(as_of, allowed)
-        q_settings = self.vocab.settings(text)
+        clean = _BOILERPLATE.sub(" ", text)
+        q_settings = self.vocab.settings(clean)
+        q_hints = self.vocab.hints(clean) - q_settings
         q_families = {family(s) for s in q_settings}
-        low = text.lower()
-        named = {first_name(s) for s in self.speakers if first_name(s) and first_name(s) in low}
+        h_families = {family(s) for s in q_hints} - q_families
+        named, speaker = self._people_in(text)
         match = self._match_scores(text, allowed)
+        w = self.weights
         scored: list[tuple[float, int, Fact]] = []
         for n, f in enumerate(facts):
             fs = frozenset().union(*(r.settings for r in f.revisions))
-            overlap = len(q_settings & fs)
-            fam = len(q_families & {family(s) for s in fs})
-            who = self.person_weight if first_name(f.person) in named else 0.0
+            ff = {family(s) for s in fs}
+            topical = (w["setting"] * len(q_settings & fs) + w["family"] * len(q_families & ff)
+                       + w["hint"] * len(q_hints & fs) + w["hint_family"] * len(h_families & ff))
+            if "person" in ff and f.person not in named:
+                topical = 0.0  # someone's situation matters to requests about that person only
+            if f.person == speaker:
+                who = self.person_weight
+            elif f.person in named:
+                who = w["named"] * self.person_weight
+            else:
+                who = 0.0
             sem = max(float(match[r.index]) for r in f.revisions)
-            scored.append((3.0 * overlap + fam + who + sem, n, f))
+            sal = w["salience"] * max(r.salience for r in f.revisions)
+            scored.append((topical + who + sem + sal, n, f))
         scored.sort(key=lambda t: (-t[0], t[1]))
         if self.fuse_lines:
             return self._fused(text, scored, match, allowed, top_k)
-        hits = [self._fact_hit(f, s) for s, _, f in scored[:top_k]]
+        hits = [self._fact_hit(f, s, match) for s, _, f in scored[:top_k]]
         if len(hits) < top_k:  # fall back to plain lines (policy notes, chit-chat) after the facts
             cited = {i for h in hits for i in h.line_ids}
             for i in top_indices(match, allowed, RRF_DEPTH):
@@ -275,7 +406,13 @@ class LayeredMemory(HybridMemory):
     def _line_ranking(self, text: str, allowed: np.ndarray, match: np.ndarray) -> list[int]:
         """Plain line ranking: hybrid RRF (semantic) or BM25, positive matches only."""
         if self.semantic:
-            return [i for i, _ in self.hybrid_ranking(text, allowed, RRF_DEPTH)]
+            raw = getattr(self, "_raw", None)
+            if raw is None or raw[0] != text or raw[2] is None or len(raw[1]) != len(self.entries):
+                return [i for i, _ in self.hybrid_ranking(text, allowed, RRF_DEPTH)]
+            # the same fusion as hybrid_ranking, from the scores _match_scores already computed
+            b = top_indices(raw[1], allowed, RRF_DEPTH)
+            d = top_indices(raw[2], allowed, RRF_DEPTH, positive_only=False)
+            return [i for i, _ in rrf([b, d], getattr(self, "rrf_k", RRF_K))]
         return [int(i) for i in top_indices(match, allowed, RRF_DEPTH)]
 
     def _fused(self, text: str, scored: list[tuple[float, int, Fact]], match: np.ndarray, allowed: np.ndarray,
@@ -293,7 +430,7 @@ class LayeredMemory(HybridMemory):
         for fused, kind, item in cands:
             if kind == 0:
                 f, s = item
-                h = self._fact_hit(f, fused)
+                h = self._fact_hit(f, fused, match)
                 if h.line_ids and set(h.line_ids) <= cited:
                     continue
             else:
@@ -307,12 +444,30 @@ class LayeredMemory(HybridMemory):
                 break
         return hits
 
-    def _fact_hit(self, f: Fact, score: float) -> MemoryHit:
-        revs = f.revisions[::-1][: self.max_revisions]
+    def _fact_hit(self, f: Fact, score: float, match: np.ndarray | None = None) -> MemoryHit:
+        revs = f.revisions[::-1]
+        if len(revs) > self.max_revisions:
+            # the active revision, then the earlier ones that best match the request (newest on ties)
+            keep = {0}
+            if match is not None and self.max_revisions > 1:
+                order = sorted(range(1, len(revs)), key=lambda k: (-float(match[revs[k].index]) - revs[k].salience, k))
+                keep.update(order[: self.max_revisions - 1])
+            else:
+                keep.update(range(1, self.max_revisions))
+            revs = [r for k, r in enumerate(revs) if k in keep]
         parts = []
+        cited: list[int] = []
         for k, r in enumerate(revs):
             tag = "" if k == 0 else " [superseded]"
+            for lid in r.support if self.episode_links else ():
+                i = self._by_id.get(f"L{lid}")
+                if i is None or lid in cited or self.entries[i].status != ACTIVE:
+                    continue
+                parts.append(f"  [{self.entries[i].timestamp:%Y-%m-%d %H:%M}] {self.entries[i].text} (context)")
+                cited.append(lid)
             parts.append(f"[{r.timestamp:%Y-%m-%d %H:%M}] {r.person}: {r.text}{tag}")
+            if r.line_id and r.line_id not in cited:
+                cited.append(r.line_id)
         cond = f" (when {f.condition})" if f.condition else ""
         head = f"{f.person} / {f.setting or 'setting'}{cond}:"
         # a fact whose newest revision is a policy write is addressed by that write's id
@@ -322,7 +477,7 @@ class LayeredMemory(HybridMemory):
             text=head + "\n  " + "\n  ".join(parts),
             score=score,
             timestamp=f.active.timestamp,
-            line_ids=tuple(r.line_id for r in revs if r.line_id),
+            line_ids=tuple(cited),
             people=(f.person,),
             layer="fact",
             status=ACTIVE,
