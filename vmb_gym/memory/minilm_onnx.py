@@ -31,8 +31,12 @@ TOLERANCE = 1e-4
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _PROBE = "Set the driver's seat heating to level 2 when it is cold at night."
 #: Texts of other lengths the export is checked on (the graph is traced on ``_PROBE``).
-_CHECKS = (_PROBE, "Hi", "On rainy evenings Maria wants the wipers on auto, the cabin at 22 degrees, the ambient "
-           "light purple and the passenger seat ventilation at its lowest speed, unless the kids are in the back.")
+_CHECKS = (
+    _PROBE,
+    "Hi",
+    ("On rainy evenings Maria wants the wipers on auto, the cabin at 22 degrees, the ambient light purple and "
+     "the passenger seat ventilation at its lowest speed, unless the kids are in the back."),
+)
 
 
 def onnx_query_encoder(model: Any, model_id: str, reference: Callable[[str], np.ndarray]) -> Callable[[str], np.ndarray] | None:
@@ -56,7 +60,7 @@ def onnx_query_encoder(model: Any, model_id: str, reference: Callable[[str], np.
     if not path.exists():
         try:
             _export(model, path)
-        except Exception as exc:  # a missing onnx package, an exporter change: fall back, do not fail
+        except Exception as exc:  # noqa: BLE001  (a missing onnx package, an exporter change: fall back, do not fail)
             log.warning("could not export %s to ONNX (%s: %s); dense queries use torch", model_id, type(exc).__name__, exc)
             return None
     options = ort.SessionOptions()
@@ -64,7 +68,7 @@ def onnx_query_encoder(model: Any, model_id: str, reference: Callable[[str], np.
     options.inter_op_num_threads = 1
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # a truncated or corrupt export: rebuild next time
+    except Exception as exc:  # noqa: BLE001  (a truncated or corrupt export: rebuild next time)
         log.warning("the ONNX export %s could not be loaded (%s); it is removed and torch is used", path, exc)
         path.unlink(missing_ok=True)
         return None

@@ -7,13 +7,13 @@ Indexes are rebuilt (BM25) or extended (dense) lazily after :meth:`observe`/:met
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
-import functools
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol
 
@@ -172,7 +172,7 @@ class MiniLMEmbedder:
         Same numbers as ``model.encode([text], normalize_embeddings=True)``, in less time.
         """
         import torch
-        import torch.nn.functional as F  # noqa: N812
+        import torch.nn.functional as F
 
         with torch.inference_mode():
             prepare = getattr(model, "preprocess", None) or model.tokenize  # renamed in sentence-transformers 5
