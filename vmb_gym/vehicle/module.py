@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from itertools import compress
+from operator import is_not
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -95,10 +97,15 @@ class VehicleModule:
         A field whose value object is the one in ``before`` is unchanged (copy-on-write); a
         replaced value counts as changed when it differs in value or in type (``True`` vs ``1``).
         """
+        state = self.state
+        if tuple(state) == tuple(before):  # same fields in the same order (the snapshot is a copy)
+            replaced = compress(state, map(is_not, state.values(), before.values()))  # C-level scan
+        else:
+            replaced = (k for k, v in state.items() if before.get(k, _ABSENT) is not v)
         out: dict[str, Any] = {}
-        for k, v in self.state.items():
-            b = before.get(k, _ABSENT)
-            if b is not v and (b is _ABSENT or b != v or type(b) is not type(v)):
+        for k in replaced:
+            v, b = state[k], before.get(k, _ABSENT)
+            if b is _ABSENT or b != v or type(b) is not type(v):
                 out[k] = copy_value(v)
         return out
 
