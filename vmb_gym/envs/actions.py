@@ -37,6 +37,8 @@ def parse_action(action: Any) -> list[ToolCall]:
         ActionError: the action is not a call in any accepted form; the message says what was
             expected, what was found and where.
     """
+    if type(action) is dict:  # the common case: one call as a dict
+        return [_from_mapping(action, "action")]
     calls = _parse(action, where="action")
     if not calls:
         raise ActionError("the action holds no call; expected at least one {'name': ..., 'arguments': {...}}")

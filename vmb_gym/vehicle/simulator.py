@@ -88,8 +88,8 @@ class VehicleSimulator:
             arguments = {}
         if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return {"success": False, "error": f"arguments of {name} must be an object of keyword arguments, got {type(arguments).__name__}"}
-        mod = self.module(key)
-        before = mod.snapshot() if with_state else None
+        mod = self._modules.get(key) or self.module(key)
+        before = mod.state.copy() if with_state else None  # a snapshot: values are copy-on-write
         try:
             if _CONTAINERS.isdisjoint(map(type, arguments.values())):
                 result = fn(mod, **arguments)  # scalars only: nothing the call could keep a reference to
