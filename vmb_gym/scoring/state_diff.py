@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 import orjson
@@ -412,41 +414,55 @@ def _initial_items(key: str) -> tuple[tuple[str, Any, bytes | None], ...]:
     return items
 
 
+_INITIAL_COLUMNS: dict[str, tuple[tuple[str, ...], tuple[Any, ...]]] = {}
+
+
+def _initial_columns(key: str) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The field names and the default value objects of module ``key``, in field order."""
+    cols = _INITIAL_COLUMNS.get(key)
+    if cols is None:
+        items = _initial_items(key)
+        cols = (tuple(n for n, _, _ in items), tuple(v for _, v, _ in items))
+        _INITIAL_COLUMNS[key] = cols
+    return cols
+
+
 def _changed_fields(sim: VehicleSimulator) -> dict[FieldKey, Any]:
     """``(module, field) -> value`` for every field of a touched module that differs from a fresh car.
 
     Equality is type-aware (see :func:`_same`). A field missing from the module (never the case
     for well-behaved modules) maps to ``_MISSING``; a field the module added is always included.
+    Module state is copy-on-write, so a field still holding its default object is unchanged.
     """
     changed: dict[FieldKey, Any] = {}
-    scalars = _SCALAR_SET
     for key in sim.touched_modules:
         state = sim.module(key).state
         items = _initial_items(key)
-        present = 0
+        names, inits = _initial_columns(key)
+        if tuple(state) == names:  # the usual layout: a C-level scan skips the default objects
+            for name, init, init_bytes in compress(items, map(is_not, state.values(), inits)):
+                value = state[name]
+                if not _is_initial(value, init, init_bytes):
+                    changed[(key, name)] = value
+            continue
         for name, init, init_bytes in items:
             value = state.get(name, _MISSING)
-            if value is init:  # copy-on-write: still the shared default object
-                present += 1
-                continue
-            if value is not _MISSING:
-                present += 1
-            kind = type(value)
-            if kind is type(init):
-                if kind in scalars:
-                    if value == init:
-                        continue
-                elif value == init and (
-                    (init_bytes is not None and _dumps(value) == init_bytes) or exact_equal(value, init)
-                ):
-                    continue
-            changed[(key, name)] = value
-        if present != len(state):  # the module holds fields a fresh one does not
-            initial = MODULES[key].initial_state()
-            for name, value in state.items():
-                if name not in initial:
-                    changed[(key, name)] = value
+            if value is not init and not _is_initial(value, init, init_bytes):
+                changed[(key, name)] = value
+        for name, value in state.items():  # fields a fresh module does not have
+            if name not in names:
+                changed[(key, name)] = value
     return changed
+
+
+def _is_initial(value: Any, init: Any, init_bytes: bytes | None) -> bool:
+    """Whether ``value`` equals the default ``init`` exactly (type-aware; ``_MISSING`` never does)."""
+    kind = type(value)
+    if kind is not type(init):
+        return False
+    if kind in _SCALAR_SET:
+        return bool(value == init)
+    return value == init and ((init_bytes is not None and _dumps(value) == init_bytes) or exact_equal(value, init))
 
 
 def _field_tally(init: FlatState, gold: FlatState, pred: FlatState) -> _Tally:
