@@ -119,6 +119,12 @@ class ValueSlot:
     clean_target_mentions: int = 0
     names_passenger: bool = False  # some mention names another person of the request (a passenger)
     line_hash: Any = None  # hashed words of the representative line (np.ndarray)
+    context_overlap: float = 0.0  # word stems shared with the request's situation (outside the quote), best mention
+    conditional: bool = False  # some mention states a conditional rule ("when it rains", "one exception")
+    cond_match: bool = False  # ... a conditional mention that shares a stem with the request's situation
+    cond_miss: bool = False  # ... a conditional mention that shares none
+    default_line: bool = False  # some mention states the everyday default ("on an ordinary drive")
+    other_cond_match: bool = False  # another value of the API has a matching conditional mention
 
 
 @dataclass
@@ -579,6 +585,36 @@ def _render_value(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+#: A line that states a conditional rule, and one that states the everyday default.
+_CONDITIONAL = re.compile(r"\b(when|whenever|if|unless|exception|except|different|on rainy|at night|after dark|"
+                          r"in the rain|on the way|through|rides? with)\b", re.IGNORECASE)
+_DEFAULT_LINE = re.compile(r"\b(ordinary|everyday|most of the time|usually|normally|default|regular|typical|"
+                           r"by default|day to day|otherwise|in general|generally)\b", re.IGNORECASE)
+_SITUATION_STOP = {"driv", "seat", "sat", "fron", "rear", "left", "righ", "pass", "said", "aske", "alon", "was",
+                   "were", "with", "the", "and", "into", "from", "that", "this", "then", "car", "outs"}
+
+
+#: Stems that name the same situation ("after dark" / "at night" / "in the evening").
+_STEM_ALIAS = {"dark": "nigh", "even": "nigh", "dusk": "nigh", "toni": "nigh", "pour": "rain", "stor": "rain",
+               "driz": "rain", "show": "rain", "dayl": "day", "sunn": "day", "brig": "day"}
+
+
+def _stems(text: str) -> set[str]:
+    """Four-letter stems of a text's content words ("raining" and "rain" share "rain")."""
+    from agents.rules import _content_words
+
+    return {_STEM_ALIAS.get(w[:4], w[:4]) for w in _content_words(text)}
+
+
+def _situation_stems(request: str, speakers: Sequence[str], setting_words: set[str], target: str = "") -> set[str]:
+    """Stems of the request's situation: its words outside the spoken quote, without the setting's words,
+    the speaker prefix words and seat words (names of other people stay: "when Hugo rides with me")."""
+    m = re.search(r"\b(?:said|asked|says|asks|told [A-Z]\w*)\s*:?\s*['\"‘“]", request)
+    context = request[:m.start()] if m else ""
+    own = {w.lower()[:4] for w in target.split()}  # the speaker's own name (a vocative in a line is no condition)
+    return _stems(context) - {w[:4] for w in setting_words} - _SITUATION_STOP - own
+
+
 def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
              req_scores: dict[str, float], classify: Any = None, followups: bool = False) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
@@ -664,6 +700,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
     rank_of_time = {tm: i / max(1, len(times) - 1) for i, tm in enumerate(times)}
 
     setting_words = _content_words(_prior_text(req))
+    situation = _situation_stems(request, speakers, setting_words, req.target or "")
 
     def value_slots(api: str) -> list[ValueSlot]:
         mine = [c for c in cands if c.api == api]
@@ -746,6 +783,20 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 slot.rep_target = rep[0][0]
                 slot.line_hash = _line_hash(_hit_body(by_render[rep[2]], speakers))
             values.append(slot)
+        # the request's situation (outside the quote: weather, light, passengers, route, errand) against
+        # each mention: conditional rules whose condition words occur in the situation
+        for v in values:
+            for src in v.sources:
+                body = _hit_body(by_render[src], speakers)
+                shared = len(situation & _stems(body))
+                v.context_overlap = max(v.context_overlap, float(shared))
+                if _CONDITIONAL.search(body):
+                    v.conditional = True
+                    v.cond_match |= shared > 0
+                    v.cond_miss |= shared == 0
+                v.default_line |= bool(_DEFAULT_LINE.search(body))
+        for v in values:
+            v.other_cond_match = any(w.cond_match for w in values if w is not v)
         values.sort(key=lambda s: -s.score)
         if values:
             values[0].rules_top = True
@@ -907,7 +958,7 @@ def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, epis
 # ============================================================================ slot features
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
 _KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 14
-_VALUE_EXTRA = 10
+_VALUE_EXTRA = 16
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
 
@@ -929,7 +980,10 @@ class SlotFeaturizer:
       action), rank, rules score and gap to the best, mentions (all / target person / others),
       recency rank, latest mention (any / target), condition match and opposite, a clean
       mention by the target, the rules' own choice, and the cue words of its representative line
-      (preference, revision, correction, hypothetical, elsewhere, negation, first person, question);
+      (preference, revision, correction, hypothetical, elsewhere, negation, first person, question),
+      and the request's situation (outside the quote: rain, dark, a passenger, the route) against
+      its lines: shared stems, a conditional rule that matches or misses it, an everyday default
+      line, another value with a matching rule;
     * target slot: rank, none, which seat/zone.
 
     Empty slots are all zeros (they are masked anyway).
@@ -1007,7 +1061,9 @@ class SlotFeaturizer:
                     float(val.follows), float(val.rep_target), float(val.relative),
                     min(val.request_overlap, 3.0) / 3.0, float(val.latest_clean_target), float(val.latest_clean_any),
                     min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
-                    float(isinstance(val.value, dict)), float(bool(analysis.relatives))]
+                    float(isinstance(val.value, dict)), float(bool(analysis.relatives)),
+                    min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
+                    float(val.cond_miss), float(val.default_line), float(val.other_cond_match)]
                 if val.line_hash is not None:
                     vec[o2 + _VALUE_EXTRA:] = val.line_hash
                 plain = vec.copy()

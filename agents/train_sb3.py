@@ -432,13 +432,13 @@ def main_slots(args: Args) -> dict[str, Any]:
     return summary
 
 
-def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, np.ndarray]:
     """Demonstrations of the best slots on the training tasks: search, the gold calls, finish.
 
     Each training env runs each of its tasks once: the search step, then (when every gold call
     is some allowed slot) the slots whose resolved call equals a gold call, then finish. Only the
     training split's gold calls are used. Returns ``(observations, masks, actions, tasks with a
-    demonstration, tasks)``.
+    demonstration, tasks, right slots)`` (the last: per state, every allowed slot that is right).
     """
     from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH
     from vmb_gym.wrappers.catalogue import _call_key
@@ -446,6 +446,7 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
     act_l: list[int] = []
+    right_l: list[np.ndarray] = []
     found = total = 0
     for monitor in vec_env.envs:
         env = monitor.env  # SlotFeatureWrapper
@@ -464,29 +465,50 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
             for i in np.flatnonzero(mask):
                 if i >= 2 and analysis.calls[i] is not None:
                     by_key.setdefault(analysis.calls[i][1], int(i))
-            plan = [by_key.get(_call_key(c.name, c.arguments)) for c in q.gold_calls]
+            gold_keys = [_call_key(c.name, c.arguments) for c in q.gold_calls]
+            plan = [by_key.get(k) for k in gold_keys]
             if not plan or any(i is None for i in plan):
                 continue
             found += 1
-            for i in plan:
-                states.append((obs, env.action_masks(), int(i)))  # type: ignore[arg-type]
+            # every allowed slot that resolves to a gold call still to make is right at a call step
+            # (several slots often resolve to the same call: a value and its unchanged shifted copy,
+            # the same value stated twice, the same seat); search and finish steps have one answer
+            for n, i in enumerate(plan):
+                m = env.action_masks()
+                remaining = set(gold_keys[n:])
+                right = np.zeros(len(m), dtype=bool)
+                for j in np.flatnonzero(m):
+                    if j >= 2 and analysis.calls[j] is not None and analysis.calls[j][1] in remaining:
+                        right[j] = True
+                right[int(i)] = True  # type: ignore[index]
+                states.append((obs, m, int(i), right))  # type: ignore[arg-type]
                 obs, *_ = env.step(int(i))  # type: ignore[arg-type]
             states.append((obs, env.action_masks(), SLOT_FINISH))
-            for o, m, a in states:
+            for st in states:
+                o, m, a = st[0], st[1], st[2]
                 if m[a]:
+                    right = st[3] if len(st) > 3 else np.eye(len(m), dtype=bool)[a]
                     obs_l.append(o)
                     mask_l.append(m)
                     act_l.append(a)
+                    right_l.append(right & m)
             del cat
+    rights = np.stack(right_l)
     print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
-          f"({len(act_l)} states)", flush=True)
-    return np.stack(obs_l), np.stack(mask_l), np.array(act_l), found, total
+          f"({len(act_l)} states, {float(rights.sum(1).mean()):.2f} right slots per state)", flush=True)
+    return np.stack(obs_l), np.stack(mask_l), np.array(act_l), found, total, rights
 
 
-def behaviour_clone(model: Any, demos: tuple[np.ndarray, np.ndarray, np.ndarray, int, int], *, epochs: int,
-                    seed: int, batch_size: int = 128, lr: float = 1e-3) -> None:
-    """Warm-start the policy: maximise the masked log-probability of the demonstrated slots."""
+def behaviour_clone(model: Any, demos: tuple[Any, ...], *, epochs: int, seed: int, batch_size: int = 128,
+                    lr: float = 1e-3, set_targets: bool = True) -> None:
+    """Warm-start the policy: maximise the masked log-probability of the demonstrated slots.
+
+    With ``set_targets`` (and demonstrations that carry them), the loss is the log-probability of
+    the *set* of right slots of each state (every allowed slot that resolves to a gold call still
+    to make), so slots that resolve to the same call are not pushed against each other.
+    """
     obs, masks, actions = demos[0], demos[1], demos[2]
+    rights = demos[5] if len(demos) > 5 and set_targets else None
     policy = model.policy
     policy.set_training_mode(True)
     optim = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -498,7 +520,12 @@ def behaviour_clone(model: Any, demos: tuple[np.ndarray, np.ndarray, np.ndarray,
             idx = order[start:start + batch_size]
             o = torch.as_tensor(obs[idx])
             dist = policy.get_distribution(o, action_masks=masks[idx])
-            loss = -dist.log_prob(torch.as_tensor(actions[idx])).mean()
+            if rights is None:
+                loss = -dist.log_prob(torch.as_tensor(actions[idx])).mean()
+            else:  # the probability of the set of right slots (equivalent slots do not compete)
+                logp = dist.distribution.logits  # normalised, masked log-probabilities
+                right = torch.as_tensor(rights[idx])
+                loss = -torch.logsumexp(logp.masked_fill(~right, -1e9), dim=-1).mean()
             optim.zero_grad()
             loss.backward()
             optim.step()
@@ -506,7 +533,8 @@ def behaviour_clone(model: Any, demos: tuple[np.ndarray, np.ndarray, np.ndarray,
         if epoch in (0, epochs - 1) or (epoch + 1) % 10 == 0:
             with torch.no_grad():
                 dist = policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
-                acc = float((dist.get_actions(deterministic=True).numpy() == actions).mean())
+                pred = dist.get_actions(deterministic=True).numpy()
+                acc = float((pred == actions).mean() if rights is None else rights[np.arange(len(pred)), pred].mean())
             print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "
                   f"demo accuracy {acc:.3f}", flush=True)
     policy.set_training_mode(False)

@@ -129,3 +129,29 @@ def test_search_rounds_are_counted() -> None:
                                 "result": {"success": True, "memory_text": "1. [2025-01-01 10:00] A: b"}}]})
     ep.on_step("x", {"calls": [{"name": "search_memory", "arguments": {"query": "q2"}, "result": {"success": True}}]})
     assert search_rounds(ep) == 2 and ep.searched
+
+
+def test_a_conditional_rule_is_matched_against_the_request_situation() -> None:
+    # the situation ("It was raining heavily", outside the quote) matches the rain rule, not the everyday line
+    hits = _hits(
+        "[2025-07-28 17:42] Aaron Patel: On an ordinary drive I go with 90 percent for the backrest angle.",
+        "[2025-07-28 17:43] Aaron Patel: Keep in mind that in the rain the seat back recline has to be 70 percent.",
+    )
+    request = ("At 5:25 PM, Aaron was driving to Riverside Hospital, alone. It was raining heavily. "
+               "Aaron said: 'I'd like the backrest angle set up for me.'")
+    cat = SlotCatalogue()
+    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    slot = next(a for a in an.apis if a.api == "carcontrol_seat_set_backrest_angle")
+    rain = next(v for v in slot.values if v.value == 70)
+    everyday = next(v for v in slot.values if v.value == 90)
+    assert rain.conditional and rain.cond_match and not rain.cond_miss and rain.context_overlap >= 1
+    assert everyday.default_line and not everyday.cond_match and everyday.other_cond_match
+    # a dry day: the rule's condition is not in the situation
+    dry = request.replace("It was raining heavily.", "The roads were dry and it was sunny.")
+    an = _analyse(dry, [hits], SPEAKERS, True, cat.api_scores(dry, SPEAKERS), cat.classify)
+    slot = next(a for a in an.apis if a.api == "carcontrol_seat_set_backrest_angle")
+    rain = next(v for v in slot.values if v.value == 70)
+    assert rain.conditional and rain.cond_miss and not rain.cond_match
+    # the features carry the reading (inside the observation box)
+    feats = SlotFeaturizer().features(an, SlotEpisodeText(request=dry, searched=True, search_rounds=2))
+    assert feats.min() >= -1.0 and feats.max() <= 1.0
