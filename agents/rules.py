@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from agents.vocabulary import (
@@ -44,8 +44,8 @@ from agents.vocabulary import (
 )
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
+from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Scenario
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec, ParamSpec
@@ -260,7 +260,7 @@ class RulesPolicy:
         if explicit is not None:
             value = explicit
         elif vp is not None and vp.py_type is int and isinstance(value, int) and req.delta:
-            value = _clamp(value + req.delta, vp)
+            value = clamp_to_param(value + req.delta, vp)
         if isinstance(value, dict):
             args.update(value)
             if api == "carcontrol_navigation_navigate_to" and "destination" not in args:
@@ -772,7 +772,8 @@ def _selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
     return choices[0] if choices else "driver"
 
 
-def _clamp(value: int, vp: ParamSpec) -> int:
+def clamp_to_param(value: int, vp: ParamSpec) -> int:
+    """``value`` moved into the parameter's allowed integer range."""
     c = vp.constraint
     if c is not None and c.minimum is not None:
         value = max(c.minimum, value)

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from gymnasium import spaces
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
-from vmb_gym.vehicle.api import ApiSpec, ParamSpec
+from vmb_gym.vehicle.api import ApiSpec
 from vmb_gym.wrappers.catalogue import EpisodeText, _call_key
 from vmb_gym.wrappers.features import _WORD
 from vmb_gym.wrappers.sb3 import _algo_class, _paths
@@ -160,8 +161,6 @@ class SlotAnalysis:
 
 def parse_memory_text(text: str, speakers: Sequence[str] = ()) -> list[Any]:
     """``search_memory`` result text back into :class:`~vmb_gym.memory.MemoryHit` objects."""
-    from datetime import datetime
-
     from vmb_gym.memory import MemoryHit
 
     hits = []
@@ -410,7 +409,9 @@ class SlotCatalogue:
                     if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
                             and not isinstance(value, bool)):
                         return None
-                    value = _clamp_param(value + analysis.delta, vp)
+                    from agents.rules import clamp_to_param
+
+                    value = clamp_to_param(value + analysis.delta, vp)
             if isinstance(value, dict):
                 args = dict(value)
                 if name == "carcontrol_navigation_navigate_to" and "destination" not in args:
@@ -467,16 +468,7 @@ class _SpeakersOnly:
         self.speakers = tuple(speakers)
 
 
-_NOW = __import__("datetime").datetime(2100, 1, 1)
-
-
-def _clamp_param(value: int, vp: ParamSpec) -> int:
-    c = vp.constraint
-    if c is not None and c.minimum is not None:
-        value = max(c.minimum, value)
-    if c is not None and c.maximum is not None:
-        value = min(c.maximum, value)
-    return value
+_NOW = datetime(2100, 1, 1)
 
 
 PRIOR_NEIGHBOURS = 3

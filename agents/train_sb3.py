@@ -30,6 +30,7 @@ import dataclasses
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,57 @@ class RandomCataloguePolicy:
         return self.catalogue.decode(int(self.rng.choice(allowed)), self.episode)
 
 
+def learn_with_log(model: Any, args: Args, out: Path, *, reward_key: str, save: Callable[[Any, Path], Any],
+                   progress_every: int | None = None) -> tuple[list[dict[str, Any]], float]:
+    """Run ``model.learn`` for ``args.timesteps``, logging every finished episode.
+
+    Each episode's row (timestep, reward = ``metrics[reward_key]``, esm, steps, seconds) is kept
+    and written to ``out/train_log.csv``; ``save(model, path)`` writes a checkpoint every
+    ``args.checkpoint_every`` steps; with ``progress_every``, a summary of the last 500 episodes
+    is printed every that many episodes. Returns the rows and the training seconds.
+    """
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    log_rows: list[dict[str, Any]] = []
+
+    class LogAndCheckpoint(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.next_ckpt = args.checkpoint_every
+            self.next_print = progress_every
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "metrics" in info:
+                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"][reward_key]),
+                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
+                                     "seconds": round(time.perf_counter() - self.t0, 2)})
+            if self.next_print is not None and len(log_rows) >= self.next_print:
+                recent = log_rows[-500:]
+                print(f"  {self.num_timesteps:7d} steps  {time.perf_counter() - self.t0:6.0f}s  last {len(recent)} "
+                      f"episodes: ESM {100 * np.mean([r['esm'] for r in recent]):5.1f}  "
+                      f"F1 {np.mean([r['reward'] for r in recent]):.3f}  "
+                      f"steps {np.mean([r['steps'] for r in recent]):.2f}",
+                      flush=True)
+                self.next_print += progress_every
+            if self.num_timesteps >= self.next_ckpt:
+                save(self.model, out / "checkpoints" / f"step_{self.num_timesteps}")
+                self.next_ckpt += args.checkpoint_every
+            return True
+
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
+    train_seconds = time.perf_counter() - t0
+    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
+        writer.writeheader()
+        writer.writerows(log_rows)
+    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s "
+          f"({model.num_timesteps / train_seconds:.0f} steps/s), {len(log_rows)} episodes")
+    return log_rows, train_seconds
+
+
 def evaluate(policy: Any, env: gym.Env[Any, Any], task_ids: list[str]) -> list[dict[str, Any]]:
     """Run ``policy`` once on each task; one record per episode."""
     rows = []
@@ -142,7 +194,6 @@ def main(args: Args) -> dict[str, Any]:
         args = dataclasses.replace(args, data=str(generated_train(args)))
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     out = Path(args.out)
@@ -181,36 +232,11 @@ def main(args: Args) -> dict[str, Any]:
                      policy_kwargs={"net_arch": [256]}, device="cpu", verbose=0)
 
     # --- training loop: SB3's learn, with a callback that logs episodes and writes checkpoints
-    log_rows: list[dict[str, Any]] = []
-
-    class LogAndCheckpoint(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.t0 = time.perf_counter()
-            self.next_ckpt = args.checkpoint_every
-
-        def _on_step(self) -> bool:
-            for info in self.locals["infos"]:
-                if "metrics" in info:
-                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["reward"]),
-                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
-                                     "seconds": round(time.perf_counter() - self.t0, 2)})
-            if self.num_timesteps >= self.next_ckpt:
-                save_sb3_checkpoint(self.model, out / "checkpoints" / f"step_{self.num_timesteps}", algo=args.algo,
-                                    catalogue=catalogue, featurizer=featurizer)
-                self.next_ckpt += args.checkpoint_every
-            return True
-
-    t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
-    train_seconds = time.perf_counter() - t0
+    log_rows, train_seconds = learn_with_log(
+        model, args, out, reward_key="reward",
+        save=lambda m, path: save_sb3_checkpoint(m, path, algo=args.algo, catalogue=catalogue, featurizer=featurizer))
     final = save_sb3_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue, featurizer=featurizer)
-    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
-        writer.writeheader()
-        writer.writerows(log_rows)
     fps = model.num_timesteps / train_seconds
-    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s ({fps:.0f} steps/s), {len(log_rows)} episodes")
 
     # --- held-out evaluation: the reloaded checkpoint, random allowed calls, no-op
     eval_env = gym.make("VehicleMem-v0", data=args.eval_data or args.data, files=eval_files, memory=args.memory,
@@ -297,7 +323,6 @@ def main_slots(args: Args) -> dict[str, Any]:
     """The slot design: train MaskablePPO with the pointer policy, evaluate, plot."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3 import PPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.rules import RulesPolicy
@@ -339,45 +364,11 @@ def main_slots(args: Args) -> dict[str, Any]:
         behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed)
         bc_seconds = time.perf_counter() - t_bc
         save_slot_checkpoint(model, out / "checkpoints" / "bc", algo=args.algo, catalogue=catalogue)
-    log_rows: list[dict[str, Any]] = []
-
-    class LogAndCheckpoint(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.t0 = time.perf_counter()
-            self.next_ckpt = args.checkpoint_every
-            self.next_print = 1000
-
-        def _on_step(self) -> bool:
-            for info in self.locals["infos"]:
-                if "metrics" in info:
-                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"]["f1_change"]),
-                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
-                                     "seconds": round(time.perf_counter() - self.t0, 2)})
-            if len(log_rows) >= self.next_print:
-                recent = log_rows[-500:]
-                print(f"  {self.num_timesteps:7d} steps  {time.perf_counter() - self.t0:6.0f}s  last {len(recent)} "
-                      f"episodes: ESM {100 * np.mean([r['esm'] for r in recent]):5.1f}  "
-                      f"F1 {np.mean([r['reward'] for r in recent]):.3f}  "
-                      f"steps {np.mean([r['steps'] for r in recent]):.2f}",
-                      flush=True)
-                self.next_print += 1000
-            if self.num_timesteps >= self.next_ckpt:
-                save_slot_checkpoint(self.model, out / "checkpoints" / f"step_{self.num_timesteps}", algo=args.algo,
-                                     catalogue=catalogue)
-                self.next_ckpt += args.checkpoint_every
-            return True
-
-    t0 = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
-    train_seconds = time.perf_counter() - t0
+    log_rows, train_seconds = learn_with_log(
+        model, args, out, reward_key="f1_change", progress_every=1000,
+        save=lambda m, path: save_slot_checkpoint(m, path, algo=args.algo, catalogue=catalogue))
     final = save_slot_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue)
-    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
-        writer.writeheader()
-        writer.writerows(log_rows)
     fps = model.num_timesteps / train_seconds
-    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s ({fps:.0f} steps/s), {len(log_rows)} episodes")
 
     # --- evaluation: train tasks (a sample), the held-out generated test split, the official data
     eval_files = parse_file_range(args.eval_files) if args.eval_files else None
