@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit
-from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, rrf, top_indices
+from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, fuse_rankings, top_indices
 from vmb_gym.memory.vocabulary import ATTRIBUTES, SPECIAL_SETTINGS, Vocabulary, family, salience, setting_key
 
 #: A pause longer than this starts a new session (a new drive/conversation) in the history.
@@ -153,6 +153,7 @@ class LayeredMemory(HybridMemory):
             self.embedder = None  # type: ignore[assignment]
             self.use_disk_cache = use_disk_cache
             self._dense = None  # type: ignore[assignment]
+            self.rrf_k = RRF_K
         self.vocab = Vocabulary()
         self.per_person = per_person
         self.person_weight = person_weight
@@ -406,19 +407,16 @@ class LayeredMemory(HybridMemory):
     def _line_ranking(self, text: str, allowed: np.ndarray, match: np.ndarray) -> list[int]:
         """Plain line ranking: hybrid RRF (semantic) or BM25, positive matches only."""
         if self.semantic:
-            raw = getattr(self, "_raw", None)
+            raw = self._raw  # the scores _match_scores computed for this text, when it did
             if raw is None or raw[0] != text or raw[2] is None or len(raw[1]) != len(self.entries):
                 return [i for i, _ in self.hybrid_ranking(text, allowed, RRF_DEPTH)]
-            # the same fusion as hybrid_ranking, from the scores _match_scores already computed
-            b = top_indices(raw[1], allowed, RRF_DEPTH)
-            d = top_indices(raw[2], allowed, RRF_DEPTH, positive_only=False)
-            return [i for i, _ in rrf([b, d], getattr(self, "rrf_k", RRF_K))]
+            return [i for i, _ in fuse_rankings(raw[1], raw[2], allowed, RRF_DEPTH, self.rrf_k)]
         return [int(i) for i in top_indices(match, allowed, RRF_DEPTH)]
 
     def _fused(self, text: str, scored: list[tuple[float, int, Fact]], match: np.ndarray, allowed: np.ndarray,
                top_k: int) -> list[MemoryHit]:
         """RRF of the fact ranking and the line ranking; lines cited by a better fact are skipped."""
-        k = float(getattr(self, "rrf_k", 60))
+        k = float(self.rrf_k)
         cands: list[tuple[float, int, Any]] = []
         for r, (s, _, f) in enumerate(scored[: RRF_DEPTH]):
             cands.append((self.fact_weight / (k + r + 1), 0, (f, s)))

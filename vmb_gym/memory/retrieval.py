@@ -286,6 +286,14 @@ def rrf(rankings: Sequence[np.ndarray], k: int = RRF_K) -> list[tuple[int, float
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def fuse_rankings(bm25_scores: np.ndarray, dense_scores: np.ndarray, allowed: np.ndarray,
+                  depth: int = RRF_DEPTH, k: int = RRF_K) -> list[tuple[int, float]]:
+    """The hybrid ranking: RRF of the ``depth`` best ``allowed`` entries by BM25 (positive only) and by cosine."""
+    b = top_indices(bm25_scores, allowed, depth)
+    d = top_indices(dense_scores, allowed, depth, positive_only=False)
+    return rrf([b, d], k)
+
+
 # ---------------------------------------------------------------------- modules
 class _LineRetrieval(BaseMemory):
     """Common base of the line-level retrieval modules (lazy index over :attr:`entries`)."""
@@ -421,9 +429,7 @@ class HybridMemory(BM25Memory, DenseMemory):
 
     def hybrid_ranking(self, text: str, allowed: np.ndarray, depth: int = RRF_DEPTH) -> list[tuple[int, float]]:
         """Fused ranking of the visible entries as ``(index, rrf score)``."""
-        b = np.array([i for i, _ in self.bm25_ranking(text, allowed, depth)], dtype=np.int64)
-        d = np.array([i for i, _ in self.dense_ranking(text, allowed, depth)], dtype=np.int64)
-        return rrf([b, d], self.rrf_k)
+        return fuse_rankings(self._bm25_index().scores(text), self._dense_index().scores(text), allowed, depth, self.rrf_k)
 
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
         return self._hits(self.hybrid_ranking(text, allowed)[:top_k])
