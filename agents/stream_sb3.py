@@ -156,7 +156,9 @@ class LineFeaturizer:
 
 def line_tokens(line: Mapping[str, Any]) -> int:
     """Tokens the env counts when the line is stored on its own (``"speaker: text"``)."""
-    return count_tokens(f"{line['speaker']}: {line['text']}")
+    from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
+
+    return count_tokens(stored_lines_text([(line["speaker"], line["text"])]))
 
 
 def _unwrap_stream(env: gym.Env[Any, Any]) -> Any:

@@ -41,6 +41,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import MemoryHit
 from vmb_gym.memory.tokens import count_tokens
@@ -227,7 +228,7 @@ class Writer:
             return self.reader.act(info)
         if "lines" in info:
             for ln in info["lines"]:
-                self._line_text[int(ln["line_id"])] = f"{ln['speaker']}: {ln['text']}"
+                self._line_text[int(ln["line_id"])] = stored_lines_text([(ln["speaker"], ln["text"])])
             calls = self.writes(info["lines"])
             self._chunks_seen += 1
             self._queue.extend(self._fit(calls))

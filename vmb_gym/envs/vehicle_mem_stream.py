@@ -127,6 +127,15 @@ def build_timeline(
     return items
 
 
+def stored_lines_text(lines: Sequence[tuple[str, str]]) -> str:
+    """The text a ``store`` of history lines holds, and is charged tokens for: ``speaker: text`` per line.
+
+    Args:
+        lines: ``(speaker, text)`` of each line, in order.
+    """
+    return "\n".join(f"{speaker}: {text}" for speaker, text in lines)
+
+
 def _naive_seconds(t: datetime) -> int:
     return t.toordinal() * 86400 + t.hour * 3600 + t.minute * 60 + t.second
 
@@ -525,7 +534,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         if not text or not text.strip():
             if not lines:
                 return {"success": False, "error": "store: give line_ids, text or both"}, 0
-            text = "\n".join(f"{ln.speaker}: {ln.text}" for ln in lines)
+            text = stored_lines_text([(ln.speaker, ln.text) for ln in lines])
             if not people:
                 people = list(dict.fromkeys(ln.speaker for ln in lines))
         when = max(ln.timestamp for ln in lines) if lines else self.clock
