@@ -29,9 +29,13 @@ def field_comments(cls: type) -> dict[str, str]:
 
 def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type,
                             choices: Mapping[str, Sequence[str]] | None = None) -> None:
-    """Add one ``--flag`` per field of ``cls`` (``--train-files`` for ``train_files``)."""
+    """Add one ``--flag`` per field of ``cls`` (``--train-files`` for ``train_files``; ``--x/--no-x`` for booleans)."""
     docs = field_comments(cls)
     for f in dataclasses.fields(cls):
+        if isinstance(f.default, bool):  # --flag / --no-flag
+            parser.add_argument("--" + f.name.replace("_", "-"), action=argparse.BooleanOptionalAction,
+                                default=f.default, help=docs.get(f.name, f.name.replace("_", " ")))
+            continue
         kind = {int: int, float: float}.get(type(f.default), str)
         parser.add_argument("--" + f.name.replace("_", "-"), type=kind, default=f.default,
                             choices=(choices or {}).get(f.name), help=docs.get(f.name, f.name.replace("_", " ")))

@@ -126,6 +126,14 @@ class ValueSlot:
     cond_miss: bool = False  # ... a conditional mention that shares none
     default_line: bool = False  # some mention states the everyday default ("on an ordinary drive")
     other_cond_match: bool = False  # another value of the API has a matching conditional mention
+    # the learned line prior (agents.line_prior; 0 without one): P(a mention states a real preference)
+    prior_target: float = 0.0  # best mention by the target person
+    prior_other: float = 0.0  # best mention by someone else
+    prior_latest_target: bool = False  # holds the target's latest genuine mention of the API
+    prior_latest_any: bool = False  # ... the latest genuine mention by anyone
+    prior_margin: float = 0.0  # prior_target minus the best prior_target of the API's other values
+    reason_overlap: float = 0.0  # the quote's reason words ("I've caught the flu again") in a target mention, above
+    # the API's least overlapping mention (words every mention shares, the setting's name, cancel out)
 
 
 @dataclass
@@ -207,13 +215,17 @@ class SlotCatalogue:
     Args:
         top_k: hits per memory query.
         n_queries: memory queries of the search action (at most; the request is always one).
+        api_examples: ``(request wording, API)`` pairs of training tasks (see :meth:`examples_from_tasks`).
+        line_prior: a :class:`agents.line_prior.LinePrior` fitted on the training split (the ``prior_*``
+            value features stay 0 without one).
     """
 
     kind = "slots"
 
     def __init__(self, top_k: int = 20, n_queries: int = 4,
-                 api_examples: Sequence[tuple[str, str]] | None = None) -> None:
+                 api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None) -> None:
         self.top_k = top_k
+        self.line_prior = line_prior
         self.n_queries = n_queries
         self.n = N_SLOT_ACTIONS
         self._cache: dict[tuple[str, str], SlotAnalysis] = {}
@@ -295,7 +307,8 @@ class SlotCatalogue:
     def to_json(self) -> dict[str, Any]:
         """The catalogue's settings (and the slot layout, checked on load)."""
         return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries,
-                "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples}
+                "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples,
+                "line_prior": self.line_prior.to_json() if self.line_prior is not None else None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SlotCatalogue:
@@ -304,8 +317,12 @@ class SlotCatalogue:
         if layout != [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]:
             raise ConfigError(f"slot layout {layout} differs from this version's "
                               f"{[N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]}")
+        from agents.line_prior import LinePrior
+
+        prior = data.get("line_prior")
         return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
-                   api_examples=[tuple(x) for x in data.get("api_examples", [])])
+                   api_examples=[tuple(x) for x in data.get("api_examples", [])],
+                   line_prior=LinePrior.from_json(prior) if prior else None)
 
     # ------------------------------------------------------------------ index arithmetic
     @staticmethod
@@ -369,7 +386,7 @@ class SlotCatalogue:
         if cached is None:
             cached = _analyse(episode.request, episode.hits, speakers, episode.searched,
                               self.api_scores(episode.request, speakers), self.classify,
-                              followups=search_rounds(episode) == 1)
+                              followups=search_rounds(episode) == 1, line_prior=self.line_prior)
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = cached
@@ -608,12 +625,14 @@ def _situation_stems(request: str, speakers: Sequence[str], setting_words: set[s
 
 
 def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
-             req_scores: dict[str, float], classify: Any = None, followups: bool = False) -> SlotAnalysis:
+             req_scores: dict[str, float], classify: Any = None, followups: bool = False,
+             line_prior: Any = None) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
 
     On top of the rules' reading: a line by the same speaker within :data:`FOLLOW_MINUTES` of a
     line that names a setting continues that setting (corrections rarely repeat the setting's
     name), and ``followups`` (after the first search round) asks for the second round's queries.
+    ``line_prior`` (a :class:`agents.line_prior.LinePrior`) scores every mention for the value features.
     """
     from agents.rules import (
         OPPOSITE,
@@ -789,6 +808,9 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 v.default_line |= bool(_DEFAULT_LINE.search(body))
         for v in values:
             v.other_cond_match = any(w.cond_match for w in values if w is not v)
+        _reason_features(values, by_render, speakers, req)
+        if line_prior is not None and values:
+            _prior_features(values, by_render, speakers, req.target, line_prior)
         values.sort(key=lambda s: -s.score)
         if values:
             values[0].rules_top = True
@@ -845,6 +867,61 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
     queries = _followup_queries(req, apis, by_render, relatives, speakers) if followups else []
     return SlotAnalysis(request=req, apis=apis, delta=req.delta, n_hits=len(hits), searched=searched,
                         followups=queries, relatives=relatives)
+
+
+def _reason_words(text: str) -> set[str]:
+    """Four-letter stems of a text's words of 3+ letters ("flu", "back", "shoulder"), function words left out."""
+    from agents.rules import _STOP
+
+    return {w[:4] for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _STOP or w == "back"}
+
+
+def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
+                     req: Any) -> None:
+    """``reason_overlap``: a request that names why ("my back is acting up again") against each target mention."""
+    from agents.rules import _hit_body, _same_person
+
+    reason = _reason_words(_prior_text(req))
+    if not reason or not values:
+        return
+    overlap: dict[str, int] = {}
+    for v in values:
+        for src in v.sources:
+            overlap.setdefault(src, len(reason & _reason_words(_hit_body(by_render[src], speakers))))
+    floor = min(overlap.values())
+    for v in values:
+        for src in v.sources:
+            h = by_render[src]
+            if req.target and any(_same_person(p, req.target) for p in h.people):
+                v.reason_overlap = max(v.reason_overlap, float(overlap[src] - floor))
+
+
+def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
+                    target: str | None, line_prior: Any) -> None:
+    """Fill the ``prior_*`` fields of an API's values from the line prior's score of each mention."""
+    from agents.line_prior import GENUINE
+    from agents.rules import _hit_body, _same_person
+
+    rows = []  # (value index, is target, timestamp, probability)
+    hits = [(k, by_render[src]) for k, v in enumerate(values) for src in v.sources]
+    probs = line_prior.many([_hit_body(h, speakers) for _, h in hits])
+    for (k, h), p in zip(hits, probs, strict=True):
+        is_target = bool(target) and any(_same_person(x, target) for x in h.people)
+        rows.append((k, is_target, h.timestamp, p))
+        v = values[k]
+        if is_target:
+            v.prior_target = max(v.prior_target, p)
+        elif h.people:
+            v.prior_other = max(v.prior_other, p)
+    genuine = [r for r in rows if r[3] >= GENUINE and r[2] is not None]
+    latest_any = max((r[2] for r in genuine), default=None)
+    latest_target = max((r[2] for r in genuine if r[1]), default=None)
+    for k, is_target, when, p in genuine:
+        values[k].prior_latest_any |= when == latest_any
+        values[k].prior_latest_target |= is_target and when == latest_target
+    for v in values:
+        rival = max((w.prior_target for w in values if w is not v), default=0.0)
+        v.prior_margin = v.prior_target - rival
 
 
 def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],
@@ -949,8 +1026,8 @@ def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, epis
 
 # ============================================================================ slot features
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
-_KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 14
-_VALUE_EXTRA = 16
+_KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 16
+_VALUE_EXTRA = 22
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
 
@@ -975,8 +1052,12 @@ class SlotFeaturizer:
       (preference, revision, correction, hypothetical, elsewhere, negation, first person, question),
       and the request's situation (outside the quote: rain, dark, a passenger, the route) against
       its lines: shared stems, a conditional rule that matches or misses it, an everyday default
-      line, another value with a matching rule;
-    * target slot: rank, none, which seat/zone.
+      line, another value with a matching rule; and the learned line prior (:mod:`agents.line_prior`):
+      its best mention by the target and by others, whether it holds the latest genuine mention
+      (by the target / by anyone) and its margin over the other values' best target mention; the
+      request's reason words ("my back is acting up again") in a target mention;
+    * target slot: rank, none, which seat/zone, named in the request's quote ("the right mirror"), the
+      seat the request puts the speaker in.
 
     Empty slots are all zeros (they are masked anyway).
     """
@@ -1023,6 +1104,7 @@ class SlotFeaturizer:
         a0 = _KIND + _GLOBAL
         v0 = a0 + _API
         t0 = v0 + self.value_width
+        quote = " ".join(analysis.request.quotes).lower().replace("_", " ")
         for a, slot in enumerate(analysis.apis):
             api_vec = np.zeros(_API, dtype=np.float32)
             api_vec[a] = 1.0
@@ -1055,7 +1137,9 @@ class SlotFeaturizer:
                     min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
                     float(isinstance(val.value, dict)), float(bool(analysis.relatives)),
                     min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
-                    float(val.cond_miss), float(val.default_line), float(val.other_cond_match)]
+                    float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
+                    val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
+                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0]
                 if val.line_hash is not None:
                     vec[o2 + _VALUE_EXTRA:] = val.line_hash
                 plain = vec.copy()
@@ -1077,6 +1161,9 @@ class SlotFeaturizer:
                     tvec[3] = 1.0
                 elif target in _TARGET_NAMES:
                     tvec[4 + _TARGET_NAMES.index(target)] = 1.0
+                if target is not None:
+                    tvec[14] = float(bool(re.search(rf"\b{target.replace('_', ' ')}\b", quote)))
+                    tvec[15] = float(target == analysis.request.seat)
                 for v, vvec in value_vecs.items():
                     i = SlotCatalogue.index(a, v, t)
                     rows[i, 2] = 1.0

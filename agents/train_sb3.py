@@ -71,6 +71,7 @@ class Args:
     train_eval_episodes: int = 200  # training tasks re-run for the train score (slots design)
     f1_weight: float = 0.2  # slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)
     bc_epochs: int = 30  # slots: warm start by imitating the best slots of the training tasks (0 = pure RL)
+    line_prior: bool = True  # slots: fit the line prior (real preference vs chatter) on the training evidence
     features: str = "hashing"  # "hashing" or "minilm"
     max_steps: int = 5  # step limit of an episode
     seed: int = 0  # seed of the env cycler, the policy init and PPO sampling
@@ -325,6 +326,7 @@ def main_slots(args: Args) -> dict[str, Any]:
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from agents.line_prior import LinePrior
     from agents.rules import RulesPolicy
     from agents.sb3_slots import SlotCatalogue, save_slot_checkpoint, slot_pointer_policy
 
@@ -341,9 +343,14 @@ def main_slots(args: Args) -> dict[str, Any]:
     train_files = parse_file_range(args.train_files) if args.train_files else None
     train_tasks = TaskSet.load(data, files=train_files)
     scenario_ids = sorted(train_tasks.scenarios)
-    # the learned API prior: request wording -> first gold function name, training tasks only
+    # learned from the training tasks only: the API prior (request wording -> first gold function name)
+    # and the line prior (history line -> is it gold evidence of some request)
+    line_prior = None
+    if args.line_prior:
+        train_scenarios = [train_tasks.scenarios[i] for i in scenario_ids]
+        line_prior = LinePrior.fit(LinePrior.examples_from_scenarios(train_scenarios), seed=args.seed)
     catalogue = SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
-        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers))
+        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior)
     n_envs = args.n_envs or min(len(scenario_ids), 100)
     shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
     vec_env = DummyVecEnv([_slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])
