@@ -869,11 +869,32 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                         followups=queries, relatives=relatives)
 
 
+#: Request wording that is no reason ("put it back to", "the way I had it back then").
+_NO_REASON = re.compile(r"\bback (?:to|then|in)\b|\bthe way\b|\bat that time\b|\bfrom then\b", re.I)
+_REQUEST_WORDS = frozenset("set way had old put used like right usual routine whole rest adjust fix sort get "
+                           "can could you for the and with that what then from have let preference "
+                           "level percent degrees how far high much".split())
+
+
+@functools.lru_cache(maxsize=1)
+def _setting_stems() -> frozenset[str]:
+    """Stems of every word the vocabulary uses to name a module or a function ("boot", "trunk", "opening")."""
+    from agents.vocabulary import API_WORDS, MODULE_WORDS
+
+    phrases = [p for group in (*API_WORDS.values(), *MODULE_WORDS.values()) for p in group]
+    phrases += [re.sub(r"([a-z])([A-Z])", r"\1 \2", api[len("carcontrol_"):]).replace("_", " ") for api in API_SPECS]
+    return frozenset(w[:4] for p in phrases for w in re.findall(r"[a-z]{3,}", p.lower()))
+
+
 def _reason_words(text: str) -> set[str]:
-    """Four-letter stems of a text's words of 3+ letters ("flu", "back", "shoulder"), function words left out."""
+    """Four-letter stems of the words of a text that give a reason ("flu", "back", "shoulder", "baby"):
+    words of 3+ letters, without function words, request wording and the vocabulary's setting words."""
     from agents.rules import _STOP
 
-    return {w[:4] for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _STOP or w == "back"}
+    text = _NO_REASON.sub(" ", text.lower())
+    words = {w for w in re.findall(r"[a-z]{3,}", text) if (w not in _STOP or w == "back") and w not in _REQUEST_WORDS}
+    setting = _setting_stems()
+    return {w[:4] for w in words if w == "back" or w[:4] not in setting}  # "my back" is a reason, "backrest" no
 
 
 def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
