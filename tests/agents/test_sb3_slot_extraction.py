@@ -24,6 +24,16 @@ def _hits(*lines: str) -> str:
     return "\n".join(f"{i + 1}. {line}" for i, line in enumerate(lines))
 
 
+def _read(request: str, hits: str):
+    """The slot analysis of a request over one search's hits (no learned priors)."""
+    cat = SlotCatalogue()
+    return _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+
+
+def _by_value(analysis, api: str) -> dict:
+    return {v.value: v for v in next(a for a in analysis.apis if a.api == api).values}
+
+
 def _values(analysis, api: str) -> list:
     slot = next(a for a in analysis.apis if a.api == api)
     return [v.value for v in slot.values]
@@ -139,19 +149,52 @@ def test_a_conditional_rule_is_matched_against_the_request_situation() -> None:
     )
     request = ("At 5:25 PM, Aaron was driving to Riverside Hospital, alone. It was raining heavily. "
                "Aaron said: 'I'd like the backrest angle set up for me.'")
-    cat = SlotCatalogue()
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
-    slot = next(a for a in an.apis if a.api == "carcontrol_seat_set_backrest_angle")
-    rain = next(v for v in slot.values if v.value == 70)
-    everyday = next(v for v in slot.values if v.value == 90)
+    values = _by_value(_read(request, hits), "carcontrol_seat_set_backrest_angle")
+    rain, everyday = values[70], values[90]
     assert rain.conditional and rain.cond_match and not rain.cond_miss and rain.context_overlap >= 1
     assert everyday.default_line and not everyday.cond_match and everyday.other_cond_match
     # a dry day: the rule's condition is not in the situation
     dry = request.replace("It was raining heavily.", "The roads were dry and it was sunny.")
-    an = _analyse(dry, [hits], SPEAKERS, True, cat.api_scores(dry, SPEAKERS), cat.classify)
-    slot = next(a for a in an.apis if a.api == "carcontrol_seat_set_backrest_angle")
-    rain = next(v for v in slot.values if v.value == 70)
+    an = _read(dry, hits)
+    rain = _by_value(an, "carcontrol_seat_set_backrest_angle")[70]
     assert rain.conditional and rain.cond_miss and not rain.cond_match
     # the features carry the reading (inside the observation box)
     feats = SlotFeaturizer().features(an, SlotEpisodeText(request=dry, searched=True, search_rounds=2))
     assert feats.min() >= -1.0 and feats.max() <= 1.0
+
+
+def test_a_back_then_request_is_matched_to_the_line_that_gives_the_same_reason() -> None:
+    from agents.sb3_slots import _reason_words
+
+    # the setting's own words and its synonyms ("boot", "trunk opening") are no reason; "my back" is one
+    assert _reason_words("Let's get how far the boot opens right for me.") == set()
+    assert _reason_words("Put the backrest angle back to my usual, please.") == set()
+    assert _reason_words("I've caught the flu again. Go back to my old setting for the AC mode from then.") \
+        == {"caug", "flu"}
+    hits = _hits(
+        "[2025-03-01 18:22] Julian Abbott: I'm changing the seat ventilation speed: my back has been bothering me, "
+        "so level 5 from now on.",
+        "[2025-03-12 19:26] Julian Abbott: Since I'm recovering from the flu, let's make the seat cooling fan level 1 "
+        "going forward.",
+    )
+    request = ("At 2:45 PM, a friend was driving Julian to Hillcrest Church. Julian sat in the front passenger seat. "
+               "Julian said: 'My back is acting up again. Set the seat ventilation speed the way I had it back then.'")
+    by_value = _by_value(_read(request, hits), "carcontrol_seat_set_ventilation_speed")
+    assert by_value[5].reason_overlap >= 1 and by_value[1].reason_overlap == 0
+    flu = request.replace("My back is acting up again.", "I've caught the flu again.")
+    by_value = _by_value(_read(flu, hits), "carcontrol_seat_set_ventilation_speed")
+    assert by_value[1].reason_overlap >= 1 and by_value[5].reason_overlap == 0
+
+
+def test_the_target_the_request_names_is_marked_in_the_features() -> None:
+    from agents.sb3_slots import _API, _GLOBAL, _KIND
+
+    hits = _hits("[2025-07-25 20:03] Aaron Patel: When it rains it's different for me: the right mirror height at 15 percent.")
+    request = "At 7:10 AM, Aaron was driving to Sunset Golf Club, alone. Aaron said: 'Adjust the right mirror height to my preference.'"
+    an = _read(request, hits)
+    a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_height_position")
+    feat = SlotFeaturizer()
+    rows = feat.features(an, SlotEpisodeText(request=request, searched=True, search_rounds=2)).reshape(feat.n_actions, -1)
+    t0 = _KIND + _GLOBAL + _API + feat.value_width
+    named = {an.apis[a].targets[t]: rows[SlotCatalogue.index(a, 0, t), t0 + 14] for t in range(len(an.apis[a].targets))}
+    assert named.pop("right") == 1.0 and set(named.values()) == {0.0}
