@@ -216,6 +216,8 @@ class SlotCatalogue:
         top_k: hits per memory query.
         n_queries: memory queries of the search action (at most; the request is always one).
         api_examples: ``(request wording, API)`` pairs of training tasks (see :meth:`examples_from_tasks`).
+        companion_examples: ``(routine clause, API)`` pairs of training tasks (see
+            :meth:`companion_examples_from_scenarios`).
         line_prior: a :class:`agents.line_prior.LinePrior` fitted on the training split (the ``prior_*``
             value features stay 0 without one).
     """
@@ -223,7 +225,8 @@ class SlotCatalogue:
     kind = "slots"
 
     def __init__(self, top_k: int = 20, n_queries: int = 4,
-                 api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None) -> None:
+                 api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None,
+                 companion_examples: Sequence[tuple[str, str]] | None = None) -> None:
         self.top_k = top_k
         self.line_prior = line_prior
         self.n_queries = n_queries
@@ -231,19 +234,27 @@ class SlotCatalogue:
         self._cache: dict[tuple[str, str], SlotAnalysis] = {}
         self._scores_cache: dict[str, dict[str, float]] = {}
         self.api_examples = [(str(t), str(a)) for t, a in (api_examples or ())]
-        self._prior: Any = None
-        if len({a for _, a in self.api_examples}) > 1:
-            from sklearn.feature_extraction.text import TfidfVectorizer
-            from sklearn.linear_model import LogisticRegression
-            from sklearn.pipeline import make_pipeline
+        self.companion_examples = [(str(t), str(a)) for t, a in (companion_examples or ())]
+        self._prior = _text_classifier(self.api_examples)
+        self._companion_prior = _text_classifier(self.companion_examples)
 
-            self._prior = make_pipeline(TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1),
-                                        LogisticRegression(C=20.0, max_iter=2000))
-            import warnings
+    @staticmethod
+    def companion_examples_from_scenarios(scenarios: Iterable[Any]) -> list[tuple[str, str]]:
+        """``(routine clause, its gold API)`` pairs of training tasks ("the left indicator switched on").
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # many classes, few examples each: sklearn warns
-                self._prior.fit([t for t, _ in self.api_examples], [a for _, a in self.api_examples])
+        A task whose evidence lines hold exactly one routine clause ("Oh, and ... too") pairs it
+        with its last gold call's function name; only training scenarios' gold names are used.
+        """
+        out = []
+        for s in scenarios:
+            by_id = {line.line_id: line for line in s.lines}
+            for q in s.queries:
+                if len(q.gold_calls) < 2:
+                    continue
+                clauses = [c for i in q.evidence_line_ids if i in by_id and (c := _companion_clause(by_id[i].text))]
+                if len(clauses) == 1:
+                    out.append((clauses[0], q.gold_calls[-1].name))
+        return out
 
     @staticmethod
     def examples_from_tasks(queries: Iterable[Any], speakers_of: Any) -> list[tuple[str, str]]:
@@ -263,11 +274,18 @@ class SlotCatalogue:
         return out
 
     def classify(self, phrase: str) -> str | None:
-        """The on/off function a short routine phrase names ("the sunroof lock locked").
+        """The function a short routine phrase names ("the sunroof lock locked").
 
-        Routine add-ons are switches, so only functions with a boolean value compete; each is
-        scored by the vocabulary and by the stems it shares with its function and module names.
+        With companion examples, the learned classifier's answer when it is confident (at least
+        :data:`COMPANION_CONFIDENCE`); otherwise only functions with a boolean value compete
+        (routine add-ons are mostly switches), each scored by the vocabulary and by the stems it
+        shares with its function and module names.
         """
+        if self._companion_prior is not None:
+            probs = self._companion_prior.predict_proba([phrase])[0]
+            best = int(np.argmax(probs))
+            if probs[best] >= COMPANION_CONFIDENCE:
+                return str(self._companion_prior.classes_[best])
         from agents.rules import score_apis
         from agents.vocabulary import module_words
 
@@ -308,6 +326,7 @@ class SlotCatalogue:
         """The catalogue's settings (and the slot layout, checked on load)."""
         return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries,
                 "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples,
+                "companion_examples": self.companion_examples,
                 "line_prior": self.line_prior.to_json() if self.line_prior is not None else None}
 
     @classmethod
@@ -322,6 +341,7 @@ class SlotCatalogue:
         prior = data.get("line_prior")
         return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
                    api_examples=[tuple(x) for x in data.get("api_examples", [])],
+                   companion_examples=[tuple(x) for x in data.get("companion_examples", [])],
                    line_prior=LinePrior.from_json(prior) if prior else None)
 
     # ------------------------------------------------------------------ index arithmetic
@@ -490,6 +510,26 @@ _NOW = datetime(2100, 1, 1)
 
 PRIOR_NEIGHBOURS = 3
 PRIOR_WEIGHT = 3.0
+#: The learned companion classifier's answer is taken from this probability on.
+COMPANION_CONFIDENCE = 0.5
+
+
+def _text_classifier(examples: Sequence[tuple[str, str]]) -> Any:
+    """A TF-IDF (1-3 grams) logistic regression of ``(text, label)`` pairs; None with fewer than 2 labels."""
+    if len({a for _, a in examples}) < 2:
+        return None
+    import warnings
+
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1),
+                          LogisticRegression(C=20.0, max_iter=2000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # many classes, few examples each: sklearn warns
+        model.fit([t for t, _ in examples], [a for _, a in examples])
+    return model
 
 
 def _prior_text(req: Any) -> str:

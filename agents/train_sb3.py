@@ -343,14 +343,16 @@ def main_slots(args: Args) -> dict[str, Any]:
     train_files = parse_file_range(args.train_files) if args.train_files else None
     train_tasks = TaskSet.load(data, files=train_files)
     scenario_ids = sorted(train_tasks.scenarios)
-    # learned from the training tasks only: the API prior (request wording -> first gold function name)
-    # and the line prior (history line -> is it gold evidence of some request)
+    # learned from the training tasks only: the API prior (request wording -> first gold function name),
+    # the companion classifier (routine clause -> its gold function name) and the line prior (history
+    # line -> is it gold evidence of some request)
+    train_scenarios = [train_tasks.scenarios[i] for i in scenario_ids]
     line_prior = None
     if args.line_prior:
-        train_scenarios = [train_tasks.scenarios[i] for i in scenario_ids]
         line_prior = LinePrior.fit(LinePrior.examples_from_scenarios(train_scenarios), seed=args.seed)
     catalogue = SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
-        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior)
+        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior,
+        companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios))
     n_envs = args.n_envs or min(len(scenario_ids), 100)
     shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
     vec_env = DummyVecEnv([_slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])

@@ -198,3 +198,35 @@ def test_the_target_the_request_names_is_marked_in_the_features() -> None:
     t0 = _KIND + _GLOBAL + _API + feat.value_width
     named = {an.apis[a].targets[t]: rows[SlotCatalogue.index(a, 0, t), t0 + 14] for t in range(len(an.apis[a].targets))}
     assert named.pop("right") == 1.0 and set(named.values()) == {0.0}
+
+
+def test_learned_companion_classifier_names_routine_clauses_the_vocabulary_misses() -> None:
+    rules_only = SlotCatalogue()
+    assert rules_only.classify("the left indicator switched on") != "carcontrol_light_set_left_turn"
+    examples = [("the left indicator switched on", "carcontrol_light_set_left_turn"),
+                ("the right indicator switched on", "carcontrol_light_set_right_turn"),
+                ("the instrument panel language set to Chinese", "carcontrol_instrumentPanel_set_language"),
+                ("the instrument panel language set to English", "carcontrol_instrumentPanel_set_language"),
+                ("the seat heater switched on", "carcontrol_seat_set_heating_mode")] * 3
+    cat = SlotCatalogue(companion_examples=examples)
+    assert cat.classify("the left indicator switched on") == "carcontrol_light_set_left_turn"
+    assert cat.classify("the instrument panel language set to German") == "carcontrol_instrumentPanel_set_language"
+    # an unfamiliar clause falls back to the vocabulary of the switches
+    assert cat.classify("the sunroof lock locked") == "carcontrol_sunroof_set_locked"
+    again = SlotCatalogue.from_json(cat.to_json())
+    assert again.companion_examples == cat.companion_examples
+    assert again.classify("the seat heater switched on") == "carcontrol_seat_set_heating_mode"
+    # the companion call is read from the routine clause of the chosen value's line
+    hits = _hits("[2025-03-21 15:01] Julian Abbott: Ugh, level 6 is overkill. Level 4 is better for the AC fan. "
+                 "Same routine: the left indicator switched on.")
+    request = "At 7:40 PM, Julian was driving to Harbor Airport, alone. Julian said: 'Set the AC fan for me. Do my whole routine.'"
+    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    companion = next(a for a in an.apis if a.companion)
+    assert companion.api == "carcontrol_light_set_left_turn" and companion.values[0].value is True
+
+
+def test_companion_examples_come_from_training_evidence_lines() -> None:
+    from vmb_gym.data import load_scenarios
+
+    pairs = SlotCatalogue.companion_examples_from_scenarios(load_scenarios("default")[:5])
+    assert pairs and all(api.startswith("carcontrol_") and clause for clause, api in pairs)
