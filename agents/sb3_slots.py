@@ -57,6 +57,8 @@ _TARGET_ORDER = ("driver", "passenger", "all", "rear_left", "rear_right", "front
 #: Minutes within which a line by the same speaker continues the previous line's setting ("Too low. Make
 #: it 35 percent instead." one minute after "Let's try the seat position at 15 percent.").
 FOLLOW_MINUTES = 10
+#: The follow-up query words that find a speaker's corrections of the line before.
+CORRECTION_WORDS = "too low high much little instead actually make it bump dial back mistake meant"
 #: Follow-up memory queries (second search round) and hits per follow-up query.
 N_FOLLOWUPS = 6
 FOLLOWUP_K = 8
@@ -987,12 +989,15 @@ def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], s
 
 def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],
                       speakers: Sequence[str]) -> list[str]:
-    """The second search round: the relatives' names with the setting words, and "speaker + value" of the
+    """The second search round: the relatives' names with the setting words, the target's corrections
+    ("Too low. Make it 35 percent instead." continues the line before it), and "speaker + value" of the
     target's lines for the best API (a correction names the value it corrects: "95 percent was too much")."""
     from agents.rules import _same_person
 
     setting = " ".join(_prior_text(req).split()[:8])
     out = [f"{name} {setting}".strip() for name in relatives]
+    if req.target:  # a correction that names neither the setting nor the old value ("Too low. Make it 35 instead.")
+        out.append(f"{req.target} {CORRECTION_WORDS}")
     if apis:
         mentions = []
         for val in apis[0].values:
