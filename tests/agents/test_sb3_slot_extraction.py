@@ -106,6 +106,8 @@ def test_relatives_are_resolved_and_followed_up() -> None:
     cat = SlotCatalogue()
     an = _analyse(request, [first], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
     assert an.relatives == ["Joanna"] and an.followups[0].startswith("Joanna ")
+    # the speaker's corrections are asked for too ("Too low. Make it 35 percent instead.")
+    assert an.followups[1].startswith("Julian Abbott ") and "instead" in an.followups[1]
     second = _hits("[2025-08-23 20:46] Julian Abbott: For Joanna, the station on the radio at Classic Rock 101.")
     an2 = _analyse(request, [first, second], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     station = next(v for v in an2.apis[0].values if v.value == "Classic Rock 101")
