@@ -636,8 +636,10 @@ def _int_value(spec: ApiSpec, vp: ParamSpec, text: str) -> int | None:
         score = -dist / 40.0 + (1.0 if re.search(r"\b(to|at|level|speed)\s*$", pre) else 0.0)
         score += n.start / 1000.0  # later in the line: the revised value
         post = text[n.start: n.start + 30].lower()
-        if re.match(r"[\w\s°%]*?\b(is|was|feels|felt)\s+(too|way too)\b", post) or re.match(r"[\d\s°c]*\)|[\d\s°c]*outside", post):
-            score -= 2.0  # "level 3 is too strong", "(20°C)", "35°C outside"
+        if re.match(r"[\w\s°%]*?\b(?:(?:is|was|feels|felt)\s+(?:too|way too|overkill|a mistake|wrong|not it)\b"
+                    r"|does nothing\b|isn't it\b|is not it\b)", post) \
+                or re.match(r"[\d\s°c]*\)|[\d\s°c]*outside", post):
+            score -= 2.0  # "level 3 is too strong", "20 degrees is overkill", "level 1 does nothing", "(20°C)"
         if best is None or score > best[0]:
             best = (score, n.value)
     if best is not None:

@@ -124,6 +124,14 @@ def test_value_extraction_uses_the_vocabulary() -> None:
     assert extract_value(nav, "Take me to Riverside Library tomorrow.") == "Riverside Library tomorrow"
     assert [n.value for n in numbers_in("At 8:30 AM set it to forty-four, then 5 percent more")] == [44, 5]
     assert enable_api("carcontrol_seat_set_massage_level") == ("carcontrol_seat_set_massage_mode", {"enabled": True})
+    # a correction that names both numbers: the rejected one loses, wherever it stands
+    temp = API_SPECS["carcontrol_airConditioner_set_temperature"]
+    assert extract_value(temp, "Ugh, 20 degrees is overkill. 17 degrees is better.") == 17
+    heat = API_SPECS["carcontrol_seat_set_heating_level"]
+    assert extract_value(heat, "Level 1 does nothing for me. Level 2 is better.") == 2
+    trunk = API_SPECS["carcontrol_trunk_set_open_degree"]
+    assert extract_value(trunk, "Actually, dial it back to 25 percent. 65 percent was too much.") == 25
+    assert extract_value(trunk, "Scratch that, 45 percent is a mistake. 30 percent is the one I want.") == 30
     assert enable_api("carcontrol_navigation_set_voice_mode") == ("carcontrol_navigation_switch", {"switch": True})
 
 
