@@ -773,7 +773,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 mine.append(Candidate(api, value, floor + 0.3 * overlap, h.render()))
         latest_any = max((by_render[c.source].timestamp for c in mine if by_render[c.source].timestamp), default=None)
         target_times = [by_render[c.source].timestamp for c in mine
-                        if req.target and any(_same_person(p, req.target) for p in by_render[c.source].people)
+                        if _said_by(by_render[c.source], req.target)
                         and by_render[c.source].timestamp]
         latest_target = max(target_times, default=None)
 
@@ -786,7 +786,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         latest_clean_any = max(clean_times, default=None)
         latest_clean_target = max((by_render[c.source].timestamp for c in mine
                                    if req.target and by_render[c.source].timestamp
-                                   and any(_same_person(p, req.target) for p in by_render[c.source].people)
+                                   and _said_by(by_render[c.source], req.target)
                                    and clean_line(by_render[c.source])), default=None)
         groups: dict[str, list[Any]] = {}
         for c in mine:
@@ -798,7 +798,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
             rep = None
             for c in group:
                 h = by_render[c.source]
-                is_target = bool(req.target) and any(_same_person(p, req.target) for p in h.people)
+                is_target = _said_by(h, req.target)
                 slot.follows |= c.source in follow_src
                 slot.relative |= any(p.search(h.text) for p in rel_pats)
                 slot.names_passenger |= any(p.search(h.text.split(":", 1)[-1]) for p in other_pats)
@@ -939,10 +939,17 @@ def _reason_words(text: str) -> set[str]:
     return {w[:4] for w in words if w == "back" or w[:4] not in setting}  # "my back" is a reason, "backrest" no
 
 
+def _said_by(hit: Any, person: str | None) -> bool:
+    """Whether a memory hit is a line of ``person`` (first names match: "Julian" is "Julian Abbott")."""
+    from agents.rules import _same_person
+
+    return bool(person) and any(_same_person(p, person) for p in hit.people)
+
+
 def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
                      req: Any) -> None:
     """``reason_overlap``: a request that names why ("my back is acting up again") against each target mention."""
-    from agents.rules import _hit_body, _same_person
+    from agents.rules import _hit_body
 
     reason = _reason_words(_prior_text(req))
     if not reason or not values:
@@ -955,7 +962,7 @@ def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], 
     for v in values:
         for src in v.sources:
             h = by_render[src]
-            if req.target and any(_same_person(p, req.target) for p in h.people):
+            if _said_by(h, req.target):
                 v.reason_overlap = max(v.reason_overlap, float(overlap[src] - floor))
 
 
@@ -963,13 +970,13 @@ def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], s
                     target: str | None, line_prior: Any) -> None:
     """Fill the ``prior_*`` fields of an API's values from the line prior's score of each mention."""
     from agents.line_prior import GENUINE
-    from agents.rules import _hit_body, _same_person
+    from agents.rules import _hit_body
 
     rows = []  # (value index, is target, timestamp, probability)
     hits = [(k, by_render[src]) for k, v in enumerate(values) for src in v.sources]
     probs = line_prior.many([_hit_body(h, speakers) for _, h in hits])
     for (k, h), p in zip(hits, probs, strict=True):
-        is_target = bool(target) and any(_same_person(x, target) for x in h.people)
+        is_target = _said_by(h, target)
         rows.append((k, is_target, h.timestamp, p))
         v = values[k]
         if is_target:
@@ -992,7 +999,6 @@ def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str,
     """The second search round: the relatives' names with the setting words, the target's corrections
     ("Too low. Make it 35 percent instead." continues the line before it), and "speaker + value" of the
     target's lines for the best API (a correction names the value it corrects: "95 percent was too much")."""
-    from agents.rules import _same_person
 
     setting = " ".join(_prior_text(req).split()[:8])
     out = [f"{name} {setting}".strip() for name in relatives]
@@ -1005,7 +1011,7 @@ def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str,
                 h = by_render.get(src)
                 if h is None or not h.people:
                     continue
-                if req.target and not any(_same_person(p, req.target) for p in h.people):
+                if req.target and not _said_by(h, req.target):
                     continue
                 mentions.append((h.timestamp or _NOW, f"{h.people[0]} {_render_value(val.value)}"))
         for _, q in sorted(mentions, reverse=True):
