@@ -222,14 +222,18 @@ class SlotCatalogue:
             :meth:`companion_examples_from_scenarios`).
         line_prior: a :class:`agents.line_prior.LinePrior` fitted on the training split (the ``prior_*``
             value features stay 0 without one).
+        context: neighbouring lines each search shows around a hit (``search_memory``'s
+            ``context``): a correction or an exception said right after the line that names the
+            setting rarely names it again.
     """
 
     kind = "slots"
 
     def __init__(self, top_k: int = 20, n_queries: int = 4,
                  api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None,
-                 companion_examples: Sequence[tuple[str, str]] | None = None) -> None:
+                 companion_examples: Sequence[tuple[str, str]] | None = None, context: int = 0) -> None:
         self.top_k = top_k
+        self.context = context
         self.line_prior = line_prior
         self.n_queries = n_queries
         self.n = N_SLOT_ACTIONS
@@ -326,7 +330,7 @@ class SlotCatalogue:
 
     def to_json(self) -> dict[str, Any]:
         """The catalogue's settings (and the slot layout, checked on load)."""
-        return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries,
+        return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries, "context": self.context,
                 "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples,
                 "companion_examples": self.companion_examples,
                 "line_prior": self.line_prior.to_json() if self.line_prior is not None else None}
@@ -344,7 +348,7 @@ class SlotCatalogue:
         return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
                    api_examples=[tuple(x) for x in data.get("api_examples", [])],
                    companion_examples=[tuple(x) for x in data.get("companion_examples", [])],
-                   line_prior=LinePrior.from_json(prior) if prior else None)
+                   line_prior=LinePrior.from_json(prior) if prior else None, context=int(data.get("context", 0)))
 
     # ------------------------------------------------------------------ index arithmetic
     @staticmethod
@@ -394,11 +398,16 @@ class SlotCatalogue:
             queries = self.search_queries(episode.request, speakers)
             rel = relation_words(episode.request)
             queries += [f"my {r}" for r in rel if f"my {r}" not in queries]
-            return [{"name": "search_memory", "arguments": {"query": q, "top_k": self.top_k}} for q in queries]
+            return [self._search_call(q, self.top_k) for q in queries]
         analysis = self.analyse(episode, speakers)
-        return [{"name": "search_memory", "arguments": {"query": q, "top_k": FOLLOWUP_K}}
-                for q in analysis.followups] or [{"name": "search_memory",
-                                                  "arguments": {"query": episode.request, "top_k": self.top_k}}]
+        return [self._search_call(q, FOLLOWUP_K) for q in analysis.followups] or [
+            self._search_call(episode.request, self.top_k)]
+
+    def _search_call(self, query: str, top_k: int) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": query, "top_k": top_k}
+        if self.context:
+            arguments["context"] = self.context
+        return {"name": "search_memory", "arguments": arguments}
 
     # ------------------------------------------------------------------ analysis
     def analyse(self, episode: EpisodeText, speakers: Sequence[str]) -> SlotAnalysis:

@@ -72,6 +72,7 @@ class Args:
     f1_weight: float = 0.2  # slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)
     bc_epochs: int = 30  # slots: warm start by imitating the best slots of the training tasks (0 = pure RL)
     line_prior: bool = True  # slots: fit the line prior (real preference vs chatter) on the training evidence
+    search_context: int = 2  # slots: neighbouring same-day lines each memory search shows around a hit (0-3)
     features: str = "hashing"  # "hashing" or "minilm"
     max_steps: int = 5  # step limit of an episode
     seed: int = 0  # seed of the env cycler, the policy init and PPO sampling
@@ -352,7 +353,8 @@ def main_slots(args: Args) -> dict[str, Any]:
         line_prior = LinePrior.fit(LinePrior.examples_from_scenarios(train_scenarios), seed=args.seed)
     catalogue = SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
         train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior,
-        companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios))
+        companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios),
+        context=args.search_context)
     n_envs = args.n_envs or min(len(scenario_ids), 100)
     shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
     vec_env = DummyVecEnv([_slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])

@@ -143,6 +143,20 @@ def test_search_rounds_are_counted() -> None:
     assert search_rounds(ep) == 2 and ep.searched
 
 
+def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
+    ep = SlotEpisodeText()
+    ep.on_reset("obs", {"request": "At 11:00 AM, Julian was driving, alone. Julian said: 'Set the music volume.'"})
+    plain = SlotCatalogue().search_action(ep, SPEAKERS)
+    assert plain and all(set(c["arguments"]) == {"query", "top_k"} for c in plain)
+    cat = SlotCatalogue(context=2)
+    calls = cat.search_action(ep, SPEAKERS)
+    assert [c["arguments"]["query"] for c in calls] == [c["arguments"]["query"] for c in plain]
+    assert all(c["arguments"]["context"] == 2 for c in calls)
+    assert SlotCatalogue.from_json(cat.to_json()).context == 2
+    old = {k: v for k, v in cat.to_json().items() if k != "context"}  # a checkpoint from before the option
+    assert SlotCatalogue.from_json(old).context == 0
+
+
 def test_a_conditional_rule_is_matched_against_the_request_situation() -> None:
     # the situation ("It was raining heavily", outside the quote) matches the rain rule, not the everyday line
     hits = _hits(

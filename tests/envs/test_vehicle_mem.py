@@ -261,6 +261,24 @@ def test_search_memory_respects_as_of_and_is_audited(tiny_data: str) -> None:
     assert info["episode_stats"]["memory_audit"]["recall@3"] == 1.0
 
 
+def test_search_memory_context_shows_the_lines_around_a_hit(tiny_data: str) -> None:
+    env = make(tiny_data, memory="bm25")
+    _, reset_info = env.reset(options={"task_id": "1_1"})
+    query = {"query": "ambient light blue at night", "top_k": 1}
+    _, _, _, _, info = env.step({"name": "search_memory", "arguments": query})
+    plain = info["calls"][0]["result"]
+    assert plain["count"] == 1 and "ambient light in blue" in plain["memory_text"]
+    _, _, _, _, info = env.step({"name": "search_memory", "arguments": {**query, "context": 1}})
+    around = info["calls"][0]["result"]
+    assert around["count"] == 2  # the reply said a minute later; the day before is never shown
+    assert around["memory_text"].splitlines()[1].startswith("2. [2025-03-02 19:31] Gary Allen: Sure, blue ambient")
+    for bad in (9, -1, "two", True, 1.5):
+        _, _, term, _, info = env.step({"name": "search_memory", "arguments": {**query, "context": bad}})
+        assert not term and "context must be an integer 0-3" in info["action_error"]
+    assert "context" in next(t for t in reset_info["tools"] if t["function"]["name"] == "search_memory")[
+        "function"]["parameters"]["properties"]
+
+
 @pytest.mark.parametrize("action", [
     'carcontrol_video_play_video(video_name="\\ud83c\\udcca")',  # lone surrogates from a JSON escape
     {"name": "carcontrol_navigation_navigate_to", "arguments": {"destination": "a", "route_preference": 2**80}},

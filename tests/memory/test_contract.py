@@ -108,6 +108,37 @@ def test_violation_counter_catches_a_leaking_backend(scenario):
     assert m.violations == len(scenario.lines) - 3
 
 
+def test_neighbours_show_same_day_lines_around_each_hit(scenario):
+    mem = make_memory("bm25")
+    mem.ingest(scenario)
+    late = scenario.lines[-1].timestamp
+    hits = mem.search("navigation voice detailed turn", as_of=late, top_k=1)
+    assert [h.line_ids for h in hits] == [(3,)]
+    assert mem.neighbours(hits, late, 0) == hits
+    one = mem.neighbours(hits, late, 1)
+    assert [h.line_ids for h in one] == [(2,), (3,), (4,)]  # time order around the hit
+    assert one[1] is hits[0] and {h.layer for h in (one[0], one[2])} == {"context"}
+    # line 5 is said the next day: context never crosses into another day
+    assert [h.line_ids for h in mem.neighbours(hits, late, 3)] == [(1,), (2,), (3,), (4,)]
+    # nothing later than as_of, even as a neighbour
+    assert [h.line_ids for h in mem.neighbours(hits, scenario.lines[2].timestamp, 1)] == [(2,), (3,)]
+    # two hits of one window: every line once
+    two = mem.search("green instrument panel forest calming", as_of=scenario.lines[3].timestamp, top_k=2)
+    ids = [h.line_ids for h in mem.neighbours(two, late, 3)]
+    assert len(ids) == len(set(ids)) and set(ids) <= {(1,), (2,), (3,), (4,)}
+    assert mem.violations == 0
+
+
+def test_neighbours_keep_every_hit_of_any_module(mem, scenario):
+    mem.ingest(scenario)
+    late = scenario.lines[-1].timestamp
+    hits = mem.search("headrest height", as_of=late, top_k=3)
+    shown = mem.neighbours(hits, late, 2)
+    assert {h.entry_id for h in hits} <= {h.entry_id for h in shown}
+    assert all(h.timestamp is None or h.timestamp <= late for h in shown)
+    assert mem.violations == 0
+
+
 def test_scenarios_are_isolated(mem, scenario):
     other_lines = make_lines([(0, "Zed Quux", "The sunroof must stay closed, always.")])
     other = Scenario(2, ("Zed Quux",), other_lines, (), "synthetic")

@@ -22,7 +22,7 @@ from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
-from vmb_gym.vehicle.schema import module_schemas
+from vmb_gym.vehicle.schema import MAX_CONTEXT, module_schemas
 
 #: Rewards an episode can end with (metric names of the scorer).
 REWARDS = ("f1_change", "f1_positive", "esm")
@@ -163,9 +163,9 @@ class ToolRuntime:
         return {"success": True, "message": f"Loaded {len(tools)} tools from {module} module", "tools": tools}, False
 
     def _search_memory(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        unexpected = set(args) - {"query", "top_k"}
+        unexpected = set(args) - {"query", "top_k", "context"}
         if unexpected:
-            return {"success": False, "error": f"search_memory takes query and top_k, got unexpected {sorted(unexpected)}"}, True
+            return {"success": False, "error": f"search_memory takes query, top_k and context, got unexpected {sorted(unexpected)}"}, True
         text = args.get("query")
         if text is None:
             text = self.query.text  # official: a missing query searches for the request itself
@@ -175,10 +175,22 @@ class ToolRuntime:
         if isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k or abs(top_k) == float("inf"):
             return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
         top_k = max(1, min(20, int(top_k)))  # the official clamp
+        context = args.get("context", 0)
+        if isinstance(context, float) and context.is_integer():
+            context = int(context)
+        if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
+            return {"success": False, "error": f"search_memory: context must be an integer 0-{MAX_CONTEXT} "
+                    f"(lines shown either side of each hit), got {context!r:.40}"}, True
+        neighbours = getattr(self.memory, "neighbours", None)
+        if context and neighbours is None:
+            return {"success": False, "error": f"search_memory: memory {getattr(self.memory, 'name', '?')!r} "
+                    "cannot show neighbouring lines; call it without context"}, True
         if self._prepare_memory is not None:
             self._prepare_memory()
         t0 = time.perf_counter()
         hits = self.memory.search(text, as_of=self.query.as_of, top_k=top_k)
+        if context:
+            hits = neighbours(hits, self.query.as_of, context)
         self.search_seconds += time.perf_counter() - t0
         self.memory_searches += 1
         self.memory_hits.extend(hits)

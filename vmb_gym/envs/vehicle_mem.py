@@ -63,7 +63,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
     | tool | arguments | effect |
     |---|---|---|
     | ``list_module_tools`` | ``module_name`` | returns the schemas of one module's functions |
-    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5) | retrieval over the history (only when the memory module retrieves); never returns a line later than the request |
+    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3, default 0) | retrieval over the history (only when the memory module retrieves); ``context`` adds that many same-day lines either side of each hit; never returns a line later than the request |
     | any of the 111 ``carcontrol_*`` | per schema | runs on the simulated car (official semantics: no gating unless ``gated=True``) |
     | ``finish`` | none | ends the episode (terminated) |
 

@@ -44,7 +44,8 @@ class MemoryHit:
         timestamp: when the entry's content was said or stored (never later than ``as_of``).
         line_ids: the history lines the entry comes from (provenance for the audit).
         people: people the entry is about or spoken by.
-        layer: ``raw`` | ``policy`` | ``fact`` | ``support`` | ``summary`` | ``kv``.
+        layer: ``raw`` | ``policy`` | ``fact`` | ``support`` | ``summary`` | ``kv`` | ``context`` (a
+            neighbour shown around a hit, see :meth:`BaseMemory.neighbours`).
         status: ``active`` or ``superseded``.
     """
 
@@ -418,6 +419,40 @@ class BaseMemory:
         hits = self._check(hits, as_of)[:top_k]
         self.search_seconds.append(time.perf_counter() - t0)
         return hits
+
+    def neighbours(self, hits: Sequence[MemoryHit], as_of: datetime, context: int = 1) -> list[MemoryHit]:
+        """``hits`` with up to ``context`` entries either side of each, like ``grep -C``.
+
+        Neighbours are the entries just before and after a hit in time order, visible at
+        ``as_of`` and said the same day (a correction or a condition often follows the line that
+        names the setting without naming it again). Each hit keeps its place; its neighbours
+        (``layer="context"``, score 0) surround it in time order; an entry is listed once.
+        """
+        if context <= 0 or not hits:
+            return list(hits)
+        visible = self.visible(as_of)
+        order = sorted(visible.tolist(), key=lambda i: (self.entries[i].timestamp, i))
+        pos = {self.entries[i].entry_id: k for k, i in enumerate(order)}
+        out: list[MemoryHit] = []
+        shown: set[str] = set()
+        for h in hits:
+            k = pos.get(h.entry_id)
+            window: list[MemoryHit] = []
+            if k is not None:
+                day = self.entries[order[k]].timestamp.date()
+                for j in range(max(0, k - context), min(len(order), k + context + 1)):
+                    e = self.entries[order[j]]
+                    if j == k:
+                        window.append(h)
+                    elif e.timestamp.date() == day:
+                        window.append(e.to_hit(0.0, layer="context"))
+            else:
+                window.append(h)
+            for w in window:
+                if w.entry_id not in shown:
+                    shown.add(w.entry_id)
+                    out.append(w)
+        return self._check(out, as_of)
 
     def _rank(
         self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None

@@ -133,13 +133,20 @@ LIST_MODULE_TOOLS = _tool(
     ["module_name"],
 )
 
-#: The memory-search tool offered when the memory module retrieves (official memory-system shape).
+#: Most neighbouring lines ``search_memory`` shows either side of a hit (its ``context``).
+MAX_CONTEXT = 3
+
+#: The memory-search tool offered when the memory module retrieves (official memory-system shape,
+#: plus the optional ``context``: neighbouring lines around each hit, like ``grep -C``).
 SEARCH_MEMORY = _tool(
     "search_memory",
     "Search the household's conversation memory for preferences and past settings.",
     {
         "query": {"type": "string", "description": "What to look for, e.g. 'Gary seat heating at night'"},
         "top_k": {"type": "integer", "description": "How many results to return (1-20)", "minimum": 1, "maximum": 20, "default": 5},
+        "context": {"type": "integer", "description": "Also show this many lines said just before and after "
+                    f"each result on the same day, e.g. a correction that does not repeat the setting (0-{MAX_CONTEXT})",
+                    "minimum": 0, "maximum": MAX_CONTEXT, "default": 0},
     },
     ["query"],
 )
