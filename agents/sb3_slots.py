@@ -1108,7 +1108,7 @@ def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, epis
 # ============================================================================ slot features
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
 _KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 16
-_VALUE_EXTRA = 22
+_VALUE_EXTRA = 23
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
 
@@ -1136,7 +1136,8 @@ class SlotFeaturizer:
       line, another value with a matching rule; and the learned line prior (:mod:`agents.line_prior`):
       its best mention by the target and by others, whether it holds the latest genuine mention
       (by the target / by anyone) and its margin over the other values' best target mention; the
-      request's reason words ("my back is acting up again") in a target mention;
+      request's reason words ("my back is acting up again") in a target mention; whether its line is
+      the line of a value already set this episode (a routine clause belongs to the line it ends);
     * target slot: rank, none, which seat/zone, named in the request's quote ("the right mirror"), the
       seat the request puts the speaker in.
 
@@ -1170,11 +1171,18 @@ class SlotFeaturizer:
                      dtype=np.float32)
         out[:, _KIND:_KIND + _GLOBAL] = g
         made = set(episode.made_names)
+        set_lines = _lines_of_set_values(analysis, episode.made) if made else set()
+        same_line = _KIND + _GLOBAL + _API + self.value_width - N_LINE_HASH - 1
         for a, slot in enumerate(analysis.apis):
             if slot.api in made:
                 for v in range(N_VALUE_SLOTS):
                     for t in range(N_TARGET_SLOTS):
                         out[SlotCatalogue.index(a, v, t), _KIND + _GLOBAL + 13] = 1.0  # api already called
+            for k, val in enumerate(slot.values):
+                if set_lines and not set_lines.isdisjoint([val.source, *val.sources]):
+                    for v in (k, N_MEMORY_VALUES + k):
+                        for t in range(N_TARGET_SLOTS):
+                            out[SlotCatalogue.index(a, v, t), same_line] = 1.0
         return out.reshape(-1)
 
     def _static(self, analysis: Any) -> np.ndarray:
@@ -1220,7 +1228,7 @@ class SlotFeaturizer:
                     min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
                     float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
                     val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
-                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0]
+                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, 0.0]  # last: set per step
                 if val.line_hash is not None:
                     vec[o2 + _VALUE_EXTRA:] = val.line_hash
                 plain = vec.copy()
@@ -1252,6 +1260,25 @@ class SlotFeaturizer:
                     rows[i, v0:v0 + self.value_width] = vvec
                     rows[i, t0:t0 + _TARGET] = tvec
         return rows
+
+
+def _lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
+    """The hit lines of the memory values the episode's calls set (calls given as their keys)."""
+    lines: set[str] = set()
+    for key in made:
+        cut = key.find("{")
+        name, args = key[:cut], json.loads(key[cut:])
+        for slot in analysis.apis:
+            if slot.api != name or slot.companion:
+                continue
+            for val in slot.values:
+                if isinstance(val.value, dict):
+                    hit = all(args.get(k) == x for k, x in val.value.items())
+                else:
+                    hit = any(type(x) is type(val.value) and x == val.value for x in args.values())
+                if hit:
+                    lines.update([val.source, *val.sources])
+    return lines
 
 
 def _value_type(api: str) -> float:

@@ -6,7 +6,11 @@ import numpy as np
 
 from agents.rules import extract_value, read_request, request_destination
 from agents.sb3_slots import (
+    _API,
+    _GLOBAL,
+    _KIND,
     N_LINE_HASH,
+    N_SLOT_ACTIONS,
     SlotCatalogue,
     SlotEpisodeText,
     SlotFeaturizer,
@@ -141,6 +145,34 @@ def test_search_rounds_are_counted() -> None:
                                 "result": {"success": True, "memory_text": "1. [2025-01-01 10:00] A: b"}}]})
     ep.on_step("x", {"calls": [{"name": "search_memory", "arguments": {"query": "q2"}, "result": {"success": True}}]})
     assert search_rounds(ep) == 2 and ep.searched
+
+
+def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
+    hits = _hits(
+        "[2025-08-21 14:42] Julian Abbott: I'll go with the leg support height at 95 percent today. "
+        "Plus the fog lights switched on, always.",
+        "[2025-08-21 14:43] Julian Abbott: Actually, dial it back to 30 percent. 95 percent was too much. "
+        "Plus heating on the left mirror switched on, always.",
+    )
+    request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
+    cat = SlotCatalogue()
+    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    feat = SlotFeaturizer()
+    column = _KIND + _GLOBAL + _API + feat.value_width - N_LINE_HASH - 1
+    mirror = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_heating_enabled")
+    fog = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_light_set_fog_light")
+    ep = SlotEpisodeText(request=request, searched=True, search_rounds=2)
+
+    def marked(episode: SlotEpisodeText) -> tuple[float, float]:
+        rows = feat.features(an, episode).reshape(N_SLOT_ACTIONS, -1)
+        return rows[SlotCatalogue.index(mirror, 0, 0), column], rows[SlotCatalogue.index(fog, 0, 0), column]
+
+    assert marked(ep) == (0.0, 0.0)  # nothing set yet
+    ep.made = {'carcontrol_seat_set_leg_support_height{"seat":"driver","value":30}'}
+    ep.made_names = ["carcontrol_seat_set_leg_support_height"]
+    assert marked(ep) == (1.0, 0.0)  # the corrected value was set: its line's routine is the mirror
+    ep.made = {'carcontrol_seat_set_leg_support_height{"seat":"driver","value":95}'}
+    assert marked(ep) == (0.0, 1.0)
 
 
 def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
