@@ -1263,13 +1263,13 @@ class SlotFeaturizer:
 
 
 def _lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
-    """The hit lines of the memory values the episode's calls set (calls given as their keys)."""
+    """The hit lines of the memory values (or routine companions) the episode's calls set (calls given as keys)."""
     lines: set[str] = set()
     for key in made:
         cut = key.find("{")
         name, args = key[:cut], json.loads(key[cut:])
         for slot in analysis.apis:
-            if slot.api != name or slot.companion:
+            if slot.api != name:
                 continue
             for val in slot.values:
                 if isinstance(val.value, dict):

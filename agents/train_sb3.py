@@ -472,15 +472,17 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
             if not plan or any(i is None for i in plan):
                 continue
             found += 1
-            # every allowed slot that resolves to a gold call still to make is right at a call step
-            # (several slots often resolve to the same call: a value and its unchanged shifted copy,
-            # the same value stated twice, the same seat); search and finish steps have one answer
+            # every allowed slot that resolves to the next gold call is right at a call step (several
+            # slots often resolve to the same call: a value and its unchanged shifted copy, the same
+            # value stated twice, the same seat); the gold order puts the requested setting before its
+            # routine companion, so the companion is chosen knowing which line's value was set
+            # (a companion first left states the demonstrations never showed); search and finish
+            # steps have one answer
             for n, i in enumerate(plan):
                 m = env.action_masks()
-                remaining = set(gold_keys[n:])
                 right = np.zeros(len(m), dtype=bool)
                 for j in np.flatnonzero(m):
-                    if j >= 2 and analysis.calls[j] is not None and analysis.calls[j][1] in remaining:
+                    if j >= 2 and analysis.calls[j] is not None and analysis.calls[j][1] == gold_keys[n]:
                         right[j] = True
                 right[int(i)] = True  # type: ignore[index]
                 states.append((obs, m, int(i), right))  # type: ignore[arg-type]

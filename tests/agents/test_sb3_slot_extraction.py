@@ -173,6 +173,13 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     assert marked(ep) == (1.0, 0.0)  # the corrected value was set: its line's routine is the mirror
     ep.made = {'carcontrol_seat_set_leg_support_height{"seat":"driver","value":95}'}
     assert marked(ep) == (0.0, 1.0)
+    # and the other way round: once the mirror routine is set, the value of its line is marked
+    ep.made = {'carcontrol_rearviewMirror_set_heating_enabled{"enabled":true,"side":"left"}'}
+    ep.made_names = ["carcontrol_rearviewMirror_set_heating_enabled"]
+    rows = feat.features(an, ep).reshape(N_SLOT_ACTIONS, -1)
+    leg = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_seat_set_leg_support_height")
+    by_value = {v.value: rows[SlotCatalogue.index(leg, k, 0), column] for k, v in enumerate(an.apis[leg].values)}
+    assert by_value[30] == 1.0 and by_value[95] == 0.0
 
 
 def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
