@@ -71,6 +71,7 @@ class Args:
     train_eval_episodes: int = 200  # training tasks re-run for the train score (slots design)
     f1_weight: float = 0.2  # slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)
     bc_epochs: int = 30  # slots: warm start by imitating the best slots of the training tasks (0 = pure RL)
+    bc_weight_decay: float = 1e-4  # slots: Adam weight decay of the imitation warm start (L2 on the scorer)
     line_prior: bool = True  # slots: fit the line prior (real preference vs chatter) on the training evidence
     search_context: int = 2  # slots: neighbouring same-day lines each memory search shows around a hit (0-3)
     features: str = "hashing"  # "hashing" or "minilm"
@@ -372,7 +373,7 @@ def main_slots(args: Args) -> dict[str, Any]:
     bc_seconds = 0.0
     if demos is not None and args.algo == "maskable_ppo":
         t_bc = time.perf_counter()
-        behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed)
+        behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed, weight_decay=args.bc_weight_decay)
         bc_seconds = time.perf_counter() - t_bc
         save_slot_checkpoint(model, out / "checkpoints" / "bc", algo=args.algo, catalogue=catalogue)
     log_rows, train_seconds = learn_with_log(
@@ -504,7 +505,7 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def behaviour_clone(model: Any, demos: tuple[Any, ...], *, epochs: int, seed: int, batch_size: int = 128,
-                    lr: float = 1e-3, set_targets: bool = True) -> None:
+                    lr: float = 1e-3, weight_decay: float = 0.0, set_targets: bool = True) -> None:
     """Warm-start the policy: maximise the masked log-probability of the demonstrated slots.
 
     With ``set_targets`` (and demonstrations that carry them), the loss is the log-probability of
@@ -515,7 +516,7 @@ def behaviour_clone(model: Any, demos: tuple[Any, ...], *, epochs: int, seed: in
     rights = demos[5] if len(demos) > 5 and set_targets else None
     policy = model.policy
     policy.set_training_mode(True)
-    optim = torch.optim.Adam(policy.parameters(), lr=lr)
+    optim = torch.optim.Adam(policy.parameters(), lr=lr, weight_decay=weight_decay)
     rng = np.random.default_rng(seed)
     for epoch in range(epochs):
         order = rng.permutation(len(actions))
