@@ -431,14 +431,17 @@ class BaseMemory:
         if context <= 0 or not hits:
             return list(hits)
         visible = self.visible(as_of)
-        order = sorted(visible.tolist(), key=lambda i: (self.entries[i].timestamp, i))
-        pos = {self.entries[i].entry_id: k for k, i in enumerate(order)}
+        assert self._arrays is not None  # visible() built them
+        order = visible[np.argsort(self._arrays[0][visible], kind="stable")]  # time order
+        where = np.full(len(self.entries), -1, dtype=np.int64)
+        where[order] = np.arange(len(order))
         out: list[MemoryHit] = []
         shown: set[str] = set()
         for h in hits:
-            k = pos.get(h.entry_id)
+            i = self._by_id.get(h.entry_id)
+            k = int(where[i]) if i is not None else -1
             window: list[MemoryHit] = []
-            if k is not None:
+            if k >= 0:
                 day = self.entries[order[k]].timestamp.date()
                 for j in range(max(0, k - context), min(len(order), k + context + 1)):
                     e = self.entries[order[j]]
