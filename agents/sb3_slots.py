@@ -1151,6 +1151,9 @@ class SlotFeaturizer:
         self._cues = tuple(LINE_CUES)
         self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues) + _VALUE_EXTRA + N_LINE_HASH
         self.row = _KIND + _GLOBAL + _API + self.value_width + _TARGET
+        #: column of the per-step feature "this value's line is the line of a value already set"
+        #: (the last of the value block's extras, just before the line hash)
+        self.same_line_column = _KIND + _GLOBAL + _API + self.value_width - N_LINE_HASH - 1
         self.n_actions = N_SLOT_ACTIONS
         self.dim = self.n_actions * self.row
 
@@ -1172,7 +1175,6 @@ class SlotFeaturizer:
         out[:, _KIND:_KIND + _GLOBAL] = g
         made = set(episode.made_names)
         set_lines = _lines_of_set_values(analysis, episode.made) if made else set()
-        same_line = _KIND + _GLOBAL + _API + self.value_width - N_LINE_HASH - 1
         for a, slot in enumerate(analysis.apis):
             if slot.api in made:
                 for v in range(N_VALUE_SLOTS):
@@ -1182,7 +1184,7 @@ class SlotFeaturizer:
                 if set_lines and not set_lines.isdisjoint([val.source, *val.sources]):
                     for v in (k, N_MEMORY_VALUES + k):
                         for t in range(N_TARGET_SLOTS):
-                            out[SlotCatalogue.index(a, v, t), same_line] = 1.0
+                            out[SlotCatalogue.index(a, v, t), self.same_line_column] = 1.0
         return out.reshape(-1)
 
     def _static(self, analysis: Any) -> np.ndarray:

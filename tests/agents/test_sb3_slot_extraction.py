@@ -6,9 +6,6 @@ import numpy as np
 
 from agents.rules import extract_value, read_request, request_destination
 from agents.sb3_slots import (
-    _API,
-    _GLOBAL,
-    _KIND,
     N_LINE_HASH,
     N_SLOT_ACTIONS,
     SlotCatalogue,
@@ -158,7 +155,7 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     cat = SlotCatalogue()
     an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     feat = SlotFeaturizer()
-    column = _KIND + _GLOBAL + _API + feat.value_width - N_LINE_HASH - 1
+    column = feat.same_line_column
     mirror = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_heating_enabled")
     fog = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_light_set_fog_light")
     ep = SlotEpisodeText(request=request, searched=True, search_rounds=2)

@@ -431,8 +431,8 @@ class BaseMemory:
         if context <= 0 or not hits:
             return list(hits)
         visible = self.visible(as_of)
-        assert self._arrays is not None  # visible() built them
-        order = visible[np.argsort(self._arrays[0][visible], kind="stable")]  # time order
+        stamps = self._arrays[0]  # type: ignore[index]  (visible() built them)
+        order = visible[np.argsort(stamps[visible], kind="stable")]  # time order
         where = np.full(len(self.entries), -1, dtype=np.int64)
         where[order] = np.arange(len(order))
         out: list[MemoryHit] = []
@@ -442,7 +442,7 @@ class BaseMemory:
             k = int(where[i]) if i is not None else -1
             window: list[MemoryHit] = []
             if k >= 0:
-                day = self.entries[order[k]].timestamp.date()
+                day = self.entries[i].timestamp.date()  # type: ignore[index]  (k >= 0: i is known)
                 for j in range(max(0, k - context), min(len(order), k + context + 1)):
                     e = self.entries[order[j]]
                     if j == k:
