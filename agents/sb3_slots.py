@@ -66,7 +66,8 @@ FOLLOWUP_K = 8
 RELATIONS = ("grandmother", "grandfather", "grandma", "grandpa", "mother", "father", "mom", "mum", "dad", "sister",
              "brother", "aunt", "uncle", "cousin", "nephew", "niece", "son", "daughter", "wife", "husband", "partner",
              "best friend", "old roommate", "roommate", "friend", "colleague", "coworker", "neighbour", "neighbor",
-             "boss", "godmother", "godfather", "stepmother", "stepfather", "mother-in-law", "father-in-law",
+             "boss", "godmother", "godfather", "godson", "goddaughter", "godchild", "stepmother", "stepfather",
+             "mother-in-law", "father-in-law",
              "sister-in-law", "brother-in-law", "grandson", "granddaughter", "fiancé", "fiancee", "girlfriend",
              "boyfriend", "classmate", "teammate", "mentor", "flatmate", "landlord", "babysitter", "nanny")
 _RELATION_RE = re.compile(r"\b(?:my|his|her|their|\w+'s|\w+’s)\s+((?:best |old )?(?:" +
@@ -134,6 +135,10 @@ class ValueSlot:
     prior_latest_target: bool = False  # holds the target's latest genuine mention of the API
     prior_latest_any: bool = False  # ... the latest genuine mention by anyone
     prior_margin: float = 0.0  # prior_target minus the best prior_target of the API's other values
+    # the learned API prior read on the value's lines: is the line about this setting at all? (retrieval
+    # also brings "the head restraint height at 40" to a request for the foot support height)
+    setting_prob: float = 0.0  # best P(this API | line) over the value's mentions by the target
+    setting_latest_target: bool = False  # holds the target's latest genuine mention among lines about this API
     reason_overlap: float = 0.0  # the quote's reason words ("I've caught the flu again") in a target mention, above
     # the API's least overlapping mention (words every mention shares, the setting's name, cancel out)
 
@@ -417,7 +422,8 @@ class SlotCatalogue:
         if cached is None:
             cached = _analyse(episode.request, episode.hits, speakers, episode.searched,
                               self.api_scores(episode.request, speakers), self.classify,
-                              followups=search_rounds(episode) == 1, line_prior=self.line_prior)
+                              followups=search_rounds(episode) == 1, line_prior=self.line_prior,
+                              setting_prior=self._prior)
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = cached
@@ -677,13 +683,14 @@ def _situation_stems(request: str, speakers: Sequence[str], setting_words: set[s
 
 def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
              req_scores: dict[str, float], classify: Any = None, followups: bool = False,
-             line_prior: Any = None) -> SlotAnalysis:
+             line_prior: Any = None, setting_prior: Any = None) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
 
     On top of the rules' reading: a line by the same speaker within :data:`FOLLOW_MINUTES` of a
     line that names a setting continues that setting (corrections rarely repeat the setting's
     name), and ``followups`` (after the first search round) asks for the second round's queries.
-    ``line_prior`` (a :class:`agents.line_prior.LinePrior`) scores every mention for the value features.
+    ``line_prior`` (a :class:`agents.line_prior.LinePrior`) scores every mention for the value features;
+    ``setting_prior`` (the catalogue's learned API prior) tells which setting each mention is about.
     """
     from agents.rules import (
         OPPOSITE,
@@ -862,6 +869,8 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         _reason_features(values, by_render, speakers, req)
         if line_prior is not None and values:
             _prior_features(values, by_render, speakers, req.target, line_prior)
+        if setting_prior is not None and values:
+            _setting_features(api, values, by_render, speakers, req.target, setting_prior, line_prior)
         values.sort(key=lambda s: -s.score)
         if values:
             values[0].rules_top = True
@@ -922,9 +931,10 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
 
 #: Request wording that is no reason ("put it back to", "the way I had it back then").
 _NO_REASON = re.compile(r"\bback (?:to|then|in)\b|\bthe way\b|\bat that time\b|\bfrom then\b", re.I)
-_REQUEST_WORDS = frozenset("set way had old put used like right usual routine whole rest adjust fix sort get "
-                           "can could you for the and with that what then from have let preference "
-                           "level percent degrees how far high much".split())
+_REQUEST_WORDS = frozenset("set way had old put used like likes right usual routine whole rest adjust fix sort get "
+                           "can could you for the and with that what then from have let preference prefer prefers "
+                           "level percent degrees how far high much know before here his her him she sits where "
+                           "came along".split())
 
 
 @functools.lru_cache(maxsize=1)
@@ -942,7 +952,7 @@ def _reason_words(text: str) -> set[str]:
     words of 3+ letters, without function words, request wording and the vocabulary's setting words."""
     from agents.rules import _STOP
 
-    text = _NO_REASON.sub(" ", text.lower())
+    text = _NO_REASON.sub(" ", _RELATION_RE.sub(" ", text).lower())  # "my goddaughter" is who, not why
     words = {w for w in re.findall(r"[a-z]{3,}", text) if (w not in _STOP or w == "back") and w not in _REQUEST_WORDS}
     setting = _setting_stems()
     return {w[:4] for w in words if w == "back" or w[:4] not in setting}  # "my back" is a reason, "backrest" no
@@ -1001,6 +1011,34 @@ def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], s
     for v in values:
         rival = max((w.prior_target for w in values if w is not v), default=0.0)
         v.prior_margin = v.prior_target - rival
+
+
+def _setting_features(api: str, values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
+                      target: str | None, setting_prior: Any, line_prior: Any) -> None:
+    """Fill ``setting_prob`` and ``setting_latest_target``: the API prior (request wording -> API) read on
+    each mention by the target, and the latest genuine one among the mentions it ties to ``api``."""
+    from agents.line_prior import GENUINE
+    from agents.rules import _hit_body
+
+    classes = list(setting_prior.classes_)
+    if api not in classes:
+        return
+    col = classes.index(api)
+    hits = [(k, by_render[src]) for k, v in enumerate(values) for src in v.sources]
+    hits = [(k, h) for k, h in hits if _said_by(h, target)]
+    if not hits:
+        return
+    bodies = [_hit_body(h, speakers) for _, h in hits]
+    probs = setting_prior.predict_proba(bodies)
+    genuine = line_prior.many(bodies) if line_prior is not None else [1.0] * len(bodies)
+    latest: tuple[Any, int] | None = None
+    for (k, h), row, g in zip(hits, probs, genuine, strict=True):
+        p = float(row[col])
+        values[k].setting_prob = max(values[k].setting_prob, p)
+        if p >= 0.5 and g >= GENUINE and h.timestamp is not None and (latest is None or h.timestamp > latest[0]):
+            latest = (h.timestamp, k)
+    if latest is not None:
+        values[latest[1]].setting_latest_target = True
 
 
 def _followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],
@@ -1108,7 +1146,7 @@ def slot_call(catalogue: SlotCatalogue, index: int, analysis: SlotAnalysis, epis
 # ============================================================================ slot features
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
 _KIND, _GLOBAL, _API, _TARGET = 3, 8, 14, 16
-_VALUE_EXTRA = 23
+_VALUE_EXTRA = 25
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
 
@@ -1136,7 +1174,9 @@ class SlotFeaturizer:
       line, another value with a matching rule; and the learned line prior (:mod:`agents.line_prior`):
       its best mention by the target and by others, whether it holds the latest genuine mention
       (by the target / by anyone) and its margin over the other values' best target mention; the
-      request's reason words ("my back is acting up again") in a target mention; whether its line is
+      request's reason words ("my back is acting up again") in a target mention; the learned API
+      prior read on its target mentions (is the line about this setting at all) and whether it holds
+      the latest genuine target mention about this setting; whether its line is
       the line of a value already set this episode (a routine clause belongs to the line it ends);
     * target slot: rank, none, which seat/zone, named in the request's quote ("the right mirror"), the
       seat the request puts the speaker in.
@@ -1230,7 +1270,8 @@ class SlotFeaturizer:
                     min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
                     float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
                     val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
-                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, 0.0]  # last: set per step
+                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, val.setting_prob,
+                    float(val.setting_latest_target), 0.0]  # last: set per step
                 if val.line_hash is not None:
                     vec[o2 + _VALUE_EXTRA:] = val.line_hash
                 plain = vec.copy()

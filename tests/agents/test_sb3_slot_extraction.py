@@ -99,6 +99,10 @@ def test_relatives_are_resolved_and_followed_up() -> None:
     request = ("At 3:20 PM, Julian was driving to Union Square. Julian's grandmother came along. "
                "Julian said: 'Please set the radio station the way my grandmother likes it.'")
     assert relation_words(request) == ["grandmother"]
+    # every relative the generator gives a household is a relation ("my goddaughter", "Kenji's godson")
+    from vmb_gym.generator.banks import RELATIVES
+    for word, _ in RELATIVES:
+        assert relation_words(f"Kenji said: 'My {word} is here, so set it her way.'") == [word], word
     first = _hits(
         "[2025-07-17 12:06] Julian Abbott: Joanna, my grandmother, is visiting again next month.",
         "[2025-07-22 14:45] Julian Abbott: Imagine someone choosing City Jazz for the radio station on purpose.",
@@ -236,6 +240,46 @@ def test_a_back_then_request_is_matched_to_the_line_that_gives_the_same_reason()
     flu = request.replace("My back is acting up again.", "I've caught the flu again.")
     by_value = _by_value(_read(flu, hits), "carcontrol_seat_set_ventilation_speed")
     assert by_value[1].reason_overlap >= 1 and by_value[5].reason_overlap == 0
+
+
+def test_who_the_request_is_for_and_how_it_asks_are_no_reasons() -> None:
+    from agents.sb3_slots import _reason_words
+
+    assert _reason_words("Could you fix the cushion tilt? You know how I like it.") == set()
+    assert _reason_words("My nephew is here, so let's do the leg support height his way.") == set()
+    assert _reason_words("Sort out how far the boot opens for me before we go.") == set()
+    assert _reason_words("The baby seat is back in. Set the HUD brightness the way I had it back then.") \
+        == {"baby"}  # "seat" names a setting, "back in" is how it asks
+
+
+def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
+    # retrieval brings the target's latest genuine line about *another* setting ("head restraint height")
+    # to a request for the foot support height: the setting features keep to lines about the request's
+    hits = _hits(
+        "[2025-06-08 11:25] Julian Abbott: I tried a few settings and 55 percent is the one for the foot support height.",
+        "[2025-06-11 16:24] Julian Abbott: Since I've been commuting on the highway, let's make the head restraint "
+        "height 40 percent going forward.",
+    )
+    request = ("At 7:05 AM, Hugo was driving to Central Station. Julian sat in the front passenger seat. "
+               "Julian said: 'Can you set the foot support height the way I like it?'")
+    foot, head = "carcontrol_seat_set_foot_support_height", "carcontrol_seat_set_headrest_height"
+    examples = [(t, foot) for t in ("set the foot support height", "the foot rest height for me", "footrest height")]
+    examples += [(t, head) for t in ("set the head restraint height", "the headrest height for me", "head rest height")]
+    cat = SlotCatalogue(api_examples=examples)
+    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify,
+                  setting_prior=cat._prior)
+    values = _by_value(an, foot)
+    assert set(values) >= {55, 40}
+    assert values[55].setting_prob > 0.5 > values[40].setting_prob
+    assert values[55].setting_latest_target and not values[40].setting_latest_target
+    assert values[40].latest_target  # the plain "latest mention" reading picks the other setting's line
+    # both reach the observation
+    feat = SlotFeaturizer()
+    rows = feat.features(an, SlotEpisodeText(request=request, searched=True, search_rounds=2)).reshape(feat.n_actions, -1)
+    a = next(i for i, s in enumerate(an.apis) if s.api == foot)
+    k55, k40 = (next(k for k, v in enumerate(an.apis[a].values) if v.value == x) for x in (55, 40))
+    col = feat.same_line_column - 1  # setting_latest_target sits just before the per-step column
+    assert rows[SlotCatalogue.index(a, k55, 0), col] == 1.0 and rows[SlotCatalogue.index(a, k40, 0), col] == 0.0
 
 
 def test_the_target_the_request_names_is_marked_in_the_features() -> None:
