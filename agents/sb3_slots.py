@@ -867,10 +867,10 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         for v in values:
             v.other_cond_match = any(w.cond_match for w in values if w is not v)
         _reason_features(values, by_render, speakers, req)
-        if line_prior is not None and values:
-            _prior_features(values, by_render, speakers, req.target, line_prior)
+        genuine = _prior_features(values, by_render, speakers, req.target, line_prior) \
+            if line_prior is not None and values else None
         if setting_prior is not None and values:
-            _setting_features(api, values, by_render, speakers, req.target, setting_prior, line_prior)
+            _setting_features(api, values, by_render, speakers, req.target, setting_prior, genuine)
         values.sort(key=lambda s: -s.score)
         if values:
             values[0].rules_top = True
@@ -986,8 +986,9 @@ def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], 
 
 
 def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
-                    target: str | None, line_prior: Any) -> None:
-    """Fill the ``prior_*`` fields of an API's values from the line prior's score of each mention."""
+                    target: str | None, line_prior: Any) -> dict[str, float]:
+    """Fill the ``prior_*`` fields of an API's values from the line prior's score of each mention;
+    returns the score of each mention (rendered line -> probability)."""
     from agents.line_prior import GENUINE
     from agents.rules import _hit_body
 
@@ -1011,12 +1012,14 @@ def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], s
     for v in values:
         rival = max((w.prior_target for w in values if w is not v), default=0.0)
         v.prior_margin = v.prior_target - rival
+    return {h.render(): float(p) for (_, h), p in zip(hits, probs, strict=True)}
 
 
 def _setting_features(api: str, values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
-                      target: str | None, setting_prior: Any, line_prior: Any) -> None:
+                      target: str | None, setting_prior: Any, genuine: Mapping[str, float] | None) -> None:
     """Fill ``setting_prob`` and ``setting_latest_target``: the API prior (request wording -> API) read on
-    each mention by the target, and the latest genuine one among the mentions it ties to ``api``."""
+    each mention by the target, and the latest genuine one among the mentions it ties to ``api``
+    (``genuine``: the line prior's score of each mention, from :func:`_prior_features`; None: all count)."""
     from agents.line_prior import GENUINE
     from agents.rules import _hit_body
 
@@ -1030,12 +1033,12 @@ def _setting_features(api: str, values: Sequence[ValueSlot], by_render: Mapping[
         return
     bodies = [_hit_body(h, speakers) for _, h in hits]
     probs = setting_prior.predict_proba(bodies)
-    genuine = line_prior.many(bodies) if line_prior is not None else [1.0] * len(bodies)
     latest: tuple[Any, int] | None = None
-    for (k, h), row, g in zip(hits, probs, genuine, strict=True):
+    for (k, h), row in zip(hits, probs, strict=True):
         p = float(row[col])
         values[k].setting_prob = max(values[k].setting_prob, p)
-        if p >= 0.5 and g >= GENUINE and h.timestamp is not None and (latest is None or h.timestamp > latest[0]):
+        real = genuine is None or genuine[h.render()] >= GENUINE
+        if p >= 0.5 and real and h.timestamp is not None and (latest is None or h.timestamp > latest[0]):
             latest = (h.timestamp, k)
     if latest is not None:
         values[latest[1]].setting_latest_target = True
