@@ -81,14 +81,14 @@ class LinePrior:
     @staticmethod
     def examples_from_scenarios(scenarios: Iterable[Any]) -> list[tuple[str, bool]]:
         """``(body, is evidence)`` for every history line of training scenarios (names masked)."""
-        from agents.rules import _hit_body_cached
+        from agents.rules import hit_body_cached
 
         out = []
         for s in scenarios:
             evidence = {i for q in s.queries for i in q.evidence_line_ids}
             speakers = tuple(s.speakers)
             for line in s.lines:
-                out.append((_hit_body_cached(line.text, (line.speaker,), speakers), line.line_id in evidence))
+                out.append((hit_body_cached(line.text, (line.speaker,), speakers), line.line_id in evidence))
         return out
 
     def __call__(self, body: str) -> float:

@@ -173,7 +173,7 @@ class RulesPolicy:
         """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts)."""
         req = read_request(request, scenario.speakers)
         self._names = tuple(scenario.speakers)
-        req_scores = score_apis(_api_text(req))
+        req_scores = score_apis(api_text(req))
         hits = self._search(req, req_scores, scenario, as_of)
         candidates = self._candidates(req, req_scores, hits)
         self.last = {"request": req, "request_scores": _top(req_scores, 5), "hits": hits, "candidates": candidates[:8]}
@@ -186,7 +186,7 @@ class RulesPolicy:
             calls = [self._call(top.api, top.value, req)]
         elif best_req > 0:
             api = _top(req_scores, 1)[0][0]
-            explicit = _request_value(api, req)
+            explicit = request_value(api, req)
             calls = [self._call(api, explicit, req)] if explicit is not None else self._minimal(api, req)
         else:
             calls = []
@@ -219,9 +219,9 @@ class RulesPolicy:
         times = sorted({h.timestamp for h in hits if h.timestamp is not None})
         rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
         out: list[Candidate] = []
-        req_words = _content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
+        req_words = content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
         for h in hits:
-            body = _hit_body(h, self._names)
+            body = hit_body(h, self._names)
             hit_scores = score_apis(body)
             preference = bool(_PREFERENCE.search(body))
             for api, hs in hit_scores.items():
@@ -232,11 +232,11 @@ class RulesPolicy:
                 if value is None:
                     continue
                 score = 2.0 * rs + hs
-                if req.target and any(_same_person(p, req.target) for p in h.people):
+                if req.target and any(same_person(p, req.target) for p in h.people):
                     score += 1.5
                 elif req.target and _mentions(h, req.target):
                     score += 0.5
-                elif req.target and h.people and not any(_same_person(p, req.target) for p in h.people):
+                elif req.target and h.people and not any(same_person(p, req.target) for p in h.people):
                     score -= 0.5
                 if preference:
                     score += 0.7
@@ -247,7 +247,7 @@ class RulesPolicy:
                 score -= 1.0 * len({OPPOSITE.get(c) for c in req.conditions} & line_conditions)
                 if h.timestamp is not None:
                     score += 0.5 * rank_of_time.get(h.timestamp, 0.0)
-                score += min(1.5, 0.5 * len(req_words & _content_words(body)))
+                score += min(1.5, 0.5 * len(req_words & content_words(body)))
                 out.append(Candidate(api, value, score, h.render()))
         out.sort(key=lambda c: -c.score)
         return out
@@ -256,7 +256,7 @@ class RulesPolicy:
         spec = API_SPECS[api]
         args: dict[str, Any] = {}
         vp = value_param(spec)
-        explicit = _request_value(api, req)
+        explicit = request_value(api, req)
         if explicit is not None:
             value = explicit
         elif vp is not None and vp.py_type is int and isinstance(value, int) and req.delta:
@@ -273,7 +273,7 @@ class RulesPolicy:
             args[vp.name] = value
         sel = selector_param(spec)
         if sel is not None:
-            args[sel.name] = _selector_value(spec, sel, req)
+            args[sel.name] = selector_value(spec, sel, req)
         return {"name": api, "arguments": args}
 
     def _minimal(self, api: str, req: Request) -> list[dict[str, Any]]:
@@ -284,7 +284,7 @@ class RulesPolicy:
         args = dict(fixed)
         sel = selector_param(API_SPECS[name])
         if sel is not None:
-            args[sel.name] = _selector_value(API_SPECS[name], sel, req)
+            args[sel.name] = selector_value(API_SPECS[name], sel, req)
         return [{"name": name, "arguments": args}]
 
 
@@ -436,7 +436,7 @@ def _conditions_in(text: str) -> set[str]:
 
 
 # ---------------------------------------------------------------------- function scoring
-def _api_text(req: Request) -> str:
+def api_text(req: Request) -> str:
     text = " ".join(req.quotes) + " . " + req.text
     return _SEAT_PHRASES.sub(" ", text)
 
@@ -720,7 +720,7 @@ def request_destination(req: Request) -> str | None:
     return m.group(1).strip() if m else None
 
 
-def _request_value(api: str, req: Request) -> Any:
+def request_value(api: str, req: Request) -> Any:
     """A value the request itself states for ``api`` ("at 1080p", "set it to 22", "take me to X")."""
     spec = API_SPECS[api]
     vp = value_param(spec)
@@ -755,7 +755,7 @@ def _request_value(api: str, req: Request) -> Any:
     return None
 
 
-def _selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
+def selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
     choices = sel.constraint.choices if sel.constraint else ()
     quote = " ".join(req.quotes).lower()
     for word, canon in (("all", "all"), ("both", "both"), ("everyone", "all"), ("front", "front"), ("rear", "rear")):
@@ -785,7 +785,7 @@ def clamp_to_param(value: int, vp: ParamSpec) -> int:
 
 
 def _mentions(hit: MemoryHit, person: str) -> bool:
-    if any(_same_person(p, person) for p in hit.people):
+    if any(same_person(p, person) for p in hit.people):
         return True
     return bool(re.search(rf"\b{re.escape(person.split()[0])}\b", hit.text))
 
@@ -794,13 +794,13 @@ _PREFERENCE = re.compile(r"\b(usually|always|prefer|preferred|favorite|favourite
                          r"i like|i love|my usual|remember)\b", re.IGNORECASE)
 
 
-def _hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
+def hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
     """A hit's text without the speaker prefix and without people's names ("Kimberly Green" is no colour)."""
-    return _hit_body_cached(hit.text, tuple(hit.people), tuple(speakers))
+    return hit_body_cached(hit.text, tuple(hit.people), tuple(speakers))
 
 
 @lru_cache(maxsize=200_000)
-def _hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ...]) -> str:
+def hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ...]) -> str:
     hit = MemoryHit(entry_id="", text=text, score=0.0, timestamp=None, people=people)
     for name in (*hit.people, *speakers):
         if text.startswith(name + ":"):
@@ -812,7 +812,7 @@ def _hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ..
     return text
 
 
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     "the and that this with for you your have what when then than there they them their about just like want need "
     "make keep told said asked car back again usual time last setting settings please could would should into from "
     "driving drove driver seat passenger got going were was been being it's i'm let's also some more very really "
@@ -820,10 +820,10 @@ _STOP = frozenset(
 )
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """Lower-cased words of 4+ letters that are not function words (for overlap scores)."""
-    return {w for w in re.findall(r"[a-z][a-z'’]{3,}", text.lower()) if w not in _STOP}
+    return {w for w in re.findall(r"[a-z][a-z'’]{3,}", text.lower()) if w not in STOP_WORDS}
 
 
-def _same_person(a: str, b: str) -> bool:
+def same_person(a: str, b: str) -> bool:
     return a.lower() == b.lower() or a.split()[0].lower() == b.split()[0].lower()

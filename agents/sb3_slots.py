@@ -27,7 +27,7 @@ from gymnasium import spaces
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
-from vmb_gym.wrappers.catalogue import EpisodeText, _call_key
+from vmb_gym.wrappers.catalogue import EpisodeText, call_key
 from vmb_gym.wrappers.features import _WORD
 from vmb_gym.wrappers.sb3 import _algo_class, _paths
 
@@ -318,10 +318,10 @@ class SlotCatalogue:
         cached = self._scores_cache.get(request)
         if cached is not None:
             return cached
-        from agents.rules import _api_text, read_request, score_apis
+        from agents.rules import api_text, read_request, score_apis
 
         req = read_request(request, speakers)
-        scores = dict(score_apis(_api_text(req)))
+        scores = dict(score_apis(api_text(req)))
         if self._prior is not None:
             probs = self._prior.predict_proba([_prior_text(req)])[0]
             for i in np.argsort(-probs)[:PRIOR_NEIGHBOURS]:
@@ -500,7 +500,7 @@ class SlotCatalogue:
         mask[SLOT_FINISH] = True
         if analysis.calls is None:
             analysis.calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]
-            analysis.calls = [(c, _call_key(c["name"], c["arguments"])) if c else None for c in analysis.calls]
+            analysis.calls = [(c, call_key(c["name"], c["arguments"])) if c else None for c in analysis.calls]
         seen: set[str] = set()
         made_apis = set(episode.made_names)
         for i in range(2, self.n):
@@ -667,9 +667,9 @@ _STEM_ALIAS = {"dark": "nigh", "even": "nigh", "dusk": "nigh", "toni": "nigh", "
 
 def _stems(text: str) -> set[str]:
     """Four-letter stems of a text's content words ("raining" and "rain" share "rain")."""
-    from agents.rules import _content_words
+    from agents.rules import content_words
 
-    return {_STEM_ALIAS.get(w[:4], w[:4]) for w in _content_words(text)}
+    return {_STEM_ALIAS.get(w[:4], w[:4]) for w in content_words(text)}
 
 
 def _situation_stems(request: str, speakers: Sequence[str], setting_words: set[str], target: str = "") -> set[str]:
@@ -696,11 +696,11 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         OPPOSITE,
         Candidate,
         RulesPolicy,
-        _content_words,
-        _hit_body,
-        _request_value,
-        _same_person,
-        _selector_value,
+        content_words,
+        hit_body,
+        request_value,
+        same_person,
+        selector_value,
         conditions_in,
         extract_value,
         read_request,
@@ -732,7 +732,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 break
             if dt <= 0 or h0.people != h.people:
                 continue
-            body = _hit_body(h, speakers)
+            body = hit_body(h, speakers)
             for c0 in by_source.get(h0.render(), ()):
                 if c0.api in own:
                     continue
@@ -747,9 +747,9 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
     relations = relation_words(request)
     relatives = relative_names(relations, (h.text for h in hits), speakers) if relations else []
     rel_pats = [re.compile(rf"\b{re.escape(n)}\b") for n in relatives]
-    others = [p for p in req.people if not (req.target and _same_person(p, req.target))]
+    others = [p for p in req.people if not (req.target and same_person(p, req.target))]
     other_pats = [re.compile(rf"\b{re.escape(p.split()[0])}\b") for p in others]
-    req_words = _content_words(req.text) - _content_words(_prior_text(req)) - {
+    req_words = content_words(req.text) - content_words(_prior_text(req)) - {
         w.lower() for p in speakers for w in p.split()}
     best_req = max(req_scores.values(), default=0.0)
 
@@ -768,7 +768,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
     times = sorted({h.timestamp for h in hits if h.timestamp is not None})
     rank_of_time = {tm: i / max(1, len(times) - 1) for i, tm in enumerate(times)}
 
-    setting_words = _content_words(_prior_text(req))
+    setting_words = content_words(_prior_text(req))
     situation = _situation_stems(request, speakers, setting_words, req.target or "")
 
     def value_slots(api: str) -> list[ValueSlot]:
@@ -780,8 +780,8 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         for h in hits:
             if h.render() in used or not setting_words:
                 continue
-            body = _hit_body(h, speakers)
-            overlap = len(setting_words & _content_words(body))
+            body = hit_body(h, speakers)
+            overlap = len(setting_words & content_words(body))
             if overlap == 0:
                 continue
             value = extract_value(API_SPECS[api], body, req)
@@ -794,7 +794,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         latest_target = max(target_times, default=None)
 
         def clean_line(h: Any) -> bool:
-            body = _hit_body(h, speakers)
+            body = hit_body(h, speakers)
             return not any(LINE_CUES[k].search(body) for k in ("hypothetical", "elsewhere", "question"))
 
         clean_times = [by_render[c.source].timestamp for c in mine
@@ -819,7 +819,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 slot.relative |= any(p.search(h.text) for p in rel_pats)
                 slot.names_passenger |= any(p.search(h.text.split(":", 1)[-1]) for p in other_pats)
                 slot.request_overlap = max(slot.request_overlap,
-                                           float(len(req_words & _content_words(_hit_body(h, speakers)))))
+                                           float(len(req_words & content_words(hit_body(h, speakers)))))
                 slot.mentions += 1
                 slot.sources.append(c.source)
                 slot.target_mentions += is_target
@@ -828,7 +828,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                     slot.recency = max(slot.recency, rank_of_time.get(h.timestamp, 0.0))
                     slot.latest_any |= h.timestamp == latest_any
                     slot.latest_target |= is_target and h.timestamp == latest_target
-                body = _hit_body(h, speakers)
+                body = hit_body(h, speakers)
                 cond = conditions_in(body)
                 if h.timestamp is not None and not cond & {"night", "day"}:
                     cond.add("night" if h.timestamp.hour >= 19 or h.timestamp.hour < 5 else "day")
@@ -850,13 +850,13 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
             if rep is not None:
                 slot.cues, slot.source = rep[1], rep[2]
                 slot.rep_target = rep[0][0]
-                slot.line_hash = _line_hash(_hit_body(by_render[rep[2]], speakers))
+                slot.line_hash = _line_hash(hit_body(by_render[rep[2]], speakers))
             values.append(slot)
         # the request's situation (outside the quote: weather, light, passengers, route, errand) against
         # each mention: conditional rules whose condition words occur in the situation
         for v in values:
             for src in v.sources:
-                body = _hit_body(by_render[src], speakers)
+                body = hit_body(by_render[src], speakers)
                 shared = len(situation & _stems(body))
                 v.context_overlap = max(v.context_overlap, float(shared))
                 if _CONDITIONAL.search(body):
@@ -882,10 +882,10 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
         spec = API_SPECS[api]
         sel = selector_param(spec)
         if first is None:
-            first = _selector_value(spec, sel, req) if sel is not None else ""
+            first = selector_value(spec, sel, req) if sel is not None else ""
         return ApiSlot(api=api, request_score=req_scores.get(api, 0.0), best_score=best_cand.get(api, 0.0),
                        passes=passes(api), rules_choice=api == rules_api, values=values,
-                       targets=_selector_choices(spec, first, request, req.seat), explicit=_request_value(api, req),
+                       targets=_selector_choices(spec, first, request, req.seat), explicit=request_value(api, req),
                        minimal=enable_api(api), companion=companion)
 
     apis: list[ApiSlot] = []
@@ -914,7 +914,7 @@ def _analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], se
                 first = next((c for c in (sel.constraint.choices if sel and sel.constraint else ())
                               if re.search(rf"\b{c.replace('_', ' ')}\b", clause, re.I)), None) if sel else ""
                 if first is None and sel is not None:
-                    first = _selector_value(cspec, sel, req)
+                    first = selector_value(cspec, sel, req)
                 slot = comp[capi] = api_slot(capi, [], first, companion=True)
             if len(slot.values) < N_MEMORY_VALUES and all(v.value != cval for v in slot.values):
                 slot.values.append(dataclasses.replace(val, value=cval, cues=dict(val.cues)))
@@ -950,25 +950,25 @@ def _setting_stems() -> frozenset[str]:
 def _reason_words(text: str) -> set[str]:
     """Four-letter stems of the words of a text that give a reason ("flu", "back", "shoulder", "baby"):
     words of 3+ letters, without function words, request wording and the vocabulary's setting words."""
-    from agents.rules import _STOP
+    from agents.rules import STOP_WORDS
 
     text = _NO_REASON.sub(" ", _RELATION_RE.sub(" ", text).lower())  # "my goddaughter" is who, not why
-    words = {w for w in re.findall(r"[a-z]{3,}", text) if (w not in _STOP or w == "back") and w not in _REQUEST_WORDS}
+    words = {w for w in re.findall(r"[a-z]{3,}", text) if (w not in STOP_WORDS or w == "back") and w not in _REQUEST_WORDS}
     setting = _setting_stems()
     return {w[:4] for w in words if w == "back" or w[:4] not in setting}  # "my back" is a reason, "backrest" no
 
 
 def _said_by(hit: Any, person: str | None) -> bool:
     """Whether a memory hit is a line of ``person`` (first names match: "Julian" is "Julian Abbott")."""
-    from agents.rules import _same_person
+    from agents.rules import same_person
 
-    return bool(person) and any(_same_person(p, person) for p in hit.people)
+    return bool(person) and any(same_person(p, person) for p in hit.people)
 
 
 def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], speakers: Sequence[str],
                      req: Any) -> None:
     """``reason_overlap``: a request that names why ("my back is acting up again") against each target mention."""
-    from agents.rules import _hit_body
+    from agents.rules import hit_body
 
     reason = _reason_words(_prior_text(req))
     if not reason or not values:
@@ -976,7 +976,7 @@ def _reason_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], 
     overlap: dict[str, int] = {}
     for v in values:
         for src in v.sources:
-            overlap.setdefault(src, len(reason & _reason_words(_hit_body(by_render[src], speakers))))
+            overlap.setdefault(src, len(reason & _reason_words(hit_body(by_render[src], speakers))))
     floor = min(overlap.values())
     for v in values:
         for src in v.sources:
@@ -990,11 +990,11 @@ def _prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], s
     """Fill the ``prior_*`` fields of an API's values from the line prior's score of each mention;
     returns the score of each mention (rendered line -> probability)."""
     from agents.line_prior import GENUINE
-    from agents.rules import _hit_body
+    from agents.rules import hit_body
 
     rows = []  # (value index, is target, timestamp, probability)
     hits = [(k, by_render[src]) for k, v in enumerate(values) for src in v.sources]
-    probs = line_prior.many([_hit_body(h, speakers) for _, h in hits])
+    probs = line_prior.many([hit_body(h, speakers) for _, h in hits])
     for (k, h), p in zip(hits, probs, strict=True):
         is_target = _said_by(h, target)
         rows.append((k, is_target, h.timestamp, p))
@@ -1021,7 +1021,7 @@ def _setting_features(api: str, values: Sequence[ValueSlot], by_render: Mapping[
     each mention by the target, and the latest genuine one among the mentions it ties to ``api``
     (``genuine``: the line prior's score of each mention, from :func:`_prior_features`; None: all count)."""
     from agents.line_prior import GENUINE
-    from agents.rules import _hit_body
+    from agents.rules import hit_body
 
     classes = list(setting_prior.classes_)
     if api not in classes:
@@ -1031,7 +1031,7 @@ def _setting_features(api: str, values: Sequence[ValueSlot], by_render: Mapping[
     hits = [(k, h) for k, h in hits if _said_by(h, target)]
     if not hits:
         return
-    bodies = [_hit_body(h, speakers) for _, h in hits]
+    bodies = [hit_body(h, speakers) for _, h in hits]
     probs = setting_prior.predict_proba(bodies)
     latest: tuple[Any, int] | None = None
     for (k, h), row in zip(hits, probs, strict=True):

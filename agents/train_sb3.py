@@ -444,7 +444,7 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     demonstration, tasks, right slots)`` (the last: per state, every allowed slot that is right).
     """
     from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH
-    from vmb_gym.wrappers.catalogue import _call_key
+    from vmb_gym.wrappers.catalogue import call_key
 
     obs_l: list[np.ndarray] = []
     mask_l: list[np.ndarray] = []
@@ -468,7 +468,7 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
             for i in np.flatnonzero(mask):
                 if i >= 2 and analysis.calls[i] is not None:
                     by_key.setdefault(analysis.calls[i][1], int(i))
-            gold_keys = [_call_key(c.name, c.arguments) for c in q.gold_calls]
+            gold_keys = [call_key(c.name, c.arguments) for c in q.gold_calls]
             plan = [by_key.get(k) for k in gold_keys]
             if not plan or any(i is None for i in plan):
                 continue

@@ -142,9 +142,9 @@ def bench_dense_floor(scenarios: list) -> dict[str, float]:
     """
     import torch
 
-    from vmb_gym.memory.retrieval import _load_minilm
+    from vmb_gym.memory.retrieval import load_minilm
 
-    model = _load_minilm()
+    model = load_minilm()
     cfg, tok = model[0].auto_model.config, model.tokenizer
     requests = [q.text for s in scenarios for q in s.queries]
     lines = [ln.text for s in scenarios[:3] for ln in s.lines[:200]]

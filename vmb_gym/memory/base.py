@@ -143,7 +143,7 @@ class MemoryModule(Protocol):
         """Counters: entries, violations, ingest seconds, searches."""
 
 
-def _seconds(t: datetime) -> int:
+def epoch_seconds(t: datetime) -> int:
     """Seconds since 0001-01-01 (naive history time; no timezone is ever applied)."""
     return t.toordinal() * 86400 + t.hour * 3600 + t.minute * 60 + t.second
 
@@ -391,11 +391,11 @@ class BaseMemory:
         With ``person``, only entries whose people include that person (full or first name).
         """
         if self._arrays is None:
-            stamps = np.array([_seconds(e.timestamp) for e in self.entries], dtype=np.int64)
+            stamps = np.array([epoch_seconds(e.timestamp) for e in self.entries], dtype=np.int64)
             active = np.array([e.status == ACTIVE for e in self.entries], dtype=bool)
             self._arrays = (stamps, active)
         stamps, active = self._arrays
-        idx = np.nonzero(active & (stamps <= _seconds(as_of)))[0]
+        idx = np.nonzero(active & (stamps <= epoch_seconds(as_of)))[0]
         if person is not None:
             idx = np.array([i for i in idx if person_matches(person, self.entries[i].people)], dtype=np.int64)
         return idx

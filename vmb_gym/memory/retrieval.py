@@ -124,7 +124,7 @@ class MiniLMEmbedder:
 
     def _load(self) -> Any:
         if self._model is None:
-            self._model = _load_minilm(self.device)
+            self._model = load_minilm(self.device)
             if self.threads:
                 import torch
 
@@ -182,7 +182,7 @@ class MiniLMEmbedder:
 
 
 @lru_cache(maxsize=2)
-def _load_minilm(device: str = "cpu") -> Any:
+def load_minilm(device: str = "cpu") -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -354,7 +354,7 @@ class DenseMemory(_LineRetrieval):
 
     def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True) -> None:
         super().__init__()
-        self.embedder = embedder or _shared_minilm()
+        self.embedder = embedder or shared_minilm()
         self.use_disk_cache = use_disk_cache
         self._dense = DenseIndex(self.embedder, use_disk_cache)
 
@@ -436,7 +436,7 @@ class HybridMemory(BM25Memory, DenseMemory):
 
 
 @lru_cache(maxsize=1)
-def _shared_minilm() -> MiniLMEmbedder:
+def shared_minilm() -> MiniLMEmbedder:
     """One MiniLM per process (the model is shared by every dense/hybrid/layered module)."""
     return MiniLMEmbedder()
 

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit, _seconds
+from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit, epoch_seconds
 from vmb_gym.memory.cache import cache_dir
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 _DIMS = 384
 
 
-def _require(module: str, dist: str, extra: str) -> None:
+def require_extra(module: str, dist: str, extra: str) -> None:
     if importlib.util.find_spec(module) is None:
         raise ConfigError(
             f"memory {extra!r} needs the package {dist!r}, which is not installed; "
@@ -100,7 +100,7 @@ class RunScopedMemory(BaseMemory):
         return {
             "entry_id": entry.entry_id,
             "line_ids": ",".join(str(i) for i in entry.line_ids),
-            "ts": _seconds(entry.timestamp),
+            "ts": epoch_seconds(entry.timestamp),
             "time": entry.timestamp.strftime("%Y-%m-%d %H:%M"),
             "run": self._run,
         }
@@ -132,8 +132,8 @@ class Mem0Memory(RunScopedMemory):
         path: str | os.PathLike[str] | None = None,
         overfetch: int = 4,
     ) -> None:
-        _require("mem0", "mem0ai", "mem0")
-        _require("faiss", "faiss-cpu", "mem0")
+        require_extra("mem0", "mem0ai", "mem0")
+        require_extra("faiss", "faiss-cpu", "mem0")
         super().__init__()
         os.environ.setdefault("MEM0_TELEMETRY", "False")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -85,7 +85,7 @@ FULL_RANGE = 20
 _ALWAYS = 0
 
 
-def _call_key(name: str, arguments: Mapping[str, Any]) -> str:
+def call_key(name: str, arguments: Mapping[str, Any]) -> str:
     return name + orjson.dumps(dict(arguments), option=orjson.OPT_SORT_KEYS).decode()
 
 
@@ -151,7 +151,7 @@ class EpisodeText:
                 if result.get("success") and isinstance(args.get("module_name"), str):
                     self.discovered.add(args["module_name"])
             elif name and name != "finish":
-                self.made.add(_call_key(name, args))
+                self.made.add(call_key(name, args))
                 self.made_names.append(name)
 
     @property
@@ -204,7 +204,7 @@ class Catalogue:
             entries.append(Entry(name, dict(args), toks, spec.module))
         self.entries = entries
         self.n = len(entries)
-        self.keys = [_call_key(e.name, e.arguments) if e.module else "" for e in entries]
+        self.keys = [call_key(e.name, e.arguments) if e.module else "" for e in entries]
         width = max([len(e.tokens) for e in entries] + [1])
         self._req = np.zeros((self.n, width), dtype=np.int64)
         for i, e in enumerate(entries):
@@ -305,7 +305,7 @@ class Catalogue:
 
     def index_of(self, name: str, arguments: Mapping[str, Any]) -> int | None:
         """The entry of a vehicle call, or None when the catalogue lacks it."""
-        return self._index_of_key.get(_call_key(name, arguments))
+        return self._index_of_key.get(call_key(name, arguments))
 
     def _present(self, request: str, evidence: str) -> np.ndarray:
         cached = self._present_cache.get(evidence)
