@@ -1,0 +1,162 @@
+"""``MemorySession``: one memory module used for one episode, with one accounting.
+
+Every route by which memory reaches a policy goes through a session: the env's
+``search_memory`` tool (:class:`~vmb_gym.envs.tool_runtime.ToolRuntime`), and a policy that
+holds its own module (it exposes the session as ``policy.memory_session``, see
+:mod:`vmb_gym.policy`). The session
+
+* renders the hits of a search once (:func:`render_hits`: ``"1. [ts] text"`` lines) and counts
+  their tokens once (:func:`~vmb_gym.memory.tokens.count_tokens`);
+* enforces ``as_of``: a hit stamped after the request time is dropped, whatever the module;
+* records every hit, so that :meth:`MemorySession.figures` gives the episode figures the env
+  reports (``memory_searches``, ``memory_tokens``, ``memory_hit_line_ids``, ``memory_audit``).
+
+Example:
+    >>> from vmb_gym.memory import make_memory                            # doctest: +SKIP
+    >>> session = MemorySession(make_memory("bm25"))                      # doctest: +SKIP
+    >>> result = session.search("seat heating", as_of=query.as_of, top_k=5)  # doctest: +SKIP
+    >>> session.figures(query)["memory_searches"]                         # doctest: +SKIP
+    1
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory.audit import audit_hits
+from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.types import Query
+
+__all__ = ["MemorySession", "SearchResult", "render_hits"]
+
+
+def render_hits(hits: Sequence[MemoryHit]) -> str:
+    """The text a policy reads for one search: ``"1. [YYYY-MM-DD HH:MM] text"``, one hit a line."""
+    return "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one search gave: the hits (best first), their rendered text and its token count."""
+
+    hits: tuple[MemoryHit, ...]
+    text: str
+    tokens: int
+
+
+def _visible(hits: Sequence[MemoryHit], as_of: datetime | None) -> list[MemoryHit]:
+    """``hits`` without those stamped after ``as_of`` (undated hits stay)."""
+    if as_of is None:
+        return list(hits)
+    return [h for h in hits if h.timestamp is None or h.timestamp <= as_of]
+
+
+class MemorySession:
+    """One memory module serving one episode: searches, their hits and their token cost.
+
+    Args:
+        memory: the memory module (it must provide search for :meth:`search`).
+        prepare: called before each search (e.g. the env makes the module serve the scenario).
+
+    Attributes:
+        memory: the wrapped module.
+        searches: searches run since the last :meth:`reset`.
+        tokens: tokens the policy has read from memory (searches plus :meth:`add_context`).
+        hits: every hit returned, in order (one entry per hit per search).
+        seconds: time spent inside the module's search.
+    """
+
+    def __init__(self, memory: Any, *, prepare: Callable[[], None] | None = None) -> None:
+        self.memory = memory
+        self._prepare = prepare
+        self.searches = 0
+        self.tokens = 0
+        self.hits: list[MemoryHit] = []
+        self.seconds = 0.0
+
+    def reset(self) -> None:
+        """Forget the figures (start of an episode); the module itself is untouched."""
+        self.searches = 0
+        self.tokens = 0
+        self.hits = []
+        self.seconds = 0.0
+
+    def add_context(self, tokens: int) -> None:
+        """Count ``tokens`` of memory given to the policy outside a search (a context block)."""
+        self.tokens += int(tokens)
+
+    def _search(self, query: str, as_of: datetime | None, top_k: int, context: int) -> list[MemoryHit]:
+        if self._prepare is not None:
+            self._prepare()
+        t0 = time.perf_counter()
+        hits = self.memory.search(query, as_of=as_of, top_k=top_k)
+        if context:
+            neighbours = getattr(self.memory, "neighbours", None)
+            if neighbours is None:
+                raise ConfigError(f"memory {getattr(self.memory, 'name', '?')!r} cannot show neighbouring lines "
+                                  f"(context={context}); expected context=0 for this module")
+            hits = neighbours(hits, as_of, context)
+        self.seconds += time.perf_counter() - t0
+        return _visible(hits, as_of)
+
+    def search(self, query: str, *, as_of: datetime | None, top_k: int, context: int = 0) -> SearchResult:
+        """Search the module once and account for it.
+
+        Args:
+            query: the search text.
+            as_of: the request time; hits after it are dropped.
+            top_k: how many hits to ask for.
+            context: lines shown either side of each hit (the module's ``neighbours``).
+
+        Returns:
+            The hits, their rendered text (:func:`render_hits`) and its token count.
+
+        Raises:
+            ConfigError: ``context`` is asked of a module without ``neighbours``.
+        """
+        hits = self._search(query, as_of, top_k, context)
+        text = render_hits(hits)
+        tokens = count_tokens(text)
+        self.searches += 1
+        self.tokens += tokens
+        self.hits.extend(hits)
+        return SearchResult(tuple(hits), text, tokens)
+
+    def search_pooled(self, queries: Sequence[str], *, as_of: datetime | None, top_k: int) -> SearchResult:
+        """Run several searches and pool their hits (first occurrence of each entry id kept).
+
+        Each query counts as one search; the pooled hits are what the policy reads, rendered one
+        per line without ranks (ranks of different searches do not compare), and counted once.
+        """
+        seen: dict[str, MemoryHit] = {}
+        for q in queries:
+            for h in self._search(q, as_of, top_k, 0):
+                seen.setdefault(h.entry_id, h)
+        hits = list(seen.values())
+        text = "\n".join(h.render() for h in hits)
+        tokens = count_tokens(text) if text else 0
+        self.searches += len(queries)
+        self.tokens += tokens
+        self.hits.extend(hits)
+        return SearchResult(tuple(hits), text, tokens)
+
+    def figures(self, query: Query | None = None) -> dict[str, Any]:
+        """The episode figures of this session, in the env's ``episode_stats`` keys.
+
+        ``memory_searches`` and ``memory_tokens`` always; ``memory_hit_line_ids`` (sorted, unique)
+        when there were hits; ``memory_audit`` (:func:`~vmb_gym.memory.audit.audit_hits`) when
+        there were hits and ``query`` is given. ``memory_hits`` lists the hits themselves.
+        """
+        out: dict[str, Any] = {"memory_searches": self.searches, "memory_tokens": self.tokens,
+                               "memory_hits": list(self.hits)}
+        if self.hits:
+            out["memory_hit_line_ids"] = sorted({int(i) for h in self.hits for i in h.line_ids})
+            if query is not None:
+                out["memory_audit"] = audit_hits(query, self.hits)
+        return out
