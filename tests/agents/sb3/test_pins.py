@@ -1,0 +1,68 @@
+"""The slot design computes what it computed before the redesign (pins recorded on the pristine code).
+
+``data/slot_pins.json`` was written by ``record_pins.py`` against the code before the split of
+``agents/sb3_slots.py`` (see that script for how to re-record). Here the same recording runs on
+the current code: the resolved call of every allowed slot action, the search calls, the feature
+vectors (sha256 of their float32 bytes, one row verbatim) and the demonstrations must be
+identical, task by task.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import official_dir
+
+HERE = Path(__file__).resolve().parent
+PINS = json.loads((HERE / "data" / "slot_pins.json").read_text(encoding="utf-8"))
+
+
+def _recorder() -> Any:
+    spec = importlib.util.spec_from_file_location("record_pins", HERE / "record_pins.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict[str, Any]:
+    """The pins recomputed with the current code (official tasks too when the data is there)."""
+    official = official_dir()
+    return _recorder().record(str(official) if official else None)
+
+
+def _compare_episodes(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> None:
+    assert [e["task_id"] for e in new] == [e["task_id"] for e in old]
+    for a, b in zip(old, new, strict=True):
+        tid = a["task_id"]
+        assert b["searches"] == a["searches"], f"{tid}: the search action's calls changed"
+        assert len(b["states"]) == len(a["states"]), f"{tid}: the episode took another number of steps"
+        for k, (sa, sb) in enumerate(zip(a["states"], b["states"], strict=True)):
+            assert sb["allowed"] == sa["allowed"], f"{tid} state {k}: allowed slots or their resolved calls changed"
+            assert sb["features"] == sa["features"], f"{tid} state {k}: the feature vector changed"
+        assert b["first_call_row"] == a["first_call_row"], f"{tid}: the first call slot's feature row changed"
+
+
+def test_candidate_slots_and_features_on_the_default_benchmark(fresh: dict[str, Any]) -> None:
+    assert len(PINS["episodes"]["default"]) == 15  # 3 tasks of each of the 5 reasoning types
+    _compare_episodes(PINS["episodes"]["default"], fresh["episodes"]["default"])
+
+
+@pytest.mark.needs_shared
+def test_candidate_slots_and_features_on_official_tasks(fresh: dict[str, Any]) -> None:
+    _compare_episodes(PINS["episodes"]["official"], fresh["episodes"]["official"])
+
+
+def test_imitation_demonstrations(fresh: dict[str, Any]) -> None:
+    old, new = PINS["demos"], fresh["demos"]
+    assert (new["found"], new["total"]) == (old["found"], old["total"]) == (29, 30)
+    assert new["actions"] == old["actions"]
+    assert new["rights"] == old["rights"]
+    assert new["masks"] == old["masks"]
+    assert new["features"] == old["features"]
