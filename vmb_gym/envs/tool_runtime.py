@@ -10,7 +10,6 @@ exist once.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +18,7 @@ import orjson
 from vmb_gym.envs.actions import parse_action
 from vmb_gym.errors import ActionError
 from vmb_gym.memory.audit import audit_hits
-from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.memory.session import MemorySession
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.schema import MAX_CONTEXT, module_schemas
@@ -80,11 +79,30 @@ class ToolRuntime:
         self.pred_calls: list[ToolCall] = []
         self.executions = 0
         self.invalid = 0
-        self.memory_searches = 0
-        self.memory_tokens = context_tokens
-        self.memory_hits: list[Any] = []
-        self.search_seconds = 0.0
+        #: The memory accounting of this query (searches, tokens incl. injected context, hits).
+        self.memory_session = MemorySession(memory, prepare=prepare_memory)
+        self.memory_session.add_context(context_tokens)
         self.answer: ToolCall | None = None
+
+    @property
+    def memory_searches(self) -> int:
+        """``search_memory`` calls that ran."""
+        return self.memory_session.searches
+
+    @property
+    def memory_tokens(self) -> int:
+        """Memory tokens the policy has read (context block plus search results)."""
+        return self.memory_session.tokens
+
+    @property
+    def memory_hits(self) -> list[Any]:
+        """Every hit returned by ``search_memory``, in order."""
+        return self.memory_session.hits
+
+    @property
+    def search_seconds(self) -> float:
+        """Time spent inside the module's search."""
+        return self.memory_session.seconds
 
     @property
     def searchable(self) -> bool:
@@ -185,18 +203,8 @@ class ToolRuntime:
         if context and neighbours is None:
             return {"success": False, "error": f"search_memory: memory {getattr(self.memory, 'name', '?')!r} "
                     "cannot show neighbouring lines; call it without context"}, True
-        if self._prepare_memory is not None:
-            self._prepare_memory()
-        t0 = time.perf_counter()
-        hits = self.memory.search(text, as_of=self.query.as_of, top_k=top_k)
-        if context:
-            hits = neighbours(hits, self.query.as_of, context)
-        self.search_seconds += time.perf_counter() - t0
-        self.memory_searches += 1
-        self.memory_hits.extend(hits)
-        memory_text = "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
-        self.memory_tokens += count_tokens(memory_text)
-        return {"success": True, "memory_text": memory_text, "count": len(hits)}, False
+        result = self.memory_session.search(text, as_of=self.query.as_of, top_k=top_k, context=context)
+        return {"success": True, "memory_text": result.text, "count": len(result.hits)}, False
 
     def _answer_tool(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         name = args.get("name")
