@@ -7,7 +7,7 @@ from datetime import timedelta
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.layered import LayeredMemory
 from vmb_gym.memory.retrieval import HashingEmbedder
-from vmb_gym.memory.vocabulary import SPECIAL_SETTINGS, Vocabulary, salience
+from vmb_gym.memory.extraction import SPECIAL_SETTINGS, Vocabulary, salience
 from vmb_gym.types import Scenario
 
 from .conftest import make_lines, make_query

@@ -15,7 +15,7 @@ Three layers over one scenario's history:
 3. **Supporting lines** -- the raw history lines, for provenance and fallback search.
 
 Retrieval hits facts first. The request is parsed without an LLM: scene-setting boilerplate is
-dropped, the settings it names (vocabulary) or points at (:data:`~vmb_gym.memory.vocabulary.
+dropped, the settings it names (vocabulary) or points at (:data:`~vmb_gym.vehicle.lexicon.
 QUERY_HINTS`: "projection" -> HUD) are found, and so are the people it names and the one who
 speaks. A fact is scored by the overlap of its settings with those, its person (the speaker
 weighs most; other people's facts still count, preferences conflict), the best lexical/semantic
@@ -40,7 +40,7 @@ import numpy as np
 
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit
 from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, fuse_rankings, top_indices
-from vmb_gym.memory.vocabulary import ATTRIBUTES, SPECIAL_SETTINGS, Vocabulary, family, salience, setting_key
+from vmb_gym.memory.extraction import ATTRIBUTES, SPECIAL_SETTINGS, Vocabulary, family, salience, setting_key
 
 #: A pause longer than this starts a new session (a new drive/conversation) in the history.
 SESSION_GAP = timedelta(minutes=10)
@@ -67,7 +67,7 @@ class SettingChange:
 
     ``index`` points into the module's entries; ``line_id`` is the history line (0 for writes).
     ``salience`` says how much the utterance reads as a concrete change or preference (see
-    :func:`~vmb_gym.memory.vocabulary.salience`); ``support`` are the episode lines just before it
+    :func:`~vmb_gym.memory.extraction.salience`); ``support`` are the episode lines just before it
     in the same session (the request it answers: "Time to relax." -> "Green light, nice choice").
     """
 
@@ -119,7 +119,7 @@ class LayeredMemory(HybridMemory):
             ``semantic``) by reciprocal rank fusion; a line already cited by a better-ranked fact
             is not repeated. ``False``: facts first, lines only to fill up.
         fact_weight: weight of the fact ranking in that fusion (lines weigh 1).
-        min_salience: least :func:`~vmb_gym.memory.vocabulary.salience` for a history utterance to
+        min_salience: least :func:`~vmb_gym.memory.extraction.salience` for a history utterance to
             become a fact revision (chit-chat that merely names a device stays a plain line).
         episode_links: a fact hit also cites (and shows) each revision's episode lines, the
             utterances just before it in the same session.
