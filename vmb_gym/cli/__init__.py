@@ -1,14 +1,16 @@
 """The ``vmb`` command line: one module per subcommand.
 
 Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``. Heavy imports happen inside ``run`` so that ``vmb --help`` is fast.
+``run(args) -> int``. Heavy imports (torch, transformers, stable-baselines3, ``agents``) happen
+only inside ``run``, so building the parser is cheap and ``vmb --help`` is fast. A module that
+sets ``PASSES_ARGUMENTS = True`` receives the arguments its parser does not know as
+``args.extra_argv`` (``vmb train`` hands them to the chosen trainer's own parser).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import sys
 
 #: Subcommand name -> module under ``vmb_gym.cli``.
@@ -20,7 +22,6 @@ COMMANDS: dict[str, str] = {
     "validate-benchmark": "validate_benchmark",
     "memory-audit": "memory_audit",
     "conformance": "conformance",
-    "bench": "bench",
     "train": "train",
     "eval-stream": "eval_stream",
 }
@@ -43,24 +44,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
-        qualified = f"vmb_gym.cli.{module_name}"
-        if importlib.util.find_spec(qualified) is None:
-            continue
-        module = importlib.import_module(qualified)
+        module = importlib.import_module(f"vmb_gym.cli.{module_name}")
         p = sub.add_parser(name, help=module.HELP, description=module.HELP,
                            formatter_class=_HelpFormatter)
         module.add_arguments(p)
-        p.set_defaults(_run=module.run)
+        p.set_defaults(_run=module.run, _passes=getattr(module, "PASSES_ARGUMENTS", False))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``vmb`` console script."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "_passes", False):
+        parser.error("unrecognized arguments: " + " ".join(extra))
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    args.extra_argv = extra
     return int(args._run(args) or 0)
 
 

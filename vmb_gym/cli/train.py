@@ -1,39 +1,104 @@
-"""``vmb train {sb3,lm} ...``: train an SB3 policy or a language-model policy and evaluate it on held-out data."""
+"""``vmb train {sb3,lm,stream} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
+
+The trainers live in ``agents`` and import torch, transformers or stable-baselines3, so this
+module imports them only when a trainer runs: ``vmb --help`` and ``vmb train --help`` import
+nothing heavy. ``vmb train TRAINER ...`` hands everything after ``TRAINER`` to that trainer's
+own parser, built from its ``Args`` (so ``vmb train sb3 --help`` lists every option).
+"""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 HELP = ("train a policy (sb3: MaskablePPO over candidate slots, or the flat call catalogue with --design catalogue; "
-        "lm: supervised warm start on oracle trajectories, then GRPO with the env's reward) and evaluate it")
+        "lm: supervised warm start on oracle trajectories, then GRPO with the env's reward; "
+        "stream: the learned memory writer of VehicleMemStream-v0) and evaluate it")
+
+#: Set by :func:`vmb_gym.cli.main`: the command accepts arguments its own parser does not know.
+PASSES_ARGUMENTS = True
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``sb3`` trainer and its flags (those of ``agents/train_sb3.py``)."""
-    from agents.train_sb3 import add_arguments as add_sb3_arguments
+def _add_sb3(parser: argparse.ArgumentParser) -> None:
+    from agents.train_sb3 import add_arguments
 
-    sub = parser.add_subparsers(dest="trainer", metavar="TRAINER")
-    sb3 = sub.add_parser("sb3", help="stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
-                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    add_sb3_arguments(sb3)
-    from agents.train_lm import add_lm_arguments
-
-    lm = sub.add_parser("lm", help="HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train_lm.py)",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    add_lm_arguments(lm)
+    add_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the chosen trainer; print where its outputs went."""
-    if args.trainer == "lm":
-        from agents.train_lm import run_lm
-
-        return int(run_lm(args) or 0)
-    if args.trainer != "sb3":
-        print("choose a trainer: vmb train sb3 --help or vmb train lm --help")
-        return 2
+def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from agents.train_sb3 import args_from_namespace, main
 
     summary = main(args_from_namespace(args))
     print(f"outputs in {args.out}: final checkpoint {summary['checkpoint']}")
     return 0
+
+
+def _add_lm(parser: argparse.ArgumentParser) -> None:
+    from agents.train_lm import add_lm_arguments
+
+    add_lm_arguments(parser)
+
+
+def _run_lm(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from agents.train_lm import run_lm
+
+    return int(run_lm(args) or 0)
+
+
+def _add_stream(parser: argparse.ArgumentParser) -> None:
+    from agents.train_stream import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_stream(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from agents.train_stream import main
+
+    return int(main(list(argv)) or 0)
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """One ``vmb train`` trainer: its one-line help and two functions that import it lazily."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Sequence[str]], int]
+
+
+#: Trainer name -> how to build its parser and run it (imports happen inside the functions).
+TRAINERS: dict[str, Trainer] = {
+    "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
+                   _add_sb3, _run_sb3),
+    "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train_lm.py)", _add_lm, _run_lm),
+    "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train_stream.py)",
+                      _add_stream, _run_stream),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one sub-command per trainer; their options are parsed by the trainer in :func:`run`."""
+    sub = parser.add_subparsers(dest="trainer", metavar="TRAINER")
+    for name, trainer in TRAINERS.items():
+        # add_help=False: "vmb train sb3 --help" reaches the trainer's full parser in run().
+        sub.add_parser(name, help=trainer.help, description=trainer.help, add_help=False)
+
+
+def trainer_parser(name: str) -> argparse.ArgumentParser:
+    """The full parser of trainer ``name`` (imports the trainer, hence torch)."""
+    trainer = TRAINERS[name]
+    parser = argparse.ArgumentParser(prog=f"vmb train {name}", description=trainer.help,
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    trainer.add_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Parse the trainer's own options, run it and print where its outputs went."""
+    if args.trainer not in TRAINERS:
+        print("choose a trainer: " + ", ".join(f"vmb train {name} --help" for name in TRAINERS))
+        return 2
+    argv = list(getattr(args, "extra_argv", ()))
+    trainer_args = trainer_parser(args.trainer).parse_args(argv)
+    return TRAINERS[args.trainer].run(trainer_args, argv)
