@@ -15,7 +15,8 @@ from vmb_gym.cli import build_parser, main
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation import FAILURE_LABELS, attribute
 from vmb_gym.evaluation.report import summarize
-from vmb_gym.evaluation.runner import EvalConfig, run_evaluation
+from vmb_gym.evaluation.run import run_evaluation
+from vmb_gym.evaluation.runner import EvalConfig
 from vmb_gym.scoring.aggregate import METRIC_KEYS
 
 HISTORY = [
@@ -357,10 +358,10 @@ def test_factory_specs_and_errors(tiny: str, monkeypatch: pytest.MonkeyPatch) ->
         policy_kind("smart")
     with pytest.raises(ConfigError, match="nothing after the colon"):
         policy_kind("hf:")
-    monkeypatch.setitem(sys.modules, "agents.hf", None)
-    with pytest.raises(ConfigError, match="agents.hf"):
+    monkeypatch.setitem(sys.modules, "agents.llm.hf", None)
+    with pytest.raises(ConfigError, match="agents.llm.hf"):
         make_policy("hf:/models/x", env)
-    with pytest.raises(ConfigError, match="agents.hf"):
+    with pytest.raises(ConfigError, match="agents.llm.hf"):
         check_policy("hf:/models/x")
 
 

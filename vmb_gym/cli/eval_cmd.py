@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.errors import VmbError
     from vmb_gym.evaluation.records import read_json
     from vmb_gym.evaluation.report import format_table, write_outputs
-    from vmb_gym.evaluation.runner import EvalConfig, run_evaluation
+    from vmb_gym.evaluation.lock import OutLock
+    from vmb_gym.evaluation.run import run_evaluation
+    from vmb_gym.evaluation.runner import EvalConfig
 
     try:
         check_policy(args.policy)
@@ -80,10 +82,12 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit, seed=args.seed, memory_kwargs=args.memory_kwargs, policy_kwargs=args.policy_kwargs,
             gold_run=args.gold_run, compare=list(args.compare),
         )
-        records = run_evaluation(config, args.out, make_policy, resume=args.resume, progress=not args.no_progress,
-                                 backend=args.backend, address=args.address)
-        saved = read_json(f"{args.out}/config.json")
-        metric = write_outputs(args.out, saved, records, plots=not args.no_plots)
+        with OutLock(args.out, "vmb eval"):
+            records = run_evaluation(config, args.out, make_policy, resume=args.resume,
+                                     progress=not args.no_progress, backend=args.backend, address=args.address,
+                                     lock=False)
+            saved = read_json(f"{args.out}/config.json")
+            metric = write_outputs(args.out, saved, records, plots=not args.no_plots)
     except VmbError as exc:
         print(f"vmb eval: error: {exc}", file=sys.stderr)
         return 2

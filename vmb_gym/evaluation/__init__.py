@@ -1,7 +1,10 @@
 """Evaluation runs: episodes to ``results.jsonl``, metrics, reports, plots and failure attribution.
 
 * :mod:`~vmb_gym.evaluation.records`: the ``results.jsonl`` format (append + fsync, crash-safe reading);
-* :mod:`~vmb_gym.evaluation.runner`: runs (task, trial) episodes in-process or in a process pool;
+* :mod:`~vmb_gym.evaluation.runner`: one env and one policy turning (task, trial) episodes into records;
+* :mod:`~vmb_gym.evaluation.run`: :func:`run_evaluation`: the missing episodes, in-process, in a pool or on Ray;
+* :mod:`~vmb_gym.evaluation.stream`: ``vmb eval-stream``'s episodes, records and summary (resumable too);
+* :mod:`~vmb_gym.evaluation.lock`: one writer per run directory;
 * :mod:`~vmb_gym.evaluation.attribution`: why a failed episode failed;
 * :mod:`~vmb_gym.evaluation.report`: ``metric.json``, ``report.md`` and the console table;
 * :mod:`~vmb_gym.evaluation.plots`: PNG figures (matplotlib, Agg backend);

@@ -1,60 +1,43 @@
-"""Run evaluation episodes and append them to ``results.jsonl`` as they finish.
+"""``EpisodeRunner``: one env and one policy turning (task_id, trial) episodes into records.
 
-One episode is one (task_id, trial) pair. Episodes run in this process (``workers=1``) or in a
-process pool (``workers > 1``, ``spawn`` start method): each worker builds its own env and policy
-once, runs episodes and returns records; only the parent writes ``results.jsonl``, one fsynced
-line per finished episode, so a killed run loses nothing and ``resume=True`` runs only the
-missing pairs.
+One episode is one (task_id, trial) pair, run by :func:`vmb_gym.policy.run_episode` (the one
+episode loop) with a per-episode seed (:func:`episode_seed`) and turned into one
+``results.jsonl`` record (:mod:`vmb_gym.evaluation.records`). An exception raised while an
+episode runs (an endpoint failure, a bug inside the policy) is an *infrastructure* error: the
+episode is retried once, and if it fails again it is recorded with
+``"error_kind": "infrastructure"`` and left out of the metrics. It never stops the run.
 
-An exception raised while an episode runs (an endpoint failure, a bug inside the policy, a
-worker process that dies) is an *infrastructure* error: the episode is retried once, and if it
-fails again it is recorded with ``"error_kind": "infrastructure"`` and left out of the metrics.
-It never stops the run. ``resume=True`` redoes such episodes.
+Which episodes run, where (this process, a process pool, Ray) and the writing of
+``results.jsonl`` are :mod:`vmb_gym.evaluation.run`'s job.
 
 Policies come from a ``policy_factory(spec, env, **kwargs)`` callable (``agents.factory.make_policy``
-in the CLI); this module never imports :mod:`agents`. With ``workers > 1`` the factory must be
-picklable (a module-level function).
+in the CLI); this module never imports :mod:`agents`.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import re
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import attribute
-from vmb_gym.evaluation.records import (
-    CONFIG_FILE,
-    RESULTS_FILE,
-    ResultsWriter,
-    latest_by_key,
-    read_json,
-    read_results,
-    write_json,
-)
+from vmb_gym.policy import episode_query, run_episode
 from vmb_gym.vehicle import API_SPECS
 
-__all__ = ["EvalConfig", "EpisodeRunner", "PolicyFactory", "episode_seed", "redact", "run_evaluation", "task_order"]
+__all__ = ["EvalConfig", "EpisodeRunner", "PolicyFactory", "base_record", "episode_seed", "error_record", "redact",
+           "task_order"]
 
 log = logging.getLogger(__name__)
 
 PolicyFactory = Callable[..., Any]
 
-#: Config fields that must match when a run is resumed.
-_RESUME_KEYS = ("policy", "memory", "memory_kwargs", "data", "files", "max_steps", "schema", "limit", "seed", "reward")
 _SECRET_KEY = re.compile(r"key|token|secret|password|passwd|auth|credential", re.IGNORECASE)
 _SECRET_TEXT = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|hf_[A-Za-z0-9]{8,}|(?i:bearer)\s+\S+|(?i:api[_-]?key)[=:]\s*\S+)")
 
@@ -187,37 +170,21 @@ class EpisodeRunner:
         return error_record(self.config, task_id, trial, seed, error, attempts=2, query=self._query(task_id))
 
     def _query(self, task_id: str) -> Any:
-        tasks = self.unwrapped.tasks  # type: ignore[attr-defined]
-        try:
-            return tasks.queries[tasks.index_of(task_id)]
-        except Exception:  # noqa: BLE001 - an unknown id is reported through the error record
-            return None
+        return episode_query(self.env, task_id)
 
     def _episode(self, task_id: str, trial: int, seed: int) -> dict[str, Any]:
-        obs, info = self.env.reset(seed=seed, options={"task_id": task_id})
-        _seed_policy(self.policy, seed)
-        self.policy.reset(obs, info)
-        actions: list[Any] = []
-        calls: list[dict[str, Any]] = []
-        while True:
-            action = self.policy.act(obs, info)
-            actions.append(action)
-            obs, reward, terminated, truncated, info = self.env.step(action)
-            calls.extend(info.get("calls", []))
-            if terminated or truncated:
-                break
+        _seed_policy(self.policy, seed)  # the env's reset does not touch the policy: same as seeding after it
+        ep = run_episode(self.env, self.policy, task_id=task_id, seed=seed)
         query = self._query(task_id)
         memory = self.unwrapped.memory  # type: ignore[attr-defined]
-        episode = dict(info.get("episode_stats", {}))
-        metrics = dict(info.get("metrics", {}))
-        _merge_policy_memory(episode, self.policy, query)
+        episode, metrics = ep.episode, ep.metrics
         hit_lines = sorted({int(i) for i in episode.get("memory_hit_line_ids", [])})
         record = base_record(self.config, task_id, trial, seed, query)
         record.update({
-            "trajectory": {"actions": actions, "calls": calls},
-            "terminated": bool(terminated),
-            "truncated": bool(truncated),
-            "reward": float(reward),
+            "trajectory": {"actions": ep.actions, "calls": ep.calls},
+            "terminated": ep.terminated,
+            "truncated": ep.truncated,
+            "reward": ep.reward,
             "metrics": metrics,
             "differences": list(metrics.get("differences", [])),
             "episode": episode,
@@ -236,29 +203,6 @@ class EpisodeRunner:
         })
         record["attribution"] = attribute(record)
         return record
-
-
-def _merge_policy_memory(episode: dict[str, Any], policy: Any, query: Any) -> None:
-    """Add the memory a policy used itself (``policy.memory_figures()``) to the env's episode figures.
-
-    A memory module can serve through the env's ``search_memory`` tool or inside the policy;
-    both routes end up in the same ``episode`` keys (searches, tokens, hit line ids, audit).
-    """
-    figures = getattr(policy, "memory_figures", None)
-    if not callable(figures):
-        return
-    f = figures()
-    hits = list(f.get("memory_hits", []))
-    if not (f.get("memory_searches") or hits):
-        return
-    episode["memory_searches"] = int(episode.get("memory_searches", 0)) + int(f.get("memory_searches", 0))
-    episode["memory_tokens"] = int(episode.get("memory_tokens", 0)) + int(f.get("memory_tokens", 0))
-    lines = set(episode.get("memory_hit_line_ids", [])) | {int(i) for h in hits for i in h.line_ids}
-    episode["memory_hit_line_ids"] = sorted(lines)
-    if query is not None and hits and not episode.get("memory_audit"):
-        from vmb_gym.memory.audit import audit_hits
-
-        episode["memory_audit"] = audit_hits(query, hits)
 
 
 def base_record(config: EvalConfig, task_id: str, trial: int, seed: int, query: Any) -> dict[str, Any]:
@@ -285,156 +229,3 @@ def error_record(config: EvalConfig, task_id: str, trial: int, seed: int, error:
                    "memory": {"name": config.memory}, "attribution": None, "error_kind": "infrastructure",
                    "error": error, "attempts": attempts, "seconds": 0.0})
     return record
-
-
-# ---------------------------------------------------------------------------- process pool
-_WORKER: EpisodeRunner | None = None
-_WORKER_ERROR: str | None = None
-
-
-def _init_worker(config: dict[str, Any], policy_factory: PolicyFactory) -> None:
-    global _WORKER, _WORKER_ERROR
-    try:
-        _WORKER = EpisodeRunner(EvalConfig(**config), policy_factory)
-    except Exception as exc:  # noqa: BLE001 - reported with every episode of this worker
-        _WORKER_ERROR = redact(f"worker setup failed: {type(exc).__name__}: {exc}")[:2000]
-
-
-def _run_in_worker(task_id: str, trial: int) -> dict[str, Any]:
-    if _WORKER is None:
-        raise RuntimeError(_WORKER_ERROR or "worker not initialised")
-    return _WORKER.run(task_id, trial)
-
-
-def _pool(config: EvalConfig, policy_factory: PolicyFactory, n: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker, initargs=(asdict(config), policy_factory))
-
-
-def _run_pool(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]]) -> Iterator[dict[str, Any]]:
-    """Yield records as pool workers finish them; a crashed worker's episodes are retried once."""
-    crashes: dict[tuple[str, int], int] = {}
-    todo = list(pending)
-    while todo:
-        pool = _pool(config, policy_factory, min(config.workers, len(todo)))
-        futures: dict[Future[dict[str, Any]], tuple[str, int]] = {pool.submit(_run_in_worker, t, k): (t, k) for t, k in todo}
-        todo = []
-        broken = False
-        try:
-            waiting = set(futures)
-            while waiting:
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    key = futures[fut]
-                    try:
-                        yield fut.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        crashes[key] = crashes.get(key, 0) + 1
-                        if crashes[key] < 2:
-                            todo.append(key)
-                        else:
-                            yield error_record(config, key[0], key[1], episode_seed(config.seed, *key),
-                                               "worker process died twice while running this episode", attempts=2)
-                    except Exception as exc:  # noqa: BLE001 - e.g. the worker could not be set up
-                        yield error_record(config, key[0], key[1], episode_seed(config.seed, *key),
-                                           redact(f"{type(exc).__name__}: {exc}")[:2000], attempts=1)
-        finally:
-            pool.shutdown(wait=not broken, cancel_futures=True)
-
-
-# ---------------------------------------------------------------------------- the run
-def _check_resume(out: Path, config: EvalConfig) -> dict[str, Any]:
-    saved = read_json(out / CONFIG_FILE)
-    current = config.to_json()
-    for key in _RESUME_KEYS:
-        if saved.get(key) != current.get(key):
-            raise ConfigError(f"--resume: {key} differs from the saved run in {out} (saved {saved.get(key)!r}, "
-                              f"now {current.get(key)!r}); fix: pass the same options or choose another --out")
-    return saved
-
-
-def run_evaluation(
-    config: EvalConfig,
-    out_dir: str | os.PathLike[str],
-    policy_factory: PolicyFactory,
-    *,
-    resume: bool = False,
-    progress: bool = True,
-    backend: str = "local",
-    address: str | None = None,
-) -> list[dict[str, Any]]:
-    """Run every missing (task, trial) episode of ``config`` and append it to ``results.jsonl``.
-
-    Args:
-        config: the run configuration.
-        out_dir: the run directory (created when missing).
-        policy_factory: ``factory(spec, env, **kwargs)`` building the policy (picklable when
-            ``config.workers > 1``).
-        resume: continue the run saved in ``out_dir`` (only missing or failed pairs run).
-        progress: show a tqdm progress bar (on stderr).
-        backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
-        address: the Ray cluster to join (``None`` starts a local Ray).
-
-    Returns:
-        The run's records (the latest per (task_id, trial)), ordered by task then trial.
-
-    Raises:
-        ConfigError: ``out_dir`` already holds results and ``resume`` is false, or ``resume``
-            with options that differ from the saved run.
-    """
-    from tqdm import tqdm
-
-    from vmb_gym.envs.task_set import TaskSet
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    results_path = out / RESULTS_FILE
-    saved_config: dict[str, Any] = {}
-    if resume and (out / CONFIG_FILE).exists():
-        saved_config = _check_resume(out, config)
-    elif results_path.exists() and results_path.stat().st_size > 0 and not resume:
-        raise ConfigError(f"{out} already holds {RESULTS_FILE}; expected an empty or new directory; "
-                          "fix: pass --resume to continue that run, or choose another --out")
-
-    tasks = TaskSet.load(config.data, files=config.files)
-    task_ids = [q.task_id for q in tasks.queries]
-    if config.limit is not None:
-        task_ids = task_ids[: config.limit]
-    existing = latest_by_key(read_results(results_path, repair=True)) if resume and results_path.exists() else {}
-    done = {k for k, r in existing.items() if not r.get("error_kind")}
-    pending = [(t, k) for k in range(config.trials) for t in task_ids if (t, k) not in done]
-
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    meta = config.to_json()
-    meta["created"] = saved_config.get("created", now)
-    meta["resumed"] = [*saved_config.get("resumed", []), now] if saved_config else []
-    meta["tasks"] = len(task_ids)
-    import vmb_gym
-
-    meta["vmb_gym_version"] = vmb_gym.__version__
-    write_json(out / CONFIG_FILE, meta)
-
-    if pending:
-        with ResultsWriter(results_path) as writer, tqdm(total=len(pending), disable=not progress, unit="ep",
-                                                         desc=f"{config.policy}/{config.memory}") as bar:
-            if backend == "ray":
-                from vmb_gym.evaluation.ray_backend import run_ray
-
-                stream = run_ray(config, policy_factory, pending, address=address)
-            elif config.workers == 1:
-                runner = EpisodeRunner(config, policy_factory)
-                stream: Iterator[dict[str, Any]] = (runner.run(t, k) for t, k in pending)
-            else:
-                stream = _run_pool(config, policy_factory, pending)
-            errors = 0
-            for record in stream:
-                writer.write(record)
-                errors += bool(record.get("error_kind"))
-                bar.update(1)
-                if errors:
-                    bar.set_postfix(errors=errors)
-
-    wanted = {(t, k) for k in range(config.trials) for t in task_ids}
-    latest = latest_by_key(read_results(results_path))
-    return [latest[key] for key in sorted(latest, key=lambda x: (task_order(x[0]), x[1])) if key in wanted]

@@ -1,0 +1,221 @@
+"""Run an evaluation: every missing (task, trial) episode, appended to ``results.jsonl`` as it finishes.
+
+Episodes run in this process (``workers=1``), in a process pool (``workers > 1``, ``spawn``
+start method: each worker builds its own :class:`~vmb_gym.evaluation.runner.EpisodeRunner`
+once) or as Ray tasks (:mod:`vmb_gym.evaluation.ray_backend`). Only the parent writes
+``results.jsonl``, one flushed line per finished episode, so a killed run loses nothing and
+``resume=True`` runs only the missing pairs (and redoes infrastructure errors). While it runs,
+the run directory is locked (:class:`~vmb_gym.evaluation.lock.OutLock`): a second run on the
+same ``out_dir`` stops at once. With ``workers > 1`` the policy factory must be picklable (a
+module-level function).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.evaluation.lock import OutLock
+from vmb_gym.evaluation.records import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    ResultsWriter,
+    latest_by_key,
+    read_json,
+    read_results,
+    write_json,
+)
+from vmb_gym.evaluation.runner import (
+    EpisodeRunner,
+    EvalConfig,
+    PolicyFactory,
+    episode_seed,
+    error_record,
+    redact,
+    task_order,
+)
+
+__all__ = ["RESUME_KEYS", "run_evaluation"]
+
+#: Config fields that must match when a run is resumed.
+RESUME_KEYS = ("policy", "memory", "memory_kwargs", "data", "files", "max_steps", "schema", "limit", "seed", "reward")
+
+# ---------------------------------------------------------------------------- process pool
+_WORKER: EpisodeRunner | None = None
+_WORKER_ERROR: str | None = None
+
+
+def _init_worker(config: dict[str, Any], policy_factory: PolicyFactory) -> None:
+    global _WORKER, _WORKER_ERROR
+    try:
+        _WORKER = EpisodeRunner(EvalConfig(**config), policy_factory)
+    except Exception as exc:  # noqa: BLE001 - reported with every episode of this worker
+        _WORKER_ERROR = redact(f"worker setup failed: {type(exc).__name__}: {exc}")[:2000]
+
+
+def _run_in_worker(task_id: str, trial: int) -> dict[str, Any]:
+    if _WORKER is None:
+        raise RuntimeError(_WORKER_ERROR or "worker not initialised")
+    return _WORKER.run(task_id, trial)
+
+
+def _pool(config: EvalConfig, policy_factory: PolicyFactory, n: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(asdict(config), policy_factory))
+
+
+def _run_pool(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]]) -> Iterator[dict[str, Any]]:
+    """Yield records as pool workers finish them; a crashed worker's episodes are retried once."""
+    crashes: dict[tuple[str, int], int] = {}
+    todo = list(pending)
+    while todo:
+        pool = _pool(config, policy_factory, min(config.workers, len(todo)))
+        futures: dict[Future[dict[str, Any]], tuple[str, int]] = {pool.submit(_run_in_worker, t, k): (t, k) for t, k in todo}
+        todo = []
+        broken = False
+        try:
+            waiting = set(futures)
+            while waiting:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    key = futures[fut]
+                    try:
+                        yield fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        crashes[key] = crashes.get(key, 0) + 1
+                        if crashes[key] < 2:
+                            todo.append(key)
+                        else:
+                            yield error_record(config, key[0], key[1], episode_seed(config.seed, *key),
+                                               "worker process died twice while running this episode", attempts=2)
+                    except Exception as exc:  # noqa: BLE001 - e.g. the worker could not be set up
+                        yield error_record(config, key[0], key[1], episode_seed(config.seed, *key),
+                                           redact(f"{type(exc).__name__}: {exc}")[:2000], attempts=1)
+        finally:
+            pool.shutdown(wait=not broken, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------------- the run
+def _check_resume(out: Path, config: EvalConfig) -> dict[str, Any]:
+    saved = read_json(out / CONFIG_FILE)
+    current = config.to_json()
+    for key in RESUME_KEYS:
+        if saved.get(key) != current.get(key):
+            raise ConfigError(f"--resume: {key} differs from the saved run in {out} (saved {saved.get(key)!r}, "
+                              f"now {current.get(key)!r}); fix: pass the same options or choose another --out")
+    return saved
+
+
+def _episodes(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]], *,
+              backend: str, address: str | None) -> Iterator[dict[str, Any]]:
+    """The records of ``pending`` as they finish, from the chosen backend."""
+    if backend == "ray":
+        from vmb_gym.evaluation.ray_backend import run_ray
+
+        return run_ray(config, policy_factory, pending, address=address)
+    if config.workers == 1:
+        runner = EpisodeRunner(config, policy_factory)
+        return (runner.run(t, k) for t, k in pending)
+    return _run_pool(config, policy_factory, pending)
+
+
+def _write_config(out: Path, config: EvalConfig, saved_config: dict[str, Any], n_tasks: int) -> None:
+    """Save ``config.json``: the config, when the run was created and resumed, the task count and version."""
+    import vmb_gym
+
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    meta = config.to_json()
+    meta["created"] = saved_config.get("created", now)
+    meta["resumed"] = [*saved_config.get("resumed", []), now] if saved_config else []
+    meta["tasks"] = n_tasks
+    meta["vmb_gym_version"] = vmb_gym.__version__
+    write_json(out / CONFIG_FILE, meta)
+
+
+def run_evaluation(
+    config: EvalConfig,
+    out_dir: str | os.PathLike[str],
+    policy_factory: PolicyFactory,
+    *,
+    resume: bool = False,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    lock: bool = True,
+) -> list[dict[str, Any]]:
+    """Run every missing (task, trial) episode of ``config`` and append it to ``results.jsonl``.
+
+    Args:
+        config: the run configuration.
+        out_dir: the run directory (created when missing).
+        policy_factory: ``factory(spec, env, **kwargs)`` building the policy (picklable when
+            ``config.workers > 1``).
+        resume: continue the run saved in ``out_dir`` (only missing or failed pairs run).
+        progress: show a tqdm progress bar (on stderr).
+        backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
+        address: the Ray cluster to join (``None`` starts a local Ray).
+        lock: hold the run directory's :class:`OutLock` while running (False when the caller
+            already holds it).
+
+    Returns:
+        The run's records (the latest per (task_id, trial)), ordered by task then trial.
+
+    Raises:
+        ConfigError: ``out_dir`` already holds results and ``resume`` is false, ``resume`` with
+            options that differ from the saved run, or another process is writing ``out_dir``.
+    """
+    out = Path(out_dir)
+    with OutLock(out, "vmb eval") if lock else nullcontext():
+        return _run_locked(config, out, policy_factory, resume=resume, progress=progress, backend=backend,
+                           address=address)
+
+
+def _run_locked(config: EvalConfig, out: Path, policy_factory: PolicyFactory, *, resume: bool, progress: bool,
+                backend: str, address: str | None) -> list[dict[str, Any]]:
+    """:func:`run_evaluation` once the run directory is locked."""
+    from tqdm import tqdm
+
+    from vmb_gym.envs.task_set import TaskSet
+
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / RESULTS_FILE
+    saved_config: dict[str, Any] = {}
+    if resume and (out / CONFIG_FILE).exists():
+        saved_config = _check_resume(out, config)
+    elif results_path.exists() and results_path.stat().st_size > 0 and not resume:
+        raise ConfigError(f"{out} already holds {RESULTS_FILE}; expected an empty or new directory; "
+                          "fix: pass --resume to continue that run, or choose another --out")
+
+    tasks = TaskSet.load(config.data, files=config.files)
+    task_ids = [q.task_id for q in tasks.queries]
+    if config.limit is not None:
+        task_ids = task_ids[: config.limit]
+    existing = latest_by_key(read_results(results_path, repair=True)) if resume and results_path.exists() else {}
+    done = {k for k, r in existing.items() if not r.get("error_kind")}
+    pending = [(t, k) for k in range(config.trials) for t in task_ids if (t, k) not in done]
+    _write_config(out, config, saved_config, len(task_ids))
+
+    if pending:
+        with ResultsWriter(results_path) as writer, tqdm(total=len(pending), disable=not progress, unit="ep",
+                                                         desc=f"{config.policy}/{config.memory}") as bar:
+            errors = 0
+            for record in _episodes(config, policy_factory, pending, backend=backend, address=address):
+                writer.write(record)
+                errors += bool(record.get("error_kind"))
+                bar.update(1)
+                if errors:
+                    bar.set_postfix(errors=errors)
+
+    wanted = {(t, k) for k in range(config.trials) for t in task_ids}
+    latest = latest_by_key(read_results(results_path))
+    return [latest[key] for key in sorted(latest, key=lambda x: (task_order(x[0]), x[1])) if key in wanted]
