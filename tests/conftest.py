@@ -1,4 +1,11 @@
-"""Shared fixtures: the official data folder (skipped when absent) and small helpers."""
+"""Shared fixtures: the official data folder (one lookup, skipped when absent) and small helpers.
+
+The official VehicleMemBench release is found by :func:`official_dir` alone: ``$VMB_OFFICIAL_DIR``,
+else ``../shared/vehiclemembench`` beside the repository. A test that reads it either requests the
+``official`` fixture (it is then marked ``needs_shared`` at collection) or carries
+``@pytest.mark.needs_shared``; either way it is skipped, with the reason, when the folder is absent,
+and ``-m "not needs_shared"`` deselects all of them.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +15,34 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: Why a test that needs the official data was skipped.
+SKIP_REASON = ("official VehicleMemBench data not found: set VMB_OFFICIAL_DIR or place the release "
+               "at ../shared/vehiclemembench (a folder with history/ and qa_data/)")
 
 
 def official_dir() -> Path | None:
-    """``$VMB_OFFICIAL_DIR`` or ``../shared/vehiclemembench`` beside the repository, if present."""
+    """``$VMB_OFFICIAL_DIR`` or ``../shared/vehiclemembench`` beside the repository, if it holds the release.
+
+    A folder counts when it has both ``history/`` and ``qa_data/``.
+    """
     env = os.environ.get("VMB_OFFICIAL_DIR")
     candidates = [Path(env)] if env else []
     candidates.append(REPO_ROOT.parent / "shared" / "vehiclemembench")
     for c in candidates:
-        if (c / "qa_data").is_dir():
+        if (c / "history").is_dir() and (c / "qa_data").is_dir():
             return c
     return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that requests ``official`` as ``needs_shared``; skip them all when the data is absent."""
+    present = official_dir() is not None
+    skip = pytest.mark.skip(reason=SKIP_REASON)
+    for item in items:
+        if "official" in getattr(item, "fixturenames", ()) and item.get_closest_marker("needs_shared") is None:
+            item.add_marker(pytest.mark.needs_shared)
+        if not present and item.get_closest_marker("needs_shared") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +50,7 @@ def official() -> Path:
     """Path of the official release folder; skips the test when it is not available."""
     path = official_dir()
     if path is None:
-        pytest.skip("official VehicleMemBench data not found (set VMB_OFFICIAL_DIR or place ../shared/vehiclemembench)")
+        pytest.skip(SKIP_REASON)
     return path
 
 

@@ -55,6 +55,8 @@ def test_eval_killed_with_sigkill_then_resumed_loses_and_repeats_nothing(tmp_pat
     proc.wait()
     before = _records(results)
     assert before, "the run was killed before writing anything; raise the deadline"
+    # the kill must land mid-run, else the resume below exercises nothing
+    assert len(before) < 80, f"the run finished ({len(before)} of 80 episodes) before the kill"
     done = subprocess.run([*args, "--resume"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     after = _records(results)

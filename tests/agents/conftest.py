@@ -145,16 +145,3 @@ def small_scenarios():
 def scenarios():
     """The hand-made scenarios (see :func:`small_scenarios`)."""
     return small_scenarios()
-
-
-@pytest.fixture(scope="session")
-def official_or_none():
-    """The official data folder when present (see the repository's tests/conftest.py), else None."""
-    import os
-
-    env = os.environ.get("VMB_OFFICIAL_DIR")
-    root = Path(__file__).resolve().parents[2]
-    for c in ([Path(env)] if env else []) + [root.parent / "shared" / "vehiclemembench"]:
-        if (c / "qa_data").is_dir():
-            return c
-    return None

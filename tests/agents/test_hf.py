@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -109,10 +110,8 @@ def test_tiny_model_runs_whole_episode(tiny_parts, scenarios, which) -> None:
     assert 0.0 <= ep.reward <= 1.0
 
 
-def test_tiny_model_official_data_episode(tiny_parts, official_or_none) -> None:
-    path = official_or_none
-    if path is None:
-        pytest.skip("official VehicleMemBench data not found")
+def test_tiny_model_official_data_episode(tiny_parts, official: Path) -> None:
+    path = official
     model, tok, _ = tiny_parts
     env = gym.make("VehicleMem-v0", data=f"official:{path}", files=[1], memory="bm25", max_steps=4)
     policy = HFPolicy(model, tok, max_new_tokens=8, max_turns=2)

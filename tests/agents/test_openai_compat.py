@@ -28,6 +28,10 @@ class Script:
         self.replies: list[tuple[int, Any, float]] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        #: ("start" | "end", request number) in the order the server saw them.
+        self.events: list[tuple[str, int]] = []
+        #: when set, every request waits here before its reply (a test of concurrency sets Barrier(n))
+        self.barrier: threading.Barrier | None = None
         self.lock = threading.Lock()
 
     def next(self) -> tuple[int, Any, float]:
@@ -62,12 +66,21 @@ def server() -> Iterator[tuple[str, Script]]:
             with script.lock:
                 script.requests.append(body)
                 script.headers.append(dict(self.headers))
+                number = len(script.requests) - 1
+                script.events.append(("start", number))
             if self.path != "/v1/chat/completions":
                 status, payload, delay = 404, {"error": "not found"}, 0.0
             else:
                 status, payload, delay = script.next()
+            if script.barrier is not None:
+                try:
+                    script.barrier.wait()
+                except threading.BrokenBarrierError:  # requests came one at a time: the test sees it
+                    pass
             if delay:
                 time.sleep(delay)
+            with script.lock:
+                script.events.append(("end", number))
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             try:
                 self.send_response(status)
@@ -130,15 +143,16 @@ def test_official_episode_with_tool_calls_then_plain_reply(server, env, monkeypa
     assert SECRET not in json.dumps(ep.metrics, default=str) + json.dumps(ep.episode, default=str)
 
 
-def test_retries_500_then_succeeds(server) -> None:
+def test_retries_500_then_succeeds(server, monkeypatch) -> None:
     url, script = server
     script.replies = [(500, {"error": "boom"}, 0), (503, {"error": "busy"}, 0), (200, completion(content="hi"), 0)]
     client = OpenAIClient("m", url, timeout=5, max_retries=3, backoff=0.05)
-    t0 = time.perf_counter()
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)  # the server sleeps only for a scripted delay (none here)
     reply = client.chat([{"role": "user", "content": "hello"}])
     assert reply["content"] == "hi" and reply["tool_calls"] == []
     assert client.requests_made == 3
-    assert time.perf_counter() - t0 >= 0.05 + 0.1  # exponential backoff: 0.05 then 0.1
+    assert slept == [0.05, 0.1]  # exponential backoff: 0.05 then 0.1, one wait before each retry
     assert "tools" not in script.requests[0]
 
 
@@ -166,13 +180,13 @@ def test_client_error_is_not_retried_and_key_is_scrubbed(server, monkeypatch) ->
 
 def test_slow_reply_times_out(server) -> None:
     url, script = server
-    script.replies = [(200, completion(content="late"), 1.5), (200, completion(content="late"), 1.5)]
+    script.replies = [(200, completion(content="late"), 10.0), (200, completion(content="late"), 10.0)]
     client = OpenAIClient("m", url, timeout=0.3, max_retries=1, backoff=0.0)
-    t0 = time.perf_counter()
     with pytest.raises(EndpointError, match="no reply within 0.3 s") as info:
         client.chat([{"role": "user", "content": "hello"}])
     assert info.value.attempts == 2 and info.value.status is None
-    assert time.perf_counter() - t0 < 1.5
+    with script.lock:  # the client gave up on both requests before the server answered either
+        assert script.events == [("start", 0), ("start", 1)]
 
 
 def test_malformed_json_reply_then_recovery(server) -> None:
@@ -214,15 +228,16 @@ def test_connection_refused_and_policy_error_modes(env) -> None:
 
 def test_act_batch_sends_concurrently(server, scenarios) -> None:
     url, script = server
-    script.replies = [(200, completion(content="done"), 0.3), (200, completion(content="done"), 0.3)]
+    script.replies = [(200, completion(content="done"), 0), (200, completion(content="done"), 0)]
+    script.barrier = threading.Barrier(2, timeout=10)  # neither reply is sent until both requests arrived
     policy = OpenAIPolicy("m", url, max_retries=0, workers=2)
     envs = [gym.make("VehicleMem-v0", data=scenarios) for _ in range(2)]
     resets = [e.reset(options={"task_id": t}) for e, t in zip(envs, ["1_0", "1_1"], strict=True)]
-    t0 = time.perf_counter()
     actions = policy.act_batch([o for o, _ in resets], [i for _, i in resets])
     assert actions == [FINISH, FINISH]
-    assert time.perf_counter() - t0 < 0.55  # two 0.3 s replies in parallel
     assert len(script.requests) == 2
+    # in parallel: the second request reached the server before the first reply was sent
+    assert [kind for kind, _ in script.events] == ["start", "start", "end", "end"]
 
 
 def test_wire_messages_and_config_errors() -> None:

@@ -294,69 +294,62 @@ def test_parse_file_range() -> None:
 
 # ------------------------------------------------------------------------------ official data
 
-OFFICIAL = Path(
-    os.environ.get("VMB_OFFICIAL_DIR")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "vehiclemembench"
-)
-
-
 @pytest.fixture(scope="module")
-def official() -> list:
-    if not (OFFICIAL / "history").is_dir():
-        pytest.skip(f"official data not found at {OFFICIAL} (set VMB_OFFICIAL_DIR)")
+def official_scenarios(official: Path) -> list:
+    """Every scenario of the official release (the root ``official`` fixture skips when it is absent)."""
     clear_cache()  # load speed is measured by scripts/bench.py, not asserted here
-    return load_official(OFFICIAL)
+    return load_official(official)
 
 
-def test_official_counts_and_ids(official: list) -> None:
-    assert [s.scenario_id for s in official] == list(range(1, 41))
-    queries = [q for s in official for q in s.queries]
+def test_official_counts_and_ids(official_scenarios: list) -> None:
+    assert [s.scenario_id for s in official_scenarios] == list(range(1, 41))
+    queries = [q for s in official_scenarios for q in s.queries]
     assert len(queries) == 400
-    assert all(len(s.queries) == 10 for s in official)
-    assert [q.task_id for q in official[11].queries] == [f"12_{i}" for i in range(10)]
+    assert all(len(s.queries) == 10 for s in official_scenarios)
+    assert [q.task_id for q in official_scenarios[11].queries] == [f"12_{i}" for i in range(10)]
     counts = Counter(q.reasoning_type for q in queries)
     assert set(counts) <= set(REASONING_TYPES)
     assert sum(counts.values()) == 400
 
 
-def test_official_history_shape(official: list) -> None:
-    first = official[0]
+def test_official_history_shape(official_scenarios: list) -> None:
+    first = official_scenarios[0]
     assert len(first.lines) == 2438
     assert first.speakers == ("Gary Allen", "Justin Martinez", "Patricia Garcia")
     assert first.end_time is not None and first.end_time.date() == date(2025, 6, 18)
-    eighteen = official[17]
+    eighteen = official_scenarios[17]
     line = next(line for line in eighteen.lines if line.line_id == 1870)
     assert line.speaker == "Kathleen Ramirez" and line.text.startswith("Wait, screen brightness 80")
     assert len(eighteen.speakers) == 3
-    assert [len(s.speakers) for s in official if len(s.speakers) == 4] == [4, 4, 4, 4]
-    assert all(q.as_of == s.end_time for s in official for q in s.queries)
+    assert [len(s.speakers) for s in official_scenarios if len(s.speakers) == 4] == [4, 4, 4, 4]
+    assert all(q.as_of == s.end_time for s in official_scenarios for q in s.queries)
 
 
-def test_official_gold_all_parsed(official: list) -> None:
+def test_official_gold_all_parsed(official_scenarios: list) -> None:
     from vmb_gym.data import parse_gold_calls
 
-    queries = [q for s in official for q in s.queries]
+    queries = [q for s in official_scenarios for q in s.queries]
     assert sum(len(q.unparsed_gold) for q in queries) == 0
     for query in queries:
         assert len(query.gold_calls) == len(query.gold_call_strings) >= 1
         warnings: list[str] = []
         parse_gold_calls(query.gold_call_strings, warnings)
         assert warnings == [], (query.task_id, warnings)
-    assert official[0].queries[0].gold_calls == (
+    assert official_scenarios[0].queries[0].gold_calls == (
         ToolCall("carcontrol_instrumentPanel_set_color", {"color": "green"}),
     )
 
 
-def test_official_evidence_located(official: list) -> None:
-    events = [e for s in official for q in s.queries for e in q.evidence]
+def test_official_evidence_located(official_scenarios: list) -> None:
+    events = [e for s in official_scenarios for q in s.queries for e in q.evidence]
     assert len(events) >= 400
     assert all(e.when is not None for e in events)
     located = sum(1 for e in events if e.line_ids)
     assert located >= 0.99 * len(events)
-    by_id = {(s.scenario_id, line.line_id): line for s in official for line in s.lines}
+    by_id = {(s.scenario_id, line.line_id): line for s in official_scenarios for line in s.lines}
     exact = sum(
         1
-        for s in official
+        for s in official_scenarios
         for q in s.queries
         for e in q.evidence
         if e.line_ids and by_id[(s.scenario_id, e.line_ids[0])].timestamp == e.when

@@ -1,10 +1,8 @@
-"""Fixtures: a small synthetic household and (when present) the official data."""
+"""Fixtures: a small synthetic household (the official data comes from the root ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -62,9 +60,3 @@ def scenario() -> Scenario:
     )
     return Scenario(1, ("Gary Allen", "Justin Martinez", "Patricia Garcia"), lines, queries, "synthetic")
 
-
-def official_dir() -> Path | None:
-    """The official data folder (``$VMB_OFFICIAL_DIR`` or ../shared/vehiclemembench), if present."""
-    env = os.environ.get("VMB_OFFICIAL_DIR")
-    root = Path(env) if env else Path(__file__).resolve().parents[2].parent / "shared" / "vehiclemembench"
-    return root if (root / "history").is_dir() and (root / "qa_data").is_dir() else None

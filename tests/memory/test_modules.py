@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,6 @@ from vmb_gym.memory.base import MemoryHit
 from vmb_gym.memory.summary import EMPTY_SENTINEL, TRUNCATION_NOTE, truncate_memory
 from vmb_gym.memory.tokens import tokenizer_name
 
-from .conftest import official_dir
 
 
 def test_none_and_gold(scenario):
@@ -191,10 +191,8 @@ def test_run_audit_bm25(scenario):
 
 
 @pytest.mark.slow
-def test_minilm_dense_on_small_official_history():
-    root = official_dir()
-    if root is None:
-        pytest.skip("official data not present")
+def test_minilm_dense_on_small_official_history(official: Path):
+    root = official
     from dataclasses import replace
 
     from vmb_gym.data import load_scenarios
@@ -208,11 +206,8 @@ def test_minilm_dense_on_small_official_history():
     assert m.violations == 0
 
 
-@pytest.mark.needs_shared
-def test_cli_memory_audit_on_official_subset(tmp_path):
-    root = official_dir()
-    if root is None:
-        pytest.skip("official data not present")
+def test_cli_memory_audit_on_official_subset(tmp_path, official: Path):
+    root = official
     from vmb_gym.cli import main
 
     rc = main(["memory-audit", "--data", f"official:{root}", "--memory", "bm25", "--k", "5,10",
@@ -227,11 +222,8 @@ def test_cli_memory_audit_on_official_subset(tmp_path):
     assert (tmp_path / "audit.png").stat().st_size > 1000
 
 
-@pytest.mark.needs_shared
-def test_layered_beats_bm25_on_official_subset():
-    root = official_dir()
-    if root is None:
-        pytest.skip("official data not present")
+def test_layered_beats_bm25_on_official_subset(official: Path):
+    root = official
     from vmb_gym.data import load_scenarios
 
     scs = load_scenarios(f"official:{root}")[:3]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from vmb_gym.scoring import TaskScore, score_final_state, score_task
@@ -101,17 +99,14 @@ def test_record_has_every_metric(official_queries: dict[str, Query]) -> None:
     assert record["exact_match"] is True and record["negative_TP"] == 341
 
 
-def test_scoring_time_per_task(official_queries: dict[str, Query]) -> None:
-    """Whole scoring of a task (fresh car, predicted calls, state metrics, tool F1s), gold cached."""
+def test_scoring_every_task_twice_gives_the_same_records(official_queries: dict[str, Query]) -> None:
+    """Scoring is a pure function of (task, calls): a second pass (gold cached) repeats the first.
+
+    Its speed is measured by ``scripts/bench.py``, not asserted here.
+    """
     queries = list(official_queries.values())
-    for q in queries:
-        score_task(q, q.gold_calls)
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for q in queries:
-            score_task(q, q.gold_calls)
-        best = min(best, time.perf_counter() - start)
-    per_task_us = best / len(queries) * 1e6
+    first = [score_task(q, q.gold_calls).to_record() for q in queries]
+    second = [score_task(q, q.gold_calls).to_record() for q in queries]
+    assert first == second
+    assert all(r["exact_match"] is True for r in first)  # the gold calls reach the gold state
     assert isinstance(score_task(queries[0], []), TaskScore)
-    assert per_task_us < 500, per_task_us  # generous bound for loaded CI machines; typical is ~25 us
