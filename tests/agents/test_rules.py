@@ -12,7 +12,7 @@ import vmb_gym  # noqa: F401  (registers the envs)
 from agents.base import run_episode
 from agents.baselines import NoopPolicy
 from agents.rules import RulesPolicy, extract_value, read_request
-from agents.vocabulary import enable_api, numbers_in
+from agents.rules import enable_api, numbers_in
 from vmb_gym.vehicle import API_SPECS
 
 HISTORY = """\

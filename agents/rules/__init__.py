@@ -1,0 +1,85 @@
+"""A no-LLM reading baseline: keyword rules over the request and the memory module's hits.
+
+:class:`RulesPolicy` shows what a memory module alone gives a policy that cannot reason. Per
+episode it
+
+1. reads the request (:mod:`agents.rules.request`): who speaks, who the setting is for, where that
+   person sits, the conditions (night, rain, ...) and any relative change ("one level higher");
+2. scores every vehicle function against the request (:mod:`agents.rules.words`) with the everyday
+   words of :mod:`vmb_gym.vehicle.lexicon` (module words, field words, synonyms);
+3. searches the memory with the request and with "person + setting words" queries;
+4. reads candidate values for the best functions out of the hits (:mod:`agents.rules.values`:
+   numbers inside the parameter's range, enum words and their aliases, destinations), preferring
+   lines by the person (:mod:`agents.rules.hits`), later lines, and lines whose conditions match;
+5. emits the call and ``finish``; when no value is found it takes the minimal action the
+   official instructions ask for (switching the device on, :func:`enable_api`).
+
+It uses only the request text, the scenario's history through the memory module and the
+simulator vocabulary: never a task's gold calls or gold memory. The SB3 slot design and the
+stream writers build on these pieces; everything they use is exported here.
+"""
+
+from agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person
+from agents.rules.params import clamp_to_param, enable_api, enum_spellings, selector_param, value_param
+from agents.rules.policy import FINISH, Candidate, RulesPolicy
+from agents.rules.request import Request, api_text, read_request, request_destination
+from agents.rules.values import extract_value, request_value, selector_value
+from agents.rules.words import (
+    NumberMention,
+    conditions_in,
+    find_phrases,
+    module_words,
+    number_word,
+    numbers_in,
+    phrase_pattern,
+    score_apis,
+    top_scores,
+)
+from vmb_gym.vehicle.lexicon import (
+    API_WORDS,
+    CONDITIONS,
+    MODULE_DEFAULT,
+    MODULE_WORDS,
+    OPPOSITE,
+    STOP_WORDS,
+    VALUE_SYNONYMS,
+)
+
+__all__ = [
+    "API_WORDS",
+    "CONDITIONS",
+    "FINISH",
+    "MODULE_DEFAULT",
+    "MODULE_WORDS",
+    "OPPOSITE",
+    "STOP_WORDS",
+    "VALUE_SYNONYMS",
+    "Candidate",
+    "NumberMention",
+    "Request",
+    "RulesPolicy",
+    "api_text",
+    "clamp_to_param",
+    "conditions_in",
+    "content_words",
+    "enable_api",
+    "enum_spellings",
+    "extract_value",
+    "find_phrases",
+    "hit_body",
+    "hit_body_cached",
+    "mentions_person",
+    "module_words",
+    "number_word",
+    "numbers_in",
+    "phrase_pattern",
+    "read_request",
+    "request_destination",
+    "request_value",
+    "same_person",
+    "score_apis",
+    "selector_param",
+    "selector_value",
+    "top_scores",
+    "value_param",
+]
