@@ -54,20 +54,19 @@ def format_table(metric: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Score, write the two files, print the table. Exit 2 on unusable input."""
-    from vmb_gym.data import load_scenarios, parse_file_range
+    from vmb_gym.data import load_gold, parse_file_range
     from vmb_gym.errors import VmbError
     from vmb_gym.scoring import aggregate, score_task
     from vmb_gym.scoring.scorer import read_predictions
 
     try:
         files = parse_file_range(args.files) if args.files else None
-        scenarios = load_scenarios(args.data, files)
+        queries = load_gold(args.data, files)  # the QA files only: scoring reads no history
         predictions = read_predictions(args.predictions)
     except VmbError as exc:
         print(f"vmb score: error: {exc}", file=sys.stderr)
         return 2
 
-    queries = [q for s in scenarios for q in s.queries]
     known = {q.task_id for q in queries}
     missing = [q.task_id for q in queries if q.task_id not in predictions]
     unknown = [t for t in predictions if t not in known]

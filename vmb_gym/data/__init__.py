@@ -1,7 +1,8 @@
 """Scenario data: loading release-style folders and parsing vehicle calls.
 
 ``load_scenarios("default")`` loads the set shipped with vmb_gym; ``"official:DIR"`` or a
-plain folder path loads any folder laid out like the official release.
+plain folder path loads any folder laid out like the official release. ``load_gold`` reads the
+same tasks from the QA files alone (no history), which is all that scoring needs.
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ from vmb_gym.data.official import (
     read_history,
     scenario_ids,
 )
+from vmb_gym.data.qa_files import load_gold_queries
 from vmb_gym.errors import ConfigError
-from vmb_gym.types import Scenario
+from vmb_gym.types import Query, Scenario
 
 __all__ = [
     "EVIDENCE_WINDOW_MINUTES",
     "clear_cache",
+    "data_folder",
     "embedded_benchmark_dir",
+    "load_gold",
     "load_official",
     "load_scenarios",
     "locate_evidence",
@@ -42,6 +46,31 @@ __all__ = [
 
 _OFFICIAL_PREFIX = "official:"
 _RANGE_PART = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
+
+
+def data_folder(spec: str | os.PathLike[str] = "default") -> str | os.PathLike[str]:
+    """The folder a data spec names: the shipped set for ``"default"``, ``DIR`` for ``"official:DIR"``.
+
+    Raises:
+        ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
+    """
+    text = os.fspath(spec)
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(
+            "expected a data spec ('default', 'official:DIR' or a folder), found an empty value"
+        )
+    text = text.strip()
+    if text == "default":
+        return embedded_benchmark_dir()
+    if text.startswith(_OFFICIAL_PREFIX):
+        folder = text[len(_OFFICIAL_PREFIX):].strip()
+        if not folder:
+            raise ConfigError(
+                "expected 'official:DIR' with a folder after the colon, found 'official:'; "
+                "e.g. official:../shared/vehiclemembench"
+            )
+        return folder
+    return text
 
 
 def load_scenarios(
@@ -61,23 +90,20 @@ def load_scenarios(
         ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
         DataError: the folder or a file is missing or malformed.
     """
-    text = os.fspath(spec)
-    if not isinstance(text, str) or not text.strip():
-        raise ConfigError(
-            "expected a data spec ('default', 'official:DIR' or a folder), found an empty value"
-        )
-    text = text.strip()
-    if text == "default":
-        return load_official(embedded_benchmark_dir(), files)
-    if text.startswith(_OFFICIAL_PREFIX):
-        folder = text[len(_OFFICIAL_PREFIX):].strip()
-        if not folder:
-            raise ConfigError(
-                "expected 'official:DIR' with a folder after the colon, found 'official:'; "
-                "e.g. official:../shared/vehiclemembench"
-            )
-        return load_official(folder, files)
-    return load_official(text, files)
+    return load_official(data_folder(spec), files)
+
+
+def load_gold(spec: str | os.PathLike[str] = "default", files: Iterable[int] | None = None) -> list[Query]:
+    """The queries of a scenario set read from its QA files only (what scoring needs).
+
+    Same tasks, order, ids and gold calls as the queries of :func:`load_scenarios`; the history
+    and ``meta/`` files are not read, so ``evidence`` is empty and ``as_of``/``qa`` are ``None``.
+
+    Raises:
+        ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
+        DataError: the folder, a scenario or its QA file is missing or malformed.
+    """
+    return load_gold_queries(data_folder(spec), files)
 
 
 def parse_file_range(text: str) -> list[int]:

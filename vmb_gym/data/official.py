@@ -9,8 +9,6 @@ Parsed scenarios are cached in-process, keyed by each file's path, mtime and siz
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import re
 import threading
@@ -20,10 +18,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from vmb_gym.data.call_parser import parse_gold_calls
+from vmb_gym.data.layout import checked_qa_path, scenario_ids, scenario_paths, select_scenarios
+from vmb_gym.data.qa_files import item_error, load_json, read_gold, read_qa
 from vmb_gym.errors import DataError
 from vmb_gym.types import (
-    REASONING_TYPES,
     EvidenceEvent,
     HistoryLine,
     QAQuestion,
@@ -42,19 +40,9 @@ __all__ = [
     "scenario_ids",
 ]
 
-logger = logging.getLogger(__name__)
-
 #: How far (in minutes) evidence lines may be from a gold-memory event's time.
 EVIDENCE_WINDOW_MINUTES = 3
 
-_QA_KEY = "related_to_vehicle_preference"
-_ITEM_KEYS: dict[str, type] = {
-    "gold_memory": str,
-    "reasoning_type": str,
-    "query": str,
-    "new_answer": list,
-}
-_HISTORY_NAME = re.compile(r"history_(\d+)\.txt")
 _LINE = re.compile(r"\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (.*)")
 _SPEAKER_SEP = ": "
 _MONTHS = {
@@ -231,102 +219,6 @@ def locate_evidence(
 # --------------------------------------------------------------------------------------------
 
 
-def _load_json(path: Path) -> tuple[Any, str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(path, f"cannot read the file as UTF-8 text: {exc}") from exc
-    try:
-        return json.loads(text), text
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            path, f"expected valid JSON, found a syntax error: {exc.msg} (column {exc.colno})",
-            exc.lineno,
-        ) from None
-
-
-def _array_item_lines(text: str, key: str) -> list[int]:
-    """Best-effort 1-based line numbers of the items of the top-level array under ``key``."""
-    decoder = json.JSONDecoder()
-    match = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
-    if match is None:
-        return []
-    position, result = match.end(), []
-    try:
-        while True:
-            while position < len(text) and text[position] in " \t\r\n,":
-                position += 1
-            if position >= len(text) or text[position] == "]":
-                return result
-            result.append(text.count("\n", 0, position) + 1)
-            _, position = decoder.raw_decode(text, position)
-    except json.JSONDecodeError:
-        return result
-
-
-def _item_error(path: Path, text: str, key: str, index: int, message: str) -> DataError:
-    lines = _array_item_lines(text, key)
-    line = lines[index] if index < len(lines) else None
-    return DataError(path, f"item {index} of {key!r}: {message}", line)
-
-
-@dataclass(frozen=True, slots=True)
-class _QAItem:
-    gold_memory: str
-    reasoning_type: str
-    query: str
-    new_answer: tuple[str, ...]
-
-
-def _read_qa(path: Path) -> list[_QAItem]:
-    data, text = _load_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get(_QA_KEY), list):
-        raise DataError(
-            path,
-            f"expected an object {{\"{_QA_KEY}\": [items]}}, found "
-            f"{type(data).__name__}{' with keys ' + str(sorted(data)) if isinstance(data, dict) else ''}",
-            1,
-        )
-    items: list[_QAItem] = []
-    for index, item in enumerate(data[_QA_KEY]):
-        if not isinstance(item, dict):
-            raise _item_error(
-                path, text, _QA_KEY, index, f"expected an object, found {type(item).__name__}"
-            )
-        missing = [key for key in _ITEM_KEYS if key not in item]
-        if missing:
-            raise _item_error(
-                path, text, _QA_KEY, index,
-                f"missing key(s) {missing}; every item needs {list(_ITEM_KEYS)}",
-            )
-        for key, kind in _ITEM_KEYS.items():
-            if not isinstance(item[key], kind):
-                raise _item_error(
-                    path, text, _QA_KEY, index,
-                    f"expected {key!r} to be a {kind.__name__}, found {type(item[key]).__name__}",
-                )
-        answers = item["new_answer"]
-        bad = [i for i, answer in enumerate(answers) if not isinstance(answer, str)]
-        if bad:
-            raise _item_error(
-                path, text, _QA_KEY, index,
-                f"expected 'new_answer' to be a list of strings, entry {bad[0]} is "
-                f"{type(answers[bad[0]]).__name__}",
-            )
-        if item["reasoning_type"] not in REASONING_TYPES:
-            raise _item_error(
-                path, text, _QA_KEY, index,
-                f"expected 'reasoning_type' in {list(REASONING_TYPES)}, found "
-                f"{item['reasoning_type']!r}",
-            )
-        if not item["query"].strip():
-            raise _item_error(path, text, _QA_KEY, index, "expected a non-empty 'query'")
-        items.append(
-            _QAItem(item["gold_memory"], item["reasoning_type"], item["query"], tuple(answers))
-        )
-    return items
-
-
 # --------------------------------------------------------------------------------------------
 # Sidecars
 # --------------------------------------------------------------------------------------------
@@ -351,7 +243,7 @@ def _meta_time(value: Any, path: Path, what: str) -> datetime | None:
 
 
 def _read_meta(path: Path, scenario_id: int, n_queries: int, n_lines: int | None = None) -> dict[int, _MetaQuery]:
-    data, text = _load_json(path)
+    data, text = load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("queries"), list):
         raise DataError(path, "expected an object with a 'queries' list", 1)
     if "scenario_id" in data and data["scenario_id"] != scenario_id:
@@ -364,7 +256,7 @@ def _read_meta(path: Path, scenario_id: int, n_queries: int, n_lines: int | None
     result: dict[int, _MetaQuery] = {}
     for position, entry in enumerate(data["queries"]):
         def fail(message: str) -> DataError:
-            return _item_error(path, text, "queries", position, message)
+            return item_error(path, text, "queries", position, message)
 
         if not isinstance(entry, dict):
             raise fail(f"expected an object, found {type(entry).__name__}")
@@ -455,28 +347,17 @@ def _stat_key(path: Path) -> tuple[str, int, int] | None:
     return (str(path), stat.st_mtime_ns, stat.st_size)
 
 
-def _paths(folder: Path, scenario_id: int) -> tuple[Path, Path, Path]:
-    return (
-        folder / "history" / f"history_{scenario_id}.txt",
-        folder / "qa_data" / f"qa_{scenario_id}.json",
-        folder / "meta" / f"meta_{scenario_id}.json",
-    )
-
-
 def _build_scenario(folder: Path, scenario_id: int) -> Scenario:
-    history_path, qa_path, meta_path = _paths(folder, scenario_id)
+    history_path, qa_path, meta_path = scenario_paths(folder, scenario_id)
     lines, speakers = read_history(history_path)
-    items = _read_qa(qa_path)
+    items = read_qa(qa_path)
     last_line = lines[-1].line_id if lines else 0
     meta = _read_meta(meta_path, scenario_id, len(items), last_line) if meta_path.is_file() else {}
     end_time = lines[-1].timestamp if lines else None
     index = _minute_index(lines)
     queries: list[Query] = []
     for number, item in enumerate(items):
-        warnings: list[str] = []
-        calls, dropped = parse_gold_calls(item.new_answer, warnings)
-        for warning in warnings:
-            logger.warning("%s item %d: %s", qa_path, number, warning)
+        calls, dropped = read_gold(item, qa_path, number)
         override = meta.get(number)
         if override is not None and override.evidence is not None:
             evidence = override.evidence
@@ -493,12 +374,12 @@ def _build_scenario(folder: Path, scenario_id: int) -> Scenario:
                 index=number,
                 text=item.query,
                 reasoning_type=item.reasoning_type,
-                gold_calls=tuple(calls),
+                gold_calls=calls,
                 gold_call_strings=item.new_answer,
                 gold_memory=item.gold_memory,
                 evidence=evidence,
                 as_of=as_of,
-                unparsed_gold=tuple(dropped),
+                unparsed_gold=dropped,
                 qa=override.qa if override is not None else None,
             )
         )
@@ -509,29 +390,6 @@ def _build_scenario(folder: Path, scenario_id: int) -> Scenario:
         queries=tuple(queries),
         source=str(history_path),
     )
-
-
-def scenario_ids(folder: str | os.PathLike[str]) -> list[int]:
-    """The scenario numbers N with a ``history/history_N.txt`` in ``folder``, ascending.
-
-    Raises:
-        DataError: ``folder`` or its ``history/`` sub-folder does not exist.
-    """
-    root = Path(folder)
-    history = root / "history"
-    if not history.is_dir():
-        raise DataError(
-            root,
-            "expected a benchmark folder with history/history_N.txt and qa_data/qa_N.json, "
-            "found no history/ sub-folder; point to the folder that contains history/ and "
-            "qa_data/",
-        )
-    found = []
-    for entry in os.scandir(history):
-        match = _HISTORY_NAME.fullmatch(entry.name)
-        if match and entry.is_file():
-            found.append(int(match.group(1)))
-    return sorted(found)
 
 
 def load_official(
@@ -552,27 +410,10 @@ def load_official(
             malformed (the message names the file and line).
     """
     root = Path(folder).expanduser().resolve()
-    available = scenario_ids(root)
-    if files is None:
-        wanted = available
-    else:
-        wanted = list(dict.fromkeys(int(n) for n in files))
-        absent = [n for n in wanted if n not in set(available)]
-        if absent:
-            raise DataError(
-                root / "history",
-                f"expected history_N.txt for requested scenario(s) {absent}, found only "
-                f"{_ranges(available) or 'none'}; choose files that exist",
-            )
     scenarios = []
-    for scenario_id in wanted:
-        history_path, qa_path, meta_path = _paths(root, scenario_id)
-        if not qa_path.is_file():
-            raise DataError(
-                qa_path,
-                f"expected the QA file of scenario {scenario_id} next to {history_path.name}, "
-                "found none; add it or remove the history file",
-            )
+    for scenario_id in select_scenarios(root, files):
+        checked_qa_path(root, scenario_id)
+        history_path, qa_path, meta_path = scenario_paths(root, scenario_id)
         key: _CacheKey = (_stat_key(history_path), _stat_key(qa_path), _stat_key(meta_path))
         cache_id = (str(root), scenario_id)
         with _cache_lock:
@@ -585,14 +426,3 @@ def load_official(
             _cache[cache_id] = (key, scenario)
         scenarios.append(scenario)
     return scenarios
-
-
-def _ranges(numbers: list[int]) -> str:
-    """``[1, 2, 3, 5]`` -> ``"1-3,5"``."""
-    runs: list[list[int]] = []
-    for number in sorted(numbers):
-        if runs and runs[-1][1] == number - 1:
-            runs[-1][1] = number
-        else:
-            runs.append([number, number])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
