@@ -127,7 +127,8 @@ def test_make_writer_names() -> None:
 
 
 def test_eval_stream_outputs() -> None:
-    from vmb_gym.cli.eval_stream import format_stream, run_episode, summarise
+    from vmb_gym.evaluation.stream import format_stream, summarise
+    from vmb_gym.evaluation.stream import run_scenario as run_episode
 
     env = VehicleMemStreamEnv([tiny_scenario()], max_chunk_steps=64)
     rec = run_episode(env, make_writer("rules"), seed=0, scenario_id=9)
