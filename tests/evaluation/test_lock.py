@@ -75,3 +75,20 @@ def test_acquire_twice_in_one_object_is_a_no_op_and_release_is_idempotent(tmp_pa
     lock.release()
     with OutLock(tmp_path / "run"):
         pass
+
+
+def test_score_and_eval_stream_refuse_a_locked_out(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text('{"task_id": "1_0", "calls": []}\n')
+    holder = _holder(out)
+    try:
+        res = _vmb("score", "--predictions", str(preds), "--out", str(out), "--files", "1")
+        assert res.returncode == 2 and f"PID {holder.pid}" in res.stderr
+        res = _vmb("eval-stream", "--writer", "nothing", "--files", "1", "--window-days", "0.5", "--out", str(out),
+                   "--no-progress")
+        assert res.returncode == 2 and f"PID {holder.pid}" in res.stderr
+        assert not (out / "results.jsonl").exists() and not (out / "metric.json").exists()
+    finally:
+        holder.communicate("")
+    assert _vmb("score", "--predictions", str(preds), "--out", str(out), "--files", "1").returncode == 0

@@ -86,15 +86,20 @@ def run(args: argparse.Namespace) -> int:
     metric["missing_predictions"] = missing
     metric["unknown_predictions"] = unknown
 
+    from vmb_gym.evaluation.lock import OutLock
+
     out = Path(args.out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        with open(out / "metric.json", "w", encoding="utf-8") as handle:
-            json.dump(metric, handle, ensure_ascii=False, indent=2)
-            handle.write("\n")
+        with OutLock(out, "vmb score"):  # one writer per --out
+            with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
+                for record in records:
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            with open(out / "metric.json", "w", encoding="utf-8") as handle:
+                json.dump(metric, handle, ensure_ascii=False, indent=2)
+                handle.write("\n")
+    except VmbError as exc:
+        print(f"vmb score: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"vmb score: error: cannot write to {out} ({exc.strerror or exc})", file=sys.stderr)
         return 2
