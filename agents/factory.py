@@ -8,13 +8,14 @@ Specs:
 | ``noop`` | :class:`~agents.baselines.NoopPolicy` | ``agents.baselines`` |
 | ``random`` | :class:`~agents.baselines.RandomPolicy` | ``agents.baselines`` |
 | ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``agents.rules`` |
-| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``agents.hf`` |
-| ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``agents.openai_compat`` |
-| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar) | ``vmb_gym.wrappers.sb3``, ``agents.sb3_slots`` |
+| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``agents.llm.hf`` |
+| ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``agents.llm.openai_compat`` |
+| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar) | ``agents.sb3.policies`` |
 
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that
-names the module, the error and the fix.
+names the module, the error and the fix. Options (``--policy-kwargs``) go to the policy's
+constructor; one it does not take is a :class:`ConfigError` that names those it takes.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ POLICY_KINDS: tuple[str, ...] = ("oracle", "noop", "random", "rules", "hf:PATH",
 
 _PLAIN = ("oracle", "noop", "random", "rules")
 _PREFIXED = ("hf", "openai", "sb3")
-#: Names tried, in order, to find the policy adapter of the SB3 bridge.
-_SB3_NAMES = ("SB3Policy", "load_sb3_policy", "load_policy")
+_LLM_FIX = "install the optional dependency (e.g. pip install 'vmb_gym[llm]')"
+_SB3_FIX = "install stable-baselines3 and sb3-contrib"
 
 
 def policy_kind(spec: str) -> tuple[str, str]:
@@ -62,7 +63,7 @@ def policy_kind(spec: str) -> tuple[str, str]:
     raise ConfigError(f"expected a policy spec among {', '.join(POLICY_KINDS)}, found {spec!r}")
 
 
-def _import(module: str, attr: str, spec: str) -> Any:
+def _import(module: str, attr: str, spec: str, fix: str = _LLM_FIX) -> Any:
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -70,7 +71,7 @@ def _import(module: str, attr: str, spec: str) -> Any:
             raise ConfigError(f"policy {spec!r} needs the module {module} ({attr}), which is not available in this "
                               f"installation; fix: install or add {module}, or choose another policy") from exc
         raise ConfigError(f"policy {spec!r}: importing {module} failed because {exc.name!r} is missing; "
-                          f"fix: install the optional dependency (e.g. pip install 'vmb_gym[llm]')") from exc
+                          f"fix: {fix}") from exc
     obj = getattr(mod, attr, None)
     if obj is None:
         raise ConfigError(f"policy {spec!r}: expected {module}.{attr}, found no such name; fix: update {module}")
@@ -87,29 +88,35 @@ def check_policy(spec: str) -> None:
     if kind == "rules":
         _import("agents.rules", "RulesPolicy", spec)
     elif kind == "hf":
-        _import("agents.hf", "HFPolicy", spec)
+        _import("agents.llm.hf", "HFPolicy", spec)
     elif kind == "openai":
-        _import("agents.openai_compat", "OpenAIPolicy", spec)
+        _import("agents.llm.openai_compat", "OpenAIPolicy", spec)
     elif kind == "sb3":
-        try:
-            mod = importlib.import_module("vmb_gym.wrappers.sb3")
-        except ModuleNotFoundError as exc:
-            raise ConfigError(f"policy {spec!r} needs vmb_gym.wrappers.sb3 (the SB3 bridge) and its dependencies; "
-                              f"import failed: {exc}; fix: install stable-baselines3 or choose another policy") from exc
-        if not any(hasattr(mod, n) for n in _SB3_NAMES):
-            raise ConfigError(f"policy {spec!r}: expected one of {', '.join(_SB3_NAMES)} in vmb_gym.wrappers.sb3, "
-                              "found none; fix: expose a policy adapter there")
+        _import("agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
 
 
-def _accepted(factory: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Keep the keyword arguments ``factory`` accepts (all of them when it takes ``**kwargs``)."""
+def _options(spec: str, factory: Any, kw: dict[str, Any], internal: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The user options ``kw`` for ``factory``, checked against its signature.
+
+    ``internal`` names the parameters the factory fills itself (the model path, the env); they
+    are not user options.
+
+    Raises:
+        ConfigError: an option that ``factory`` does not take (the message lists those it takes).
+    """
     try:
         params = inspect.signature(factory).parameters
     except (TypeError, ValueError):
-        return dict(kwargs)
+        return dict(kw)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return dict(kwargs)
-    return {k: v for k, v in kwargs.items() if k in params}
+        return dict(kw)
+    accepted = [name for name, p in params.items()
+                if name not in internal and p.kind is not inspect.Parameter.VAR_POSITIONAL]
+    unknown = [key for key in kw if key not in accepted]
+    if unknown:
+        raise ConfigError(f"policy {spec!r} takes no option(s) {', '.join(map(repr, unknown))}; it accepts "
+                          f"{', '.join(accepted) or 'none'}; fix: drop or rename them in --policy-kwargs")
+    return dict(kw)
 
 
 def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
@@ -119,70 +126,47 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
         spec: one of :data:`POLICY_KINDS` (``"oracle"``, ``"hf:/path/to/model"``, ...).
         env: the env the policy will act in (``OraclePolicy`` reads its tasks, ``rules`` its
             memory name, ``sb3`` its spaces).
-        **kw: options passed to the policy constructor when it accepts them (e.g. ``seed``,
-            ``schema``, ``temperature``, ``base_url``); options a constructor does not take are
-            dropped, so one option set can serve every policy.
+        **kw: options of the policy constructor (e.g. ``seed``, ``schema``, ``temperature``,
+            ``base_url``); ``oracle`` and ``noop`` take none.
 
     Returns:
         An object with ``reset(observation, info)`` and ``act(observation, info)``.
 
     Raises:
-        ConfigError: unknown spec, or the module that implements it is missing.
+        ConfigError: unknown spec, an option the policy does not take (the message lists those
+            it takes), or the module that implements it is missing.
     """
     kind, arg = policy_kind(spec)
     unwrapped = env.unwrapped
     if kind == "oracle":
         from agents.baselines import OraclePolicy
 
+        _options(spec, OraclePolicy, kw, internal=("tasks",))
         return OraclePolicy(unwrapped.tasks)  # type: ignore[attr-defined]
     if kind == "noop":
         from agents.baselines import NoopPolicy
 
+        _options(spec, NoopPolicy, kw)
         return NoopPolicy()
     if kind == "random":
         from agents.baselines import RandomPolicy
 
-        return RandomPolicy(**_accepted(RandomPolicy, kw))
+        return RandomPolicy(**_options(spec, RandomPolicy, kw))
     if kind == "rules":
         cls = _import("agents.rules", "RulesPolicy", spec)
-        options = {"memory": getattr(unwrapped, "memory_name", "none"), "source": env, **kw}
-        return cls(**_accepted(cls, options))
+        options = {"memory": getattr(unwrapped, "memory_name", "none"),
+                   **_options(spec, cls, kw, internal=("source",))}
+        return cls(source=env, **options)
     if kind == "hf":
-        cls = _import("agents.hf", "HFPolicy", spec)
-        return cls(arg, **_accepted(cls, kw))
+        cls = _import("agents.llm.hf", "HFPolicy", spec)
+        return cls(arg, **_options(spec, cls, kw, internal=("model",)))
     if kind == "openai":
-        cls = _import("agents.openai_compat", "OpenAIPolicy", spec)
-        return cls(arg, **_accepted(cls, kw))
+        cls = _import("agents.llm.openai_compat", "OpenAIPolicy", spec)
+        return cls(arg, **_options(spec, cls, kw, internal=("model",)))
     # sb3: the sidecar says which design wrote the checkpoint
     return _load_sb3(spec, arg, env, kw)
 
 
 def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any]) -> Any:
-    try:
-        from vmb_gym.wrappers.sb3 import SIDECAR_SUFFIX, load_sb3_policy
-    except ModuleNotFoundError as exc:
-        raise ConfigError(f"policy {spec!r} needs the SB3 bridge and its dependencies; import failed: {exc}; "
-                          "fix: install stable-baselines3 and sb3-contrib") from exc
-    import json
-    from pathlib import Path
-
-    side = Path(path[:-4] if path.endswith(".zip") else path).with_name(
-        Path(path[:-4] if path.endswith(".zip") else path).name + SIDECAR_SUFFIX)
-    design = None
-    if side.is_file():
-        try:
-            design = json.loads(side.read_text(encoding="utf-8")).get("design")
-        except ValueError:
-            design = None  # load_sb3_policy reports the unreadable sidecar
-    if design == "slots":
-        from agents.sb3_slots import load_slot_policy
-
-        return load_slot_policy(path, env, **_accepted(load_slot_policy, kw))
-    return load_sb3_policy(path, env, **_accepted(load_sb3_policy, kw))
-
-
-def _params(factory: Any) -> set[str]:
-    try:
-        return set(inspect.signature(factory).parameters)
-    except (TypeError, ValueError):
-        return set()
+    load_sb3_policy = _import("agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
+    return load_sb3_policy(path, env, **_options(spec, load_sb3_policy, kw, internal=("path", "env")))

@@ -351,7 +351,9 @@ def test_factory_specs_and_errors(tiny: str, monkeypatch: pytest.MonkeyPatch) ->
     env = gym.make("VehicleMem-v0", data=tiny)
     assert isinstance(make_policy("oracle", env), OraclePolicy)
     assert isinstance(make_policy("noop", env), NoopPolicy)
-    assert isinstance(make_policy("random", env, seed=3, temperature=0.1), RandomPolicy)  # unknown option dropped
+    assert isinstance(make_policy("random", env, seed=3), RandomPolicy)
+    with pytest.raises(ConfigError, match="takes no option.*'temperature'.*accepts calls_per_episode, seed, schema"):
+        make_policy("random", env, seed=3, temperature=0.1)  # an unknown option is an error, not dropped
     assert policy_kind("openai:gpt-4o-mini") == ("openai", "gpt-4o-mini")
     assert policy_kind("sb3:runs/a:b.zip") == ("sb3", "runs/a:b.zip")
     with pytest.raises(ConfigError, match="expected a policy spec"):
