@@ -18,7 +18,7 @@ completions per prompt, normalises rewards within the group (advantage ``(r - me
 sampling policy, k3 KL penalty ``--kl-beta`` towards the post-SFT reference model).
 
 **``--backend trl``** runs TRL's ``GRPOTrainer`` with ``environment_factory`` =
-:class:`agents.trl_env.VehicleMemToolEnv`: the real multi-turn tool loop (``list_module_tools``,
+:class:`agents.llm.trl_env.VehicleMemToolEnv`: the real multi-turn tool loop (``list_module_tools``,
 ``call_vehicle``, ``finish``...), reward from ``get_reward()``. It needs ``trl`` and ``datasets``
 and a chat template TRL can parse: the Qwen2.5 template is installed on the tokenizer (SmolLM2
 and the tiny model use the same ``<|im_start|>`` tokens). The supervised phase is the same.
@@ -76,7 +76,7 @@ from agents.base import run_episode
 from agents.baselines import OraclePolicy
 from agents.cli_args import add_dataclass_arguments
 from agents.cli_args import args_from_namespace as _args_from_namespace
-from agents.prompting import parse_tool_calls
+from agents.llm.chat import parse_tool_calls
 from vmb_gym.data import parse_file_range
 from vmb_gym.errors import ConfigError
 
@@ -179,7 +179,7 @@ def load_model(args: Args, env: gym.Env[str, Any]) -> tuple[Any, Any]:
     else:
         path = args.model
         if args.model == "smollm2":
-            from agents.hf import convert_gguf
+            from agents.llm.hf import convert_gguf
 
             path = str(convert_gguf())
         if not Path(path).is_dir():
@@ -207,7 +207,7 @@ def stop_ids(tok: Any, model: Any) -> list[int]:
 
 # ----------------------------------------------------------------------------------------- prompts
 def render_calls(calls: Sequence[dict[str, Any]]) -> str:
-    """Calls as ``<tool_call>`` blocks (the form :func:`agents.prompting.parse_tool_calls` reads first)."""
+    """Calls as ``<tool_call>`` blocks (the form :func:`agents.llm.chat.parse_tool_calls` reads first)."""
     return "\n".join("<tool_call>\n" + json.dumps({"name": c["name"], "arguments": c.get("arguments", {})},
                                                   ensure_ascii=False) + "\n</tool_call>" for c in calls)
 
@@ -455,7 +455,7 @@ def train_trl(model: Any, tok: Any, task_ids: list[str], args: Args) -> list[dic
         raise ConfigError(f"--backend trl needs trl and datasets ({exc}); fix: pip install trl datasets") from exc
     from functools import partial
 
-    from agents.trl_env import VehicleMemToolEnv
+    from agents.llm.trl_env import VehicleMemToolEnv
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     tok.chat_template = qwen2_5_chat_template  # a template TRL can parse tool calls from

@@ -11,9 +11,9 @@ import torch
 
 import vmb_gym  # noqa: F401 - registers the env
 from agents.base import run_episode
-from agents.hf import HFPolicy
-from agents.memory_prompt import MemoryPrompter
-from agents.prompting import FINISH
+from agents.llm.chat import FINISH
+from agents.llm.hf import HFPolicy
+from agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.envs.actions import parse_action
 
 FINISH_TOOL = {"type": "function", "function": {"name": "finish", "description": "End.", "parameters": {"type": "object", "properties": {}}}}
@@ -166,7 +166,7 @@ def test_act_batch_on_vector_env(tiny_parts, scenarios) -> None:
 @pytest.mark.slow
 def test_smollm2_from_gguf_runs_an_episode(scenarios) -> None:
     pytest.importorskip("gguf")
-    from agents.hf import smollm2_gguf_path
+    from agents.llm.hf import smollm2_gguf_path
 
     try:
         smollm2_gguf_path()

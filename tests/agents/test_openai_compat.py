@@ -14,8 +14,8 @@ import pytest
 
 import vmb_gym  # noqa: F401 - registers the env
 from agents.base import run_episode
-from agents.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
-from agents.prompting import FINISH
+from agents.llm.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
+from agents.llm.chat import FINISH
 from vmb_gym.errors import ConfigError, VmbError
 
 SECRET = "sk-test-SECRET-0123456789"
@@ -251,3 +251,13 @@ def test_wire_messages_and_config_errors() -> None:
         OpenAIClient("m", "ftp://x")
     with pytest.raises(ConfigError):
         OpenAIPolicy("m", "http://x", on_endpoint_error="ignore")
+
+
+def test_endpoint_options_are_one_list_for_client_and_policy() -> None:
+    policy = OpenAIPolicy("m", "http://x/v1/", timeout=7, max_tokens=64, extra_body=None)
+    opts = policy.client.options
+    assert (opts.base_url, opts.timeout, opts.max_tokens, opts.extra_body) == ("http://x/v1", 7.0, 64, {})
+    body = policy.client.request_body([{"role": "user", "content": "x"}], None)
+    assert (body["temperature"], body["max_tokens"]) == (0.0, 64)
+    with pytest.raises(ConfigError, match="unknown endpoint option.*temprature.*accepted: base_url"):
+        OpenAIPolicy("m", "http://x", temprature=0.5)

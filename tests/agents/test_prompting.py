@@ -9,8 +9,7 @@ import pytest
 
 import vmb_gym  # noqa: F401 - registers the env
 from agents.base import run_episode
-from agents.memory_prompt import MEMORY_HEADER, MemoryPrompter
-from agents.prompting import (
+from agents.llm.chat import (
     FINISH,
     ToolChatPolicy,
     parse_tool_calls,
@@ -18,6 +17,7 @@ from agents.prompting import (
     tools_system_block,
     unbatch_infos,
 )
+from agents.llm.memory_prompt import MEMORY_HEADER, MemoryPrompter
 from vmb_gym.errors import ConfigError
 
 # --------------------------------------------------------------------------------------- parsing

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import vmb_gym  # noqa: F401
-from agents.prompting import parse_tool_calls
+from agents.llm.chat import parse_tool_calls
 from agents.train_lm import (
     Args,
     TaskPrompter,

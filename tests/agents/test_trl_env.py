@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from agents.trl_env import DEFAULT_VEHICLE_TOOLS, VehicleMemToolEnv, make_tool_env_class, observation_json
+from agents.llm.trl_env import DEFAULT_VEHICLE_TOOLS, VehicleMemToolEnv, make_tool_env_class, observation_json
 from vmb_gym.errors import ConfigError
 
 

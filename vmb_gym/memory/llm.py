@@ -1,6 +1,8 @@
-"""The small LLM interface the LLM-built memories (``summary``, ``key_value``) need.
+"""The one chat-model interface: :class:`ChatBackend`, its message types and tool helpers.
 
-HF and OpenAI backends (``agents/``) implement :class:`ChatBackend`; tests use a scripted one.
+The LLM-built memories (``summary``, ``key_value``) call a backend; the model-backed policies
+(``agents.llm``: HF and OpenAI-compatible) implement it, so one object serves both. Tests use a
+scripted one.
 """
 
 from __future__ import annotations
@@ -9,10 +11,19 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any, Protocol, TypedDict, runtime_checkable
+from typing import Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
 from vmb_gym.memory.base import BaseMemory
 from vmb_gym.types import HistoryLine
+
+
+__all__ = ["ChatBackend", "ChatReply", "DailyLLMMemory", "Messages", "ToolCallDict", "Tools", "tool_arguments",
+           "tool_schema"]
+
+#: Chat messages (OpenAI shape: ``{"role", "content", ...}``) as backends take them.
+Messages = Sequence[Mapping[str, Any]]
+#: Tool schemas (OpenAI function shape ``{"type": "function", "function": {...}}`` or bare).
+Tools = Sequence[Mapping[str, Any]]
 
 
 class ToolCallDict(TypedDict):
@@ -23,22 +34,29 @@ class ToolCallDict(TypedDict):
 
 
 class ChatReply(TypedDict):
-    """A chat reply: text plus tool calls (possibly none)."""
+    """A chat reply: text plus tool calls (possibly none), and what a policy backend adds.
+
+    ``usage`` (``prompt_tokens``/``completion_tokens``), ``parse_errors`` (calls the backend could
+    not read) and the rest are optional: memories read only ``content`` and ``tool_calls``.
+    """
 
     content: str
     tool_calls: list[ToolCallDict]
+    usage: NotRequired[dict[str, int]]
+    parse_errors: NotRequired[list[str]]
 
 
 @runtime_checkable
 class ChatBackend(Protocol):
-    """Anything that answers a chat with optional tool calls.
+    """Anything that answers a chat with optional tool calls (memory builders and policies alike).
 
-    ``messages`` are OpenAI-style ``{"role", "content"}`` dicts; ``tools`` are OpenAI function
-    schemas (``{"type": "function", "function": {...}}``). ``arguments`` in the reply may be a
-    dict or a JSON string (callers use :func:`tool_arguments`).
+    ``messages`` are OpenAI-style ``{"role", "content"}`` dicts (assistant ``tool_calls`` may carry
+    ``arguments`` as a dict); ``tools`` are OpenAI function schemas (``{"type": "function",
+    "function": {...}}``), or None for none. The reply is a :class:`ChatReply`; ``arguments`` in
+    it may be a dict or a JSON string (callers use :func:`tool_arguments`).
     """
 
-    def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> ChatReply:
         """One completion (temperature 0 where the backend has one)."""
 
 

@@ -2,7 +2,7 @@
 
 :class:`HFPolicy` renders the env's chat with the tokenizer's chat template (tools passed to the
 template when it renders them, otherwise a tools block in the system message), generates a
-reply, reads tool calls from it (:func:`agents.prompting.parse_tool_calls`) and sends them as one
+reply, reads tool calls from it (:func:`agents.llm.chat.parse_tool_calls`) and sends them as one
 action. :meth:`HFPolicy.act_batch` serves a vector env with one left-padded ``generate`` call.
 It is also a chat backend (``chat(messages, tools)``) for memory modules that need an LLM.
 
@@ -22,8 +22,9 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from agents.prompting import Messages, ToolChatPolicy, Tools, parse_tool_calls, to_text_tool_messages, tool_name
+from agents.llm.chat import ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +71,8 @@ class HFPolicy(ToolChatPolicy):
         seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
         max_new_tokens: most tokens per reply.
         max_turns: most model turns per episode (official: 10).
-        memory: optional :class:`~agents.memory_prompt.MemoryPrompter`.
-        feedback_parse_errors: see :class:`~agents.prompting.ToolChatPolicy`.
+        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
+        feedback_parse_errors: see :class:`~agents.llm.chat.ToolChatPolicy`.
         use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
         device: device to move a path-loaded model to (default: cuda when available, else cpu).
         dtype: dtype of a path-loaded model (default: the checkpoint's).
@@ -178,11 +179,11 @@ class HFPolicy(ToolChatPolicy):
         return "".join(f"{m['role']}: {m['content']}\n\n" for m in text_messages) + "assistant: "
 
     # -- generation -------------------------------------------------------------------------------
-    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> ChatReply:
         """One reply: ``{"content", "tool_calls", "parse_errors", "raw", "usage"}``."""
         return self.chat_many([(list(messages), list(tools or []))])[0]
 
-    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[ChatReply]:
         """Replies to several requests from one left-padded ``generate`` call."""
         import torch
 

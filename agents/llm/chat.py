@@ -1,7 +1,7 @@
 """Chat prompting for tool-calling policies: render the env's chat for a model, read calls back.
 
-Three pieces live here, shared by every model-backed policy (:mod:`agents.hf`,
-:mod:`agents.openai_compat`):
+Three pieces live here, shared by every model-backed policy (:mod:`agents.llm.hf`,
+:mod:`agents.llm.openai_compat`):
 
 * rendering: :func:`tools_system_block` (a tools block for chat templates that know no tools),
   :func:`to_text_tool_messages` (tool calls and results written as text) and
@@ -10,7 +10,7 @@ Three pieces live here, shared by every model-backed policy (:mod:`agents.hf`,
   ``<tool_call>{...}</tool_call>`` form (several blocks), bare JSON (an object or a list) or the
   Python-call form, and returns the calls with the text of anything it could not read;
 * the loop: :class:`ToolChatPolicy` runs the official VehicleMemBench agent loop (spec §2.2) over
-  any :class:`ChatBackend`: one model turn per env step, every call of a reply sent as one action,
+  any :class:`~vmb_gym.memory.llm.ChatBackend`: one model turn per env step, every call of a reply sent as one action,
   the first reply without tool calls ends the episode (``finish``), at most ``max_turns`` turns.
 """
 
@@ -20,16 +20,15 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
+from agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.errors import ActionError, ConfigError
+from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 __all__ = [
     "FINISH",
-    "ChatBackend",
-    "Messages",
     "Request",
-    "Tools",
     "EpisodeState",
     "ParsedReply",
     "ToolChatPolicy",
@@ -46,29 +45,11 @@ FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
 
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
-#: Chat messages (OpenAI shape) and tool schemas, as the backends take them.
-Messages = Sequence[Mapping[str, Any]]
-Tools = Sequence[Mapping[str, Any]]
 #: One model request: the messages and the tools offered.
 Request = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.DOTALL)
 _PY_CALL_LINE = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\s*\((.*)\)\s*`?\s*;?\s*$")
-
-
-# ---------------------------------------------------------------------------------------- backend
-@runtime_checkable
-class ChatBackend(Protocol):
-    """A chat model that can call tools (the memory-module LLM backend contract too).
-
-    ``chat`` takes OpenAI-style messages (assistant ``tool_calls`` carry ``arguments`` as a dict)
-    and OpenAI-format tool schemas, and returns ``{"content": str, "tool_calls": [{"name": str,
-    "arguments": dict, "id"?: str}], ...}``.
-    """
-
-    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
-        """One model reply to ``messages`` with ``tools`` available."""
-        ...
 
 
 # ---------------------------------------------------------------------------------------- rendering
@@ -400,7 +381,7 @@ class ToolChatPolicy:
 
     Args:
         max_turns: most model turns per episode (official ``reflect_num``: 10).
-        memory: optional :class:`~agents.memory_prompt.MemoryPrompter` putting retrieved memory
+        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter` putting retrieved memory
             into the prompt at reset (a memory module or name is wrapped in one without data:
             the module must then already hold the episode's scenario).
         feedback_parse_errors: if True, a reply whose calls could not be read (and that has no
@@ -412,8 +393,6 @@ class ToolChatPolicy:
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
         if memory is not None and not callable(getattr(memory, "augment", None)):
-            from agents.memory_prompt import MemoryPrompter
-
             memory = MemoryPrompter(memory)  # a module or a name: the caller keeps it ingested
         self.max_turns = max_turns
         self.memory = memory
@@ -422,11 +401,11 @@ class ToolChatPolicy:
         self.batch_states: list[EpisodeState] = []
 
     # -- backend ------------------------------------------------------------------------------
-    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
-        """One reply of the model; subclasses implement it."""
+    def chat(self, messages: Messages, tools: Tools | None = None) -> ChatReply:
+        """One reply of the model (the :class:`~vmb_gym.memory.llm.ChatBackend` call); subclasses implement it."""
         raise NotImplementedError
 
-    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[ChatReply]:
         """Replies to several (messages, tools) requests; the default asks one by one."""
         return [self.chat(m, t) for m, t in requests]
 

@@ -7,7 +7,7 @@ system message, in the same ``User preference memory:`` block the env uses for c
 It reports the figures the env reports for its own memory (``memory_searches``,
 ``memory_tokens``, the hit line ids and, when the query is known, the retrieval audit).
 
-Any policy can use it: :class:`~agents.prompting.ToolChatPolicy` calls :meth:`augment` at reset
+Any policy can use it: :class:`~agents.llm.chat.ToolChatPolicy` calls :meth:`augment` at reset
 when built with ``memory=MemoryPrompter(...)``.
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from agents.prompting import Messages
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.llm import Messages
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
 

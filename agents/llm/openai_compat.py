@@ -21,14 +21,16 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.prompting import FINISH, Messages, ToolChatPolicy, Tools
+from agents.llm.chat import FINISH, ToolChatPolicy
 from vmb_gym.errors import ConfigError, VmbError
+from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EndpointError", "OpenAIClient", "OpenAIPolicy"]
+__all__ = ["DEFAULT_BASE_URL", "EndpointError", "EndpointOptions", "OpenAIClient", "OpenAIPolicy", "to_openai_messages"]
 
 #: HTTP statuses worth retrying (overload, rate limit, gateway trouble, request timeout).
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -79,11 +81,15 @@ def to_openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, 
     return out
 
 
-class OpenAIClient:
-    """A chat-completions client with function calling (a memory-module LLM backend too).
+#: The default endpoint root.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
-    Args:
-        model: model name sent in each request.
+
+@dataclass(frozen=True)
+class EndpointOptions:
+    """How to reach and ask an OpenAI-compatible endpoint (one list for the client and the policy).
+
+    Attributes:
         base_url: endpoint root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is appended).
         api_key_env: environment variable holding the key (no ``Authorization`` header when unset).
         timeout: seconds per request.
@@ -94,43 +100,80 @@ class OpenAIClient:
         extra_body: more request fields (e.g. ``{"enable_thinking": False}``).
     """
 
-    def __init__(
-        self,
-        model: str,
-        base_url: str = "https://api.openai.com/v1",
-        *,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout: float = 120.0,
-        max_retries: int = 3,
-        backoff: float = 3.0,
-        temperature: float = 0.0,
-        max_tokens: int = 8192,
-        extra_body: Mapping[str, Any] | None = None,
-    ) -> None:
+    base_url: str = DEFAULT_BASE_URL
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 120.0
+    max_retries: int = 3
+    backoff: float = 3.0
+    temperature: float = 0.0
+    max_tokens: int = 8192
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        if self.timeout <= 0:
+            raise ConfigError(f"timeout must be > 0 seconds, got {self.timeout}")
+        if not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ConfigError(f"max_retries must be an integer >= 0, got {self.max_retries!r}")
+        if self.backoff < 0:
+            raise ConfigError(f"backoff must be >= 0 seconds, got {self.backoff}")
+        set_ = object.__setattr__  # frozen: normalise once here
+        set_(self, "base_url", self.base_url.rstrip("/"))
+        for name, kind in (("timeout", float), ("backoff", float), ("temperature", float), ("max_tokens", int)):
+            set_(self, name, kind(getattr(self, name)))
+        set_(self, "extra_body", dict(self.extra_body or {}))
+
+    @classmethod
+    def from_kwargs(cls, **kwargs: Any) -> EndpointOptions:
+        """Options from keyword arguments (``extra_body=None`` means none).
+
+        Raises:
+            ConfigError: a keyword is not an option (the message names the accepted ones).
+        """
+        accepted = [f.name for f in fields(cls)]
+        unknown = sorted(set(kwargs) - set(accepted))
+        if unknown:
+            raise ConfigError(f"unknown endpoint option(s) {', '.join(unknown)}; accepted: {', '.join(accepted)}")
+        if kwargs.get("extra_body") is None:
+            kwargs.pop("extra_body", None)
+        return cls(**kwargs)
+
+
+class OpenAIClient:
+    """A chat-completions client with function calling (a memory-module LLM backend too).
+
+    Args:
+        model: model name sent in each request.
+        base_url: endpoint root (see :class:`EndpointOptions`).
+        **options: the other :class:`EndpointOptions` fields (``api_key_env``, ``timeout``,
+            ``max_retries``, ``backoff``, ``temperature``, ``max_tokens``, ``extra_body``).
+
+    Raises:
+        ConfigError: an empty model name, a bad or unknown option.
+    """
+
+    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> None:
         if not model:
             raise ConfigError("model must be a non-empty model name")
-        if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url must start with http:// or https://, got {base_url!r}")
-        if timeout <= 0:
-            raise ConfigError(f"timeout must be > 0 seconds, got {timeout}")
-        if not isinstance(max_retries, int) or max_retries < 0:
-            raise ConfigError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-        if backoff < 0:
-            raise ConfigError(f"backoff must be >= 0 seconds, got {backoff}")
         self.model = model
-        self.base_url = base_url.rstrip("/")
-        self.api_key_env = api_key_env
-        self.timeout = float(timeout)
-        self.max_retries = max_retries
-        self.backoff = float(backoff)
-        self.temperature = float(temperature)
-        self.max_tokens = int(max_tokens)
-        self.extra_body = dict(extra_body or {})
+        self.options = EndpointOptions.from_kwargs(base_url=base_url, **options)
         self.requests_made = 0
 
+    @property
+    def base_url(self) -> str:
+        """The endpoint root (no trailing slash)."""
+        return self.options.base_url
+
+    @property
+    def api_key_env(self) -> str:
+        """The environment variable holding the key."""
+        return self.options.api_key_env
+
     def __repr__(self) -> str:
-        return (f"OpenAIClient(model={self.model!r}, base_url={self.base_url!r}, api_key_env={self.api_key_env!r}, "
-                f"timeout={self.timeout}, max_retries={self.max_retries})")
+        o = self.options
+        return (f"OpenAIClient(model={self.model!r}, base_url={o.base_url!r}, api_key_env={o.api_key_env!r}, "
+                f"timeout={o.timeout}, max_retries={o.max_retries})")
 
     def _scrub(self, text: str) -> str:
         key = os.environ.get(self.api_key_env)
@@ -148,13 +191,13 @@ class OpenAIClient:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": to_openai_messages(messages),
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            "temperature": self.options.temperature,
+            "max_tokens": self.options.max_tokens,
         }
         if tools:
             body["tools"] = list(tools)
             body["tool_choice"] = "auto"
-        body.update(self.extra_body)
+        body.update(self.options.extra_body)
         return body
 
     def _post_once(self, data: bytes) -> tuple[int | None, dict[str, Any] | None, str]:
@@ -163,18 +206,18 @@ class OpenAIClient:
         req = urllib.request.Request(self.base_url + "/chat/completions", data=data, headers=self._headers(),
                                      method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - http(s) checked above
+            with urllib.request.urlopen(req, timeout=self.options.timeout) as resp:  # noqa: S310 - http(s) checked above
                 status = resp.status
                 payload = resp.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp is not None else ""
             return exc.code, None, f"HTTP {exc.code}: {self._scrub(detail)}"
         except (TimeoutError, socket.timeout):
-            return None, None, f"no reply within {self.timeout:g} s"
+            return None, None, f"no reply within {self.options.timeout:g} s"
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, (TimeoutError, socket.timeout)):
-                return None, None, f"no reply within {self.timeout:g} s"
+                return None, None, f"no reply within {self.options.timeout:g} s"
             return None, None, f"connection failed: {self._scrub(str(reason))}"
         except (ConnectionError, OSError) as exc:
             return None, None, f"connection failed: {type(exc).__name__}: {self._scrub(str(exc))}"
@@ -197,22 +240,22 @@ class OpenAIClient:
         attempts = 0
         status: int | None = None
         error = ""
-        for attempt in range(self.max_retries + 1):
+        for attempt in range(self.options.max_retries + 1):
             attempts += 1
             status, decoded, error = self._post_once(data)
             if decoded is not None:
                 return decoded
             retryable = status is None or status in RETRY_STATUSES or 200 <= status < 300
-            if not retryable or attempt == self.max_retries:
+            if not retryable or attempt == self.options.max_retries:
                 break
-            delay = self.backoff * (2 ** attempt)
+            delay = self.options.backoff * (2 ** attempt)
             log.warning("chat request to %s failed (%s); retry %d/%d in %.1f s", self.base_url, error,
-                        attempt + 1, self.max_retries, delay)
+                        attempt + 1, self.options.max_retries, delay)
             time.sleep(delay)
         raise EndpointError(f"{self.base_url}/chat/completions failed after {attempts} attempt(s): {error}",
                             status=status, attempts=attempts)
 
-    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> ChatReply:
         """One reply: ``{"content", "tool_calls": [{"id", "name", "arguments"}], "parse_errors", "usage",
         "finish_reason"}``.
 
@@ -257,50 +300,43 @@ class OpenAIPolicy(ToolChatPolicy):
     """The official agent loop on an OpenAI-compatible endpoint.
 
     Args:
-        model, base_url, api_key_env, timeout, max_retries, backoff, temperature, max_tokens,
-            extra_body: see :class:`OpenAIClient`.
+        model: model name sent in each request.
+        base_url: endpoint root (see :class:`EndpointOptions`).
         max_turns: most model turns per episode (official: 10).
-        memory: optional :class:`~agents.memory_prompt.MemoryPrompter`.
+        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
         on_endpoint_error: ``"raise"`` (default: :class:`EndpointError` leaves :meth:`act`) or
             ``"finish"`` (official: stop the episode and score the state reached; the failure is
             counted in ``stats["endpoint_errors"]``).
         workers: threads for :meth:`act_batch`.
+        **endpoint: the other :class:`EndpointOptions` fields, passed to :class:`OpenAIClient`.
     """
 
     def __init__(
         self,
         model: str,
-        base_url: str = "https://api.openai.com/v1",
+        base_url: str = DEFAULT_BASE_URL,
         *,
-        api_key_env: str = "OPENAI_API_KEY",
-        timeout: float = 120.0,
-        max_retries: int = 3,
-        backoff: float = 3.0,
-        temperature: float = 0.0,
-        max_tokens: int = 8192,
         max_turns: int = 10,
-        extra_body: Mapping[str, Any] | None = None,
         memory: Any | None = None,
         on_endpoint_error: str = "raise",
         workers: int = 8,
+        **endpoint: Any,
     ) -> None:
         super().__init__(max_turns=max_turns, memory=memory)
         if on_endpoint_error not in ("raise", "finish"):
             raise ConfigError(f"on_endpoint_error must be 'raise' or 'finish', got {on_endpoint_error!r}")
-        self.client = OpenAIClient(model, base_url, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
-                                   backoff=backoff, temperature=temperature, max_tokens=max_tokens,
-                                   extra_body=extra_body)
+        self.client = OpenAIClient(model, base_url, **endpoint)
         self.on_endpoint_error = on_endpoint_error
         self.workers = max(1, int(workers))
 
     def __repr__(self) -> str:
         return f"OpenAIPolicy(client={self.client!r}, max_turns={self.max_turns})"
 
-    def chat(self, messages: Messages, tools: Tools | None = None) -> dict[str, Any]:
+    def chat(self, messages: Messages, tools: Tools | None = None) -> ChatReply:
         """One reply from the endpoint (see :meth:`OpenAIClient.chat`)."""
         return self.client.chat(messages, tools)
 
-    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[dict[str, Any]]:
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[ChatReply]:
         """Replies to several requests, sent concurrently."""
         if len(requests) <= 1 or self.workers == 1:
             return [self.chat(m, t) for m, t in requests]
