@@ -60,12 +60,14 @@ def enable_api(api: str) -> tuple[str, dict[str, object]] | None:
                "open", "degree", "position", "switch"}
 
     def field_tokens(name: str) -> set[str]:
+        """The non-generic words of a function name's field part."""
         return set(re.findall(r"[a-z]+", name.split(f"_{spec.module}_", 1)[-1])) - generic
 
     words = field_tokens(api)
     same_module = [s for s in API_SPECS.values() if s.module == spec.module and s.name != api]
 
     def bool_param(s: ApiSpec) -> str | None:
+        """The name of ``s``'s boolean value parameter, if it has one."""
         vp = value_param(s)
         return vp.name if vp is not None and vp.py_type is bool else None
 

@@ -116,6 +116,7 @@ class RulesPolicy:
 
     @names.setter
     def names(self, speakers: tuple[str, ...]) -> None:
+        """Set the speakers (the slot design sets them when it calls :meth:`candidates` directly)."""
         self._names = tuple(speakers)
 
     def clear_memory_figures(self) -> None:
@@ -131,7 +132,8 @@ class RulesPolicy:
         req_scores = score_apis(api_text(req))
         hits = self.search(req, req_scores, scenario, as_of)
         candidates = self.candidates(req, req_scores, hits)
-        self.last = {"request": req, "request_scores": top_scores(req_scores, 5), "hits": hits, "candidates": candidates[:8]}
+        self.last = {"request": req, "request_scores": top_scores(req_scores, 5), "hits": hits,
+                     "candidates": candidates[:8]}
         best_req = max(req_scores.values(), default=0.0)
         if best_req >= 2.0:
             # the request names a function: read values for it (and close rivals) only
@@ -221,6 +223,10 @@ class RulesPolicy:
         return out
 
     def _call(self, api: str, value: Any, req: Request) -> dict[str, Any]:
+        """The JSON call for ``api`` with ``value`` and its selector.
+
+        A value the request states wins; a relative change ("two higher") moves an integer value.
+        """
         spec = API_SPECS[api]
         args: dict[str, Any] = {}
         vp = value_param(spec)
@@ -245,6 +251,7 @@ class RulesPolicy:
         return {"name": api, "arguments": args}
 
     def _minimal(self, api: str, req: Request) -> list[dict[str, Any]]:
+        """The "switch it on" call for ``api``'s device (none when it has no such function)."""
         enabled = enable_api(api)
         if enabled is None:
             return []

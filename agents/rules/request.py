@@ -67,6 +67,7 @@ def read_request(text: str, speakers: Sequence[str]) -> Request:
 
 
 def _quotes(text: str) -> list[str]:
+    """The quoted speech of a text (after ``:`` or ``,``; apostrophes inside words do not close a quote)."""
     out = []
     for m in re.finditer(r"[:,]\s*['‘\"“]", text):
         start = m.end()
@@ -87,6 +88,7 @@ def _quotes(text: str) -> list[str]:
 
 
 def _name_forms(speakers: Sequence[str]) -> list[tuple[str, str]]:
+    """(form, full name) pairs: every full name, then each first name that only one speaker has."""
     forms: list[tuple[str, str]] = []
     firsts = [s.split()[0] for s in speakers if s.strip()]
     for s in speakers:
@@ -99,6 +101,7 @@ def _name_forms(speakers: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _driver(body: str, names: list[tuple[str, str]]) -> str | None:
+    """The person the text says is driving, if any."""
     for form, full in names:
         f = re.escape(form)
         if re.search(rf"\b{f}\b[^.]{{0,40}}?\b(got into the driver|got in the driver|sat in the driver|drove\b|was driving|"
@@ -128,6 +131,7 @@ def _speaker(body: str, names: list[tuple[str, str]]) -> str | None:
 
 
 def _last_name(text: str, names: list[tuple[str, str]]) -> str | None:
+    """The person named last in ``text``."""
     who, pos = None, -1
     for form, full in names:
         for n in phrase_pattern(form).finditer(text):
@@ -137,6 +141,7 @@ def _last_name(text: str, names: list[tuple[str, str]]) -> str | None:
 
 
 def _first_name_in(text: str, names: list[tuple[str, str]]) -> str | None:
+    """The person named first in ``text``."""
     who, pos = None, len(text) + 1
     for form, full in names:
         n = phrase_pattern(form).search(text)
@@ -146,6 +151,7 @@ def _first_name_in(text: str, names: list[tuple[str, str]]) -> str | None:
 
 
 def _seat_of(body: str, target: str | None, driver: str | None, names: list[tuple[str, str]]) -> str:
+    """Where ``target`` sits: the back or passenger seat when the text says so, else by who drives."""
     if target is None:
         return "driver"
     forms = [re.escape(f) for f, full in names if full == target]

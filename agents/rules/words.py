@@ -99,6 +99,7 @@ def _conditions_cached(text: str) -> frozenset[str]:
 
 
 def _conditions_in(text: str) -> set[str]:
+    """Condition groups named by their words, plus "night" for an evening clock time."""
     found = set()
     for group, words in CONDITIONS.items():
         if find_phrases(text, words):
@@ -121,6 +122,7 @@ def _score_apis_cached(text: str) -> tuple[tuple[str, float], ...]:
 
 
 def _score_apis(text: str) -> dict[str, float]:
+    """Module score (its longest matching phrase) plus field score per function; see :func:`score_apis`."""
     module_score: dict[str, float] = {}
     for module in {s.module for s in API_SPECS.values()}:
         found = find_phrases(text, module_words(module))

@@ -11,9 +11,11 @@ import pytest
 import vmb_gym  # noqa: F401  (registers the envs)
 from agents.base import run_episode
 from agents.baselines import NoopPolicy
-from agents.rules import RulesPolicy, extract_value, read_request
-from agents.rules import enable_api, numbers_in
+from agents.rules import Candidate, RulesPolicy, enable_api, extract_value, numbers_in, read_request, score_apis
+from agents.rules.request import api_text
+from vmb_gym.memory import MemoryHit
 from vmb_gym.vehicle import API_SPECS
+from vmb_gym.vehicle import lexicon
 
 HISTORY = """\
 [2025-03-01 08:00] Gary Allen: Morning, Nina. Set my seat heating to level 3, my back loves it.
@@ -133,6 +135,33 @@ def test_value_extraction_uses_the_vocabulary() -> None:
     assert extract_value(trunk, "Actually, dial it back to 25 percent. 65 percent was too much.") == 25
     assert extract_value(trunk, "Scratch that, 45 percent is a mistake. 30 percent is the one I want.") == 30
     assert enable_api("carcontrol_navigation_set_voice_mode") == ("carcontrol_navigation_switch", {"switch": True})
+
+
+def test_public_search_and_candidates_plan_like_the_policy() -> None:
+    # the slot design calls these directly: the policy's own plan must come from the same pieces
+    policy = RulesPolicy("none")
+    policy.names = ("Gary Allen", "Nina Park")
+    req = read_request("At 8:10 AM, Gary got into the driver's seat. He said: 'Warm my seat the way I like it.'",
+                       policy.names)
+    scores = score_apis(api_text(req))
+    hit = MemoryHit(entry_id="1", text="Gary Allen: Set my seat heating to level 3, my back loves it.", score=1.0,
+                    timestamp=None, people=("Gary Allen",))
+    cands = policy.candidates(req, scores, [hit])
+    assert isinstance(cands[0], Candidate)
+    assert (cands[0].api, cands[0].value) == ("carcontrol_seat_set_heating_level", 3)
+    assert policy._candidates(req, scores, [hit]) == cands  # the old spelling still works
+    assert policy.search(req, scores, None, None) == []  # type: ignore[arg-type]  # "none" memory: no search
+    policy.clear_memory_figures()
+    assert policy.memory_figures() == {"memory_searches": 0, "memory_tokens": 0, "memory_hits": []}
+
+
+def test_rules_read_the_lexicon_tables() -> None:
+    # one table, not a copy: agents.rules re-exports the lexicon's objects
+    import agents.rules as rules
+
+    for name in ("MODULE_WORDS", "API_WORDS", "MODULE_DEFAULT", "VALUE_SYNONYMS", "CONDITIONS", "OPPOSITE",
+                 "STOP_WORDS"):
+        assert getattr(rules, name) is getattr(lexicon, name), name
 
 
 def test_official_rules_beat_noop(official: Path) -> None:
