@@ -32,10 +32,6 @@ class ActionError(VmbError):
     """A policy action could not be understood (malformed JSON, unknown tool, bad arguments)."""
 
 
-class UnknownToolError(ActionError):
-    """A call named a tool that does not exist."""
-
-
 class ConfigError(VmbError, ValueError):
     """A constructor or command-line option has a value that cannot be used."""
 

@@ -357,7 +357,6 @@ class ScenarioBuilder:
         v_p, v_q = self.r_pref.sample(list(slot.st.values), 2)
         asker, other = (p, q) if self.r_pref.random() < 0.5 else (q, p)
         seat = self.seat_for(slot, allow_rear=False)
-        other_seat = "passenger" if seat == "driver" else "driver"
         calls = [slot.call(v_p if asker == p else v_q, seat, self.cur_dest)]
         calls += self.companion_calls(comp, seat)
         if not _gold_ok(calls):

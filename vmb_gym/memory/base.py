@@ -488,10 +488,3 @@ class BaseMemory:
             "searches": float(n),
             "search_ms_mean": 1000.0 * sum(self.search_seconds) / n if n else 0.0,
         }
-
-
-def with_status(hit: MemoryHit, status: str) -> MemoryHit:
-    """A copy of ``hit`` with another status."""
-    return replace(hit, status=status)
-
-

@@ -28,10 +28,6 @@ BUILD_TOOLS = [
     tool_schema("memory_remove", "Remove a key.", {"key": "the key"}),
     tool_schema("memory_search", "Find entries by key or text.", {"key": "key or text"}),
 ]
-SERVE_TOOLS = [
-    tool_schema("memory_search", "Find stored vehicle preferences by key or text.", {"key": "key or text"}),
-    tool_schema("memory_list", "List all stored keys.", {}),
-]
 SYSTEM_PROMPT = (
     "You maintain a key-value memory of the vehicle preferences of a household. Read one day of "
     "conversation and record preferences with memory_add (keys like Name_attribute, values under 50 "

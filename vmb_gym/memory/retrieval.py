@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit
+from vmb_gym.memory.base import BaseMemory, MemoryHit
 from vmb_gym.memory.cache import cache_dir, content_hash, load_array, save_array
 
 log = logging.getLogger(__name__)
@@ -439,8 +439,3 @@ class HybridMemory(BM25Memory, DenseMemory):
 def shared_minilm() -> MiniLMEmbedder:
     """One MiniLM per process (the model is shared by every dense/hybrid/layered module)."""
     return MiniLMEmbedder()
-
-
-def entry_texts(entries: Sequence[MemoryEntry]) -> list[str]:
-    """The texts an index is built from."""
-    return [e.text for e in entries]
