@@ -13,7 +13,7 @@ Two action designs:
   search and finish), resolved into concrete calls per episode, with per-slot features and a
   pointer policy (one scorer shared by all slots). Trained on the generated *train* split
   (written once into ``--cache-dir``), evaluated on the held-out default test split and, when
-  present, on the official data. See :class:`agents.sb3_slots.SlotCatalogue`.
+  present, on the official data. See :class:`agents.sb3.slots.SlotCatalogue`.
 * ``catalogue``: the flat ``Discrete(N)`` catalogue of ~2,000 complete calls with hashed
   bag-of-words (or MiniLM) features of the text (it does not transfer across households).
 
@@ -48,7 +48,9 @@ from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
 from vmb_gym.wrappers.features import make_featurizer
-from vmb_gym.wrappers.sb3 import load_sb3_policy, make_sb3_env, save_sb3_checkpoint
+from agents.sb3.catalogue_policy import SB3Policy
+from agents.sb3.checkpoint import algo_class, save_checkpoint
+from vmb_gym.wrappers.sb3 import make_sb3_env
 
 
 @dataclass
@@ -195,8 +197,6 @@ def main(args: Args) -> dict[str, Any]:
         return main_slots(args)
     if args.data == "generated:train":
         args = dataclasses.replace(args, data=str(generated_train(args)))
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     out = Path(args.out)
@@ -229,16 +229,17 @@ def main(args: Args) -> dict[str, Any]:
           f"catalogue: {catalogue.n} actions; features: {featurizer.dim}")
 
     # --- agent
-    algo_cls = {"ppo": PPO, "maskable_ppo": MaskablePPO}[args.algo]
+    algo_cls = algo_class(args.algo)
     model = algo_cls("MlpPolicy", vec_env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                      learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma, seed=args.seed,
                      policy_kwargs={"net_arch": [256]}, device="cpu", verbose=0)
 
     # --- training loop: SB3's learn, with a callback that logs episodes and writes checkpoints
+    meta = SB3Policy.checkpoint_meta(catalogue, featurizer)
     log_rows, train_seconds = learn_with_log(
         model, args, out, reward_key="reward",
-        save=lambda m, path: save_sb3_checkpoint(m, path, algo=args.algo, catalogue=catalogue, featurizer=featurizer))
-    final = save_sb3_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue, featurizer=featurizer)
+        save=lambda m, path: save_checkpoint(m, path, design="catalogue", algo=args.algo, meta=meta))
+    final = save_checkpoint(model, out / "final", design="catalogue", algo=args.algo, meta=meta)
     fps = model.num_timesteps / train_seconds
 
     # --- held-out evaluation: the reloaded checkpoint, random allowed calls, no-op
@@ -247,7 +248,7 @@ def main(args: Args) -> dict[str, Any]:
     task_ids = [q.task_id for q in eval_env.unwrapped.tasks.queries]
     if args.eval_episodes:
         task_ids = task_ids[: args.eval_episodes]
-    policies = {"trained": load_sb3_policy(final, eval_env),
+    policies = {"trained": SB3Policy.load(final, eval_env),
                 "random": RandomCataloguePolicy(catalogue, args.seed, memory_search),
                 "noop": NoopPolicy()}
     results: dict[str, dict[str, float]] = {}
@@ -289,7 +290,7 @@ class RandomSlotPolicy:
     """Uniformly random allowed slot actions (finish included): the random baseline of the slot design."""
 
     def __init__(self, catalogue: Any, env: gym.Env[Any, Any], seed: int) -> None:
-        from agents.sb3_slots import SlotSB3Policy
+        from agents.sb3.slots.policy import SlotSB3Policy
 
         self._inner = SlotSB3Policy(None, catalogue, env)
         self.rng = np.random.default_rng(seed)
@@ -298,12 +299,10 @@ class RandomSlotPolicy:
         self._inner.reset(observation, info)
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
-        from agents.sb3_slots import slot_call
+        from agents.sb3.slots import slot_call
 
         p = self._inner
-        if not p._fresh:
-            p.episode.on_step(observation, info)
-        p._fresh = False
+        p.observe(observation, info)
         analysis = p.catalogue.analyse(p.episode, p.speakers)
         allowed = np.flatnonzero(p.catalogue.mask(analysis, p.episode, memory_search=p.memory_search))
         return slot_call(p.catalogue, int(self.rng.choice(allowed)), analysis, p.episode, p.speakers)
@@ -313,7 +312,7 @@ def _slot_env_thunk(data: str, files: list[int], args: Args, catalogue: Any) -> 
     def thunk() -> gym.Env[Any, Any]:
         from stable_baselines3.common.monitor import Monitor
 
-        from agents.sb3_slots import make_slot_env
+        from agents.sb3.slots import make_slot_env
 
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
@@ -324,13 +323,12 @@ def _slot_env_thunk(data: str, files: list[int], args: Args, catalogue: Any) -> 
 
 def main_slots(args: Args) -> dict[str, Any]:
     """The slot design: train MaskablePPO with the pointer policy, evaluate, plot."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.line_prior import LinePrior
+    from agents.sb3.slots.line_prior import LinePrior
     from agents.rules import RulesPolicy
-    from agents.sb3_slots import SlotCatalogue, save_slot_checkpoint, slot_pointer_policy
+    from agents.sb3.slots import SlotCatalogue
+    from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 
     out = Path(args.out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
@@ -364,22 +362,23 @@ def main_slots(args: Args) -> dict[str, Any]:
           f"slot actions: {catalogue.n}; features: {vec_env.observation_space.shape[0]}")
 
     demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 else None
-    algo_cls = {"ppo": PPO, "maskable_ppo": MaskablePPO}[args.algo]
-    policy = slot_pointer_policy() if args.algo == "maskable_ppo" else "MlpPolicy"
+    algo_cls = algo_class(args.algo)
+    policy = SlotPointerPolicy if args.algo == "maskable_ppo" else "MlpPolicy"
     n_steps = max(args.n_steps, 8)
     model = algo_cls(policy, vec_env, n_steps=n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                      learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma, seed=args.seed,
                      device="cpu", verbose=0)
+    meta = SlotSB3Policy.checkpoint_meta(catalogue)
     bc_seconds = 0.0
     if demos is not None and args.algo == "maskable_ppo":
         t_bc = time.perf_counter()
         behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed, weight_decay=args.bc_weight_decay)
         bc_seconds = time.perf_counter() - t_bc
-        save_slot_checkpoint(model, out / "checkpoints" / "bc", algo=args.algo, catalogue=catalogue)
+        save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)
     log_rows, train_seconds = learn_with_log(
         model, args, out, reward_key="f1_change", progress_every=1000,
-        save=lambda m, path: save_slot_checkpoint(m, path, algo=args.algo, catalogue=catalogue))
-    final = save_slot_checkpoint(model, out / "final", algo=args.algo, catalogue=catalogue)
+        save=lambda m, path: save_checkpoint(m, path, design="slots", algo=args.algo, meta=meta))
+    final = save_checkpoint(model, out / "final", design="slots", algo=args.algo, meta=meta)
     fps = model.num_timesteps / train_seconds
 
     # --- evaluation: train tasks (a sample), the held-out generated test split, the official data
@@ -393,8 +392,6 @@ def main_slots(args: Args) -> dict[str, Any]:
             sets.append(("official", args.official_data, parse_file_range(args.official_files), args.eval_episodes))
         except Exception as exc:  # noqa: BLE001  (the official data is optional)
             print(f"official data skipped: {exc}")
-    from agents.sb3_slots import load_slot_policy
-
     results: dict[str, dict[str, dict[str, float]]] = {}
     with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=["set", "policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
@@ -406,9 +403,9 @@ def main_slots(args: Args) -> dict[str, Any]:
             if limit:
                 task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
                     else task_ids[:limit]
-            policies: dict[str, Any] = {"trained": load_slot_policy(final, env)}
+            policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
             if (out / "checkpoints" / "bc.zip").is_file():
-                policies["bc_only"] = load_slot_policy(out / "checkpoints" / "bc", env)
+                policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
             if set_name != "train":
                 policies.update({"rules": RulesPolicy(args.memory, source=env),
                                  "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
@@ -443,7 +440,7 @@ def collect_slot_demos(vec_env: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     training split's gold calls are used. Returns ``(observations, masks, actions, tasks with a
     demonstration, tasks, right slots)`` (the last: per state, every allowed slot that is right).
     """
-    from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH
+    from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH
     from vmb_gym.wrappers.catalogue import call_key
 
     obs_l: list[np.ndarray] = []

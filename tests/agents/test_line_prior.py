@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.line_prior import N_FEATURES, LinePrior, line_text
-from agents.sb3_slots import SlotCatalogue, _analyse
+from agents.sb3.slots.line_prior import N_FEATURES, LinePrior, line_text
+from agents.sb3.slots import SlotCatalogue
+from agents.sb3.slots.analysis import analyse
 from vmb_gym.errors import ConfigError
 
 SPEAKERS = ("Julian Abbott", "Hugo Yamada")
@@ -65,7 +66,7 @@ def test_prior_features_pick_the_latest_real_statement_of_the_target() -> None:
     ]))
     request = "At 7:45 PM, Julian was driving to Old Town Hall, alone. Julian said: 'Set the trunk opening for me.'"
     cat = SlotCatalogue(line_prior=prior)
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, line_prior=prior)
+    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, line_prior=prior)
     slot = next(a for a in an.apis if a.api == "carcontrol_trunk_set_open_degree")
     by_value = {v.value: v for v in slot.values}
     assert by_value[40].prior_latest_target and by_value[40].prior_latest_any

@@ -5,17 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from agents.rules import extract_value, read_request, request_destination
-from agents.sb3_slots import (
-    N_LINE_HASH,
-    N_SLOT_ACTIONS,
-    SlotCatalogue,
-    SlotEpisodeText,
-    SlotFeaturizer,
-    _analyse,
-    relation_words,
-    relative_names,
-    search_rounds,
-)
+from agents.sb3.slots import N_SLOT_ACTIONS, SlotCatalogue, SlotEpisodeText, SlotFeaturizer, search_rounds
+from agents.sb3.slots.analysis import analyse
+from agents.sb3.slots.features import BLOCK_API, BLOCK_GLOBAL, BLOCK_KIND
+from agents.sb3.slots.layout import N_LINE_HASH
+from agents.sb3.slots.reading import reason_words, relation_words, relative_names
 from vmb_gym.vehicle import API_SPECS
 
 SPEAKERS = ("Julian Abbott", "Hugo Yamada", "Aaron Patel")
@@ -28,7 +22,7 @@ def _hits(*lines: str) -> str:
 def _read(request: str, hits: str):
     """The slot analysis of a request over one search's hits (no learned priors)."""
     cat = SlotCatalogue()
-    return _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    return analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
 
 
 def _by_value(analysis, api: str) -> dict:
@@ -73,7 +67,7 @@ def test_a_correction_without_the_setting_name_continues_the_line_before() -> No
     )
     request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
     cat = SlotCatalogue()
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     api = "carcontrol_seat_set_leg_support_height"
     assert an.apis[0].api == api
     assert 30 in _values(an, api)
@@ -109,12 +103,12 @@ def test_relatives_are_resolved_and_followed_up() -> None:
     )
     assert relative_names(["grandmother"], [first], SPEAKERS) == ["Joanna"]
     cat = SlotCatalogue()
-    an = _analyse(request, [first], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
+    an = analyse(request, [first], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
     assert an.relatives == ["Joanna"] and an.followups[0].startswith("Joanna ")
     # the speaker's corrections are asked for too ("Too low. Make it 35 percent instead.")
     assert an.followups[1].startswith("Julian Abbott ") and "instead" in an.followups[1]
     second = _hits("[2025-08-23 20:46] Julian Abbott: For Joanna, the station on the radio at Classic Rock 101.")
-    an2 = _analyse(request, [first, second], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an2 = analyse(request, [first, second], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     station = next(v for v in an2.apis[0].values if v.value == "Classic Rock 101")
     assert an2.apis[0].api == "carcontrol_radio_play_station" and station.relative
     other = next(v for v in an2.apis[0].values if v.value == "City Jazz")
@@ -131,7 +125,7 @@ def test_navigation_route_type_takes_the_destination_from_the_request() -> None:
                                       ("set the route type for me", "carcontrol_navigation_navigate_to"),
                                       ("warm my seat the way I like it", "carcontrol_seat_set_heating_level"),
                                       ("set the seat heating for me", "carcontrol_seat_set_heating_level")])
-    an = _analyse(request, [hits], speakers, True, cat.api_scores(request, speakers), cat.classify)
+    an = analyse(request, [hits], speakers, True, cat.api_scores(request, speakers), cat.classify)
     a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_navigation_navigate_to")
     call = cat.resolve(cat.index(a, 0, 0), an)
     assert call == {"name": "carcontrol_navigation_navigate_to",
@@ -157,7 +151,7 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     )
     request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
     cat = SlotCatalogue()
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     feat = SlotFeaturizer()
     column = feat.same_line_column
     mirror = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_heating_enabled")
@@ -220,12 +214,10 @@ def test_a_conditional_rule_is_matched_against_the_request_situation() -> None:
 
 
 def test_a_back_then_request_is_matched_to_the_line_that_gives_the_same_reason() -> None:
-    from agents.sb3_slots import _reason_words
-
     # the setting's own words and its synonyms ("boot", "trunk opening") are no reason; "my back" is one
-    assert _reason_words("Let's get how far the boot opens right for me.") == set()
-    assert _reason_words("Put the backrest angle back to my usual, please.") == set()
-    assert _reason_words("I've caught the flu again. Go back to my old setting for the AC mode from then.") \
+    assert reason_words("Let's get how far the boot opens right for me.") == set()
+    assert reason_words("Put the backrest angle back to my usual, please.") == set()
+    assert reason_words("I've caught the flu again. Go back to my old setting for the AC mode from then.") \
         == {"caug", "flu"}
     hits = _hits(
         "[2025-03-01 18:22] Julian Abbott: I'm changing the seat ventilation speed: my back has been bothering me, "
@@ -243,12 +235,10 @@ def test_a_back_then_request_is_matched_to_the_line_that_gives_the_same_reason()
 
 
 def test_who_the_request_is_for_and_how_it_asks_are_no_reasons() -> None:
-    from agents.sb3_slots import _reason_words
-
-    assert _reason_words("Could you fix the cushion tilt? You know how I like it.") == set()
-    assert _reason_words("My nephew is here, so let's do the leg support height his way.") == set()
-    assert _reason_words("Sort out how far the boot opens for me before we go.") == set()
-    assert _reason_words("The baby seat is back in. Set the HUD brightness the way I had it back then.") \
+    assert reason_words("Could you fix the cushion tilt? You know how I like it.") == set()
+    assert reason_words("My nephew is here, so let's do the leg support height his way.") == set()
+    assert reason_words("Sort out how far the boot opens for me before we go.") == set()
+    assert reason_words("The baby seat is back in. Set the HUD brightness the way I had it back then.") \
         == {"baby"}  # "seat" names a setting, "back in" is how it asks
 
 
@@ -266,7 +256,7 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
     examples = [(t, foot) for t in ("set the foot support height", "the foot rest height for me", "footrest height")]
     examples += [(t, head) for t in ("set the head restraint height", "the headrest height for me", "head rest height")]
     cat = SlotCatalogue(api_examples=examples)
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify,
+    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify,
                   setting_prior=cat._prior)
     values = _by_value(an, foot)
     assert set(values) >= {55, 40}
@@ -283,15 +273,13 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
 
 
 def test_the_target_the_request_names_is_marked_in_the_features() -> None:
-    from agents.sb3_slots import _API, _GLOBAL, _KIND
-
     hits = _hits("[2025-07-25 20:03] Aaron Patel: When it rains it's different for me: the right mirror height at 15 percent.")
     request = "At 7:10 AM, Aaron was driving to Sunset Golf Club, alone. Aaron said: 'Adjust the right mirror height to my preference.'"
     an = _read(request, hits)
     a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_height_position")
     feat = SlotFeaturizer()
     rows = feat.features(an, SlotEpisodeText(request=request, searched=True, search_rounds=2)).reshape(feat.n_actions, -1)
-    t0 = _KIND + _GLOBAL + _API + feat.value_width
+    t0 = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + feat.value_width
     named = {an.apis[a].targets[t]: rows[SlotCatalogue.index(a, 0, t), t0 + 14] for t in range(len(an.apis[a].targets))}
     assert named.pop("right") == 1.0 and set(named.values()) == {0.0}
 
@@ -316,7 +304,7 @@ def test_learned_companion_classifier_names_routine_clauses_the_vocabulary_misse
     hits = _hits("[2025-03-21 15:01] Julian Abbott: Ugh, level 6 is overkill. Level 4 is better for the AC fan. "
                  "Same routine: the left indicator switched on.")
     request = "At 7:40 PM, Julian was driving to Harbor Airport, alone. Julian said: 'Set the AC fan for me. Do my whole routine.'"
-    an = _analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     companion = next(a for a in an.apis if a.companion)
     assert companion.api == "carcontrol_light_set_left_turn" and companion.values[0].value is True
 

@@ -13,7 +13,9 @@ import vmb_gym  # noqa: F401
 from agents.base import Policy, run_episode
 from vmb_gym.wrappers.catalogue import Catalogue, CatalogueActionWrapper, EpisodeText
 from vmb_gym.wrappers.features import FeatureObservationWrapper, HashingFeaturizer
-from vmb_gym.wrappers.sb3 import load_sb3_policy, make_sb3_env, save_sb3_checkpoint
+from agents.sb3.catalogue_policy import SB3Policy
+from agents.sb3.checkpoint import save_checkpoint
+from vmb_gym.wrappers.sb3 import make_sb3_env
 
 
 def _env(tiny_data: str, memory: str = "bm25", **kw: object) -> gym.Env:
@@ -108,12 +110,12 @@ def test_smoke_training_checkpoint_and_policy(tiny_data: str, tmp_path: Path) ->
     model = MaskablePPO("MlpPolicy", env, n_steps=50, batch_size=50, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=200)
     assert model.num_timesteps >= 200
-    path = save_sb3_checkpoint(model, tmp_path / "ckpt", algo="maskable_ppo",
-                               catalogue=env.get_wrapper_attr("catalogue"), featurizer=env.featurizer)
+    path = save_checkpoint(model, tmp_path / "ckpt", design="catalogue", algo="maskable_ppo",
+                           meta=SB3Policy.checkpoint_meta(env.get_wrapper_attr("catalogue"), env.featurizer))
     assert path.is_file() and (tmp_path / "ckpt.vmb.json").is_file()
 
     raw = _env(tiny_data)
-    policy = load_sb3_policy(tmp_path / "ckpt.zip", raw)
+    policy = SB3Policy.load(tmp_path / "ckpt.zip", raw)
     assert isinstance(policy, Policy)
     ep = run_episode(raw, policy, task_id="1_1")
     assert ep.terminated or ep.truncated

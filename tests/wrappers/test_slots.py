@@ -13,7 +13,7 @@ import vmb_gym  # noqa: F401
 from agents.base import run_episode
 from agents.rules import read_request
 from vmb_gym.wrappers.catalogue import EpisodeText
-from agents.sb3_slots import (
+from agents.sb3.slots import (
     N_MEMORY_VALUES,
     N_SLOT_ACTIONS,
     SLOT_FINISH,
@@ -26,13 +26,12 @@ from agents.sb3_slots import (
     SlotCatalogue,
     SlotFeaturizer,
     ValueSlot,
-    _companion_clause,
-    load_slot_policy,
     make_slot_env,
-    parse_memory_text,
-    save_slot_checkpoint,
-    slot_pointer_policy,
 )
+from agents.sb3.checkpoint import save_checkpoint
+from agents.sb3.slots.hits import parse_memory_text
+from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
+from agents.sb3.slots.reading import companion_clause
 
 
 def _env(data: str, memory: str = "bm25") -> gym.Env:
@@ -136,7 +135,7 @@ def test_memory_text_round_trip_and_companions() -> None:
     hits = parse_memory_text(text, ["Gary Allen", "Nina Park"])
     assert [h.people for h in hits] == [("Gary Allen",), ("Nina Park",)]
     assert hits[0].timestamp.hour == 8 and hits[1].text.startswith("Nina Park:")
-    clause = _companion_clause(hits[0].text)
+    clause = companion_clause(hits[0].text)
     assert clause == "the sunroof lock locked"
     assert SlotCatalogue().classify(clause) == "carcontrol_sunroof_set_locked"
 
@@ -159,11 +158,12 @@ def test_smoke_training_saves_loads_and_runs(tiny_data: str, tmp_path: Path) -> 
     torch.set_num_threads(1)
     cat = SlotCatalogue()
     env = make_slot_env(_env(tiny_data), catalogue=cat)
-    model = MaskablePPO(slot_pointer_policy(), env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model = MaskablePPO(SlotPointerPolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu")
     model.learn(64)
-    path = save_slot_checkpoint(model, tmp_path / "slot", algo="maskable_ppo", catalogue=cat)
+    path = save_checkpoint(model, tmp_path / "slot", design="slots", algo="maskable_ppo",
+                           meta=SlotSB3Policy.checkpoint_meta(cat))
     raw = _env(tiny_data)
-    policy = load_slot_policy(path, raw)
+    policy = SlotSB3Policy.load(path, raw)
     ep = run_episode(raw, policy, task_id="1_0")
     assert ep.terminated or ep.truncated
     assert ep.actions[0][0]["name"] == "search_memory"  # the search step comes first
@@ -193,7 +193,7 @@ def test_behaviour_cloning_learns_the_demonstrated_slots(tiny_data: str) -> None
     assert demos[4] == 3 and demos[3] >= 1  # tasks, tasks whose gold calls are all slots
     obs, masks, actions = demos[:3]
     assert actions[0] == SLOT_SEARCH and actions[-1] == SLOT_FINISH and masks[np.arange(len(actions)), actions].all()
-    model = MaskablePPO(slot_pointer_policy(), vec, n_steps=16, batch_size=16, seed=0, device="cpu")
+    model = MaskablePPO(SlotPointerPolicy, vec, n_steps=16, batch_size=16, seed=0, device="cpu")
     behaviour_clone(model, demos, epochs=60, seed=0, batch_size=8, lr=3e-3)
     dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
     assert (dist.get_actions(deterministic=True).numpy() == actions).mean() == 1.0

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import EpisodeText
 
-_WORD = re.compile(r"[a-z0-9]+")
+WORD_RE = re.compile(r"[a-z0-9]+")
 N_STATE = 4
 
 
@@ -109,7 +109,7 @@ class HashingFeaturizer:
         if cached is not None:
             return cached
         vec = np.zeros(dim, dtype=np.float32)
-        words = _WORD.findall(text.lower())
+        words = WORD_RE.findall(text.lower())
         for tok in (*words, *(a + " " + b for a, b in zip(words, words[1:]))):
             i, sign = self._slot(tok, dim)
             vec[i] += sign

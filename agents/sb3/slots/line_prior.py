@@ -5,7 +5,7 @@ work, a rental, a taxi, a relative's car, a hypothetical, a review read online, 
 the manual. :class:`LinePrior` is a logistic regression over the line's words and word n-grams
 (people's names and numbers masked, so it learns wording, not values) fitted on the training
 split with one label per history line: "this line is gold evidence of some request". It feeds
-the slot design's value features (:mod:`agents.sb3_slots`); only training scenarios' evidence
+the slot design's value features (:mod:`agents.sb3.slots`); only training scenarios' evidence
 line ids are used, never a value or a held-out scenario.
 
 The labels are positive-unlabelled: a genuine statement nobody asks about later is labelled 0.

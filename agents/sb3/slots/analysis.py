@@ -1,0 +1,155 @@
+"""The slots of one episode: read the request, pool the hits, rank APIs and values the way the rules baseline does.
+
+:func:`analyse` is the whole reading, in named steps: :func:`evidence_pool` (the request, the
+hits, the rules candidates and the lines that continue a setting), :func:`rank_apis`, then the
+API slots: the first API with its values, its companions, the other APIs; and after the first
+search round the follow-up queries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.rules import RulesPolicy, content_words, read_request, request_value, same_person, selector_value
+from agents.sb3.slots.companions import companion_slots
+from agents.sb3.slots.hits import continuations, followup_queries, pool_hits
+from agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
+from agents.sb3.slots.reading import prior_text, relation_words, relative_names, situation_stems
+from agents.sb3.slots.records import ApiSlot, EvidencePool, SlotAnalysis, ValueSlot
+from agents.sb3.slots.values import value_slots
+from agents.vocabulary import enable_api, selector_param
+from vmb_gym.vehicle import API_SPECS
+from vmb_gym.vehicle.api import ApiSpec
+
+
+def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
+    """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`."""
+    sel = selector_param(spec)
+    if sel is None or sel.constraint is None:
+        return [None]
+    choices = list(sel.constraint.choices)
+    if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.I):
+        first = "rear_right"
+    own = [seat] if seat in choices and seat != first else []
+    if first == "rear_left" and seat == "rear_left" and "rear_right" in choices:
+        own = ["rear_right"]
+    if seat == "rear_left" and re.search(r"\b(rear|back) right\b", request, re.I) and "rear_right" in choices:
+        own = ["rear_right"] if first != "rear_right" else []
+    order = [first] + own + [c for c in TARGET_ORDER if c in choices and c != first and c not in own] + [
+        c for c in choices if c != first and c not in TARGET_ORDER]
+    return order[:N_TARGET_SLOTS]
+
+
+def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], speakers: Sequence[str]) -> list[Any]:
+    """The rules baseline's value candidates in the hits (best first)."""
+    if not hits:
+        return []
+    policy = RulesPolicy("none")
+    policy._names = tuple(speakers)  # what RulesPolicy.reset() sets from the scenario
+    return policy._candidates(req, req_scores, hits)
+
+
+def evidence_pool(request: str, hit_texts: Sequence[str], speakers: Sequence[str], req_scores: dict[str, float],
+                  line_prior: Any = None, setting_prior: Any = None) -> tuple[EvidencePool, list[str]]:
+    """The pooled evidence of an episode and the names of the relatives the request speaks of."""
+    req = read_request(request, speakers)
+    hits = pool_hits(hit_texts, speakers)
+    cands = rules_candidates(req, req_scores, hits, speakers)
+    extra, follow_src = continuations(cands, hits, speakers, req)
+    if extra:
+        cands = sorted(cands + extra, key=lambda c: -c.score)
+    relations = relation_words(request)
+    relatives = relative_names(relations, (h.text for h in hits), speakers) if relations else []
+    others = [p for p in req.people if not (req.target and same_person(p, req.target))]
+    times = sorted({h.timestamp for h in hits if h.timestamp is not None})
+    setting_words = content_words(prior_text(req))
+    pool = EvidencePool(
+        request=request, req=req, speakers=tuple(speakers), hits=hits, by_render={h.render(): h for h in hits},
+        cands=cands, follow_src=follow_src, req_scores=req_scores, setting_words=setting_words,
+        situation=situation_stems(request, speakers, setting_words, req.target or ""),
+        rel_pats=[re.compile(rf"\b{re.escape(n)}\b") for n in relatives],
+        other_pats=[re.compile(rf"\b{re.escape(p.split()[0])}\b") for p in others],
+        req_words=content_words(req.text) - setting_words - {w.lower() for p in speakers for w in p.split()},
+        rank_of_time={tm: i / max(1, len(times) - 1) for i, tm in enumerate(times)},
+        line_prior=line_prior, setting_prior=setting_prior)
+    return pool, relatives
+
+
+@dataclass
+class ApiRanking:
+    """The APIs of an episode in slot order, with the rules filter and the best candidate score of each."""
+
+    ranked: list[str]
+    best_cand: dict[str, float]
+    rules_api: str | None
+    best_req: float
+
+    def passes(self, req_scores: dict[str, float], api: str) -> bool:
+        """The rules filter: close to the request's best-named function."""
+        return self.best_req < 2.0 or req_scores.get(api, 0.0) >= self.best_req - 1.0
+
+
+def rank_apis(pool: EvidencePool) -> ApiRanking:
+    """The rules choice first, then APIs with candidates that pass the filter, then by the request's score."""
+    scores = pool.req_scores
+    ranking = ApiRanking([], {}, None, max(scores.values(), default=0.0))
+    for c in pool.cands:
+        ranking.best_cand[c.api] = max(ranking.best_cand.get(c.api, -1e9), c.score)
+    ranking.rules_api = next((c.api for c in pool.cands if ranking.passes(scores, c.api)), None)
+    best = ranking.best_cand
+
+    def key(api: str) -> tuple[Any, ...]:
+        kept = ranking.passes(scores, api) and api in best
+        return (-(api == ranking.rules_api), -kept, -(best.get(api, -1e9) if kept else 2.0 * scores.get(api, 0.0)), api)
+
+    ranking.ranked = sorted(set(scores) | set(best), key=key)
+    return ranking
+
+
+def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot]:
+    """``make(api, values, first=None, companion=False)``: the :class:`ApiSlot` of ``api``."""
+    req, scores = pool.req, pool.req_scores
+
+    def make(api: str, values: list[ValueSlot], first: str | None = None, companion: bool = False) -> ApiSlot:
+        spec = API_SPECS[api]
+        sel = selector_param(spec)
+        if first is None:
+            first = selector_value(spec, sel, req) if sel is not None else ""
+        return ApiSlot(api=api, request_score=scores.get(api, 0.0), best_score=ranking.best_cand.get(api, 0.0),
+                       passes=ranking.passes(scores, api), rules_choice=api == ranking.rules_api, values=values,
+                       targets=selector_choices(spec, first, pool.request, req.seat),
+                       explicit=request_value(api, req), minimal=enable_api(api), companion=companion)
+
+    return make
+
+
+def analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
+            req_scores: dict[str, float], classify: Any = None, followups: bool = False,
+            line_prior: Any = None, setting_prior: Any = None) -> SlotAnalysis:
+    """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
+
+    On top of the rules' reading: a line by the same speaker within ``FOLLOW_MINUTES`` of a
+    line that names a setting continues that setting (corrections rarely repeat the setting's
+    name), and ``followups`` (after the first search round) asks for the second round's queries.
+    ``line_prior`` (a :class:`agents.sb3.slots.line_prior.LinePrior`) scores every mention for the
+    value features; ``setting_prior`` (the catalogue's learned API prior) tells which setting each
+    mention is about.
+    """
+    pool, relatives = evidence_pool(request, hit_texts, speakers, req_scores, line_prior, setting_prior)
+    ranking = rank_apis(pool)
+    make = slot_maker(pool, ranking)
+    apis: list[ApiSlot] = []
+    if ranking.ranked:
+        apis.append(make(ranking.ranked[0], value_slots(pool, ranking.ranked[0])))
+        apis.extend(companion_slots(apis[0], pool.by_render, pool.req, classify, make))
+        for api in ranking.ranked[1:]:
+            if len(apis) >= N_API_SLOTS:
+                break
+            if all(a.api != api for a in apis):
+                apis.append(make(api, value_slots(pool, api)))
+    queries = followup_queries(pool.req, apis, pool.by_render, relatives, speakers) if followups else []
+    return SlotAnalysis(request=pool.req, apis=apis, delta=pool.req.delta, n_hits=len(pool.hits), searched=searched,
+                        followups=queries, relatives=relatives)

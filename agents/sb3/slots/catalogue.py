@@ -1,0 +1,371 @@
+"""The slot catalogue: the slot action space (finish, search, API x value x target) and its resolver.
+
+:class:`SlotCatalogue` holds what is learned on the training split (the API prior, the companion
+classifier, the line prior), runs the search action's queries, analyses an episode's state into
+slots (:func:`agents.sb3.slots.analysis.analyse`, cached), resolves a slot into a concrete call and
+masks the allowed actions.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.rules import RulesPolicy, api_text, clamp_to_param, read_request, request_destination, score_apis
+from agents.sb3.slots.analysis import analyse
+from agents.sb3.slots.layout import (
+    FOLLOWUP_K,
+    N_API_SLOTS,
+    N_MEMORY_VALUES,
+    N_SLOT_ACTIONS,
+    N_TARGET_SLOTS,
+    N_VALUE_SLOTS,
+    SLOT_FINISH,
+    SLOT_SEARCH,
+    VALUE_EXPLICIT,
+    VALUE_MINIMAL,
+    slot_index,
+    unpack_slot,
+)
+from agents.sb3.slots.line_prior import LinePrior
+from agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
+from agents.sb3.slots.records import SlotAnalysis, search_rounds
+from agents.vocabulary import module_words, selector_param, value_param
+from vmb_gym.errors import ConfigError
+from vmb_gym.vehicle import API_SPECS
+from vmb_gym.wrappers.catalogue import EpisodeText, call_key
+from vmb_gym.wrappers.features import WORD_RE
+
+
+class SlotCatalogue:
+    """The slot action space: ``finish``, ``search``, and API x value x target slots.
+
+    Action ``2 + (a * N_VALUE_SLOTS + v) * N_TARGET_SLOTS + t`` calls the ``a``-th candidate API
+    with its ``v``-th value slot at its ``t``-th target. ``search`` runs the rules baseline's
+    memory queries (the request, then "person + setting words" for the best-named functions) in
+    one step. The catalogue needs the scenario's speakers (read from the env's task set, like the
+    rules baseline; never a gold answer).
+
+    Args:
+        top_k: hits per memory query.
+        n_queries: memory queries of the search action (at most; the request is always one).
+        api_examples: ``(request wording, API)`` pairs of training tasks (see :meth:`examples_from_tasks`).
+        companion_examples: ``(routine clause, API)`` pairs of training tasks (see
+            :meth:`companion_examples_from_scenarios`).
+        line_prior: a :class:`agents.sb3.slots.line_prior.LinePrior` fitted on the training split (the ``prior_*``
+            value features stay 0 without one).
+        context: neighbouring lines each search shows around a hit (``search_memory``'s
+            ``context``): a correction or an exception said right after the line that names the
+            setting rarely names it again.
+    """
+
+    kind = "slots"
+
+    def __init__(self, top_k: int = 20, n_queries: int = 4,
+                 api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None,
+                 companion_examples: Sequence[tuple[str, str]] | None = None, context: int = 0) -> None:
+        self.top_k = top_k
+        self.context = context
+        self.line_prior = line_prior
+        self.n_queries = n_queries
+        self.n = N_SLOT_ACTIONS
+        self._cache: dict[tuple[str, str], SlotAnalysis] = {}
+        self._scores_cache: dict[str, dict[str, float]] = {}
+        self.api_examples = [(str(t), str(a)) for t, a in (api_examples or ())]
+        self.companion_examples = [(str(t), str(a)) for t, a in (companion_examples or ())]
+        self._prior = text_classifier(self.api_examples)
+        self._companion_prior = text_classifier(self.companion_examples)
+
+    @staticmethod
+    def companion_examples_from_scenarios(scenarios: Iterable[Any]) -> list[tuple[str, str]]:
+        """``(routine clause, its gold API)`` pairs of training tasks ("the left indicator switched on").
+
+        A task whose evidence lines hold exactly one routine clause ("Oh, and ... too") pairs it
+        with its last gold call's function name; only training scenarios' gold names are used.
+        """
+        out = []
+        for s in scenarios:
+            by_id = {line.line_id: line for line in s.lines}
+            for q in s.queries:
+                if len(q.gold_calls) < 2:
+                    continue
+                clauses = [c for i in q.evidence_line_ids if i in by_id and (c := companion_clause(by_id[i].text))]
+                if len(clauses) == 1:
+                    out.append((clauses[0], q.gold_calls[-1].name))
+        return out
+
+    @staticmethod
+    def examples_from_tasks(queries: Iterable[Any], speakers_of: Any) -> list[tuple[str, str]]:
+        """``(request wording, first gold API)`` pairs of training tasks: the learned API prior.
+
+        The prior lets the API slots cover wordings the hand-written vocabulary lacks ("how far
+        the boot opens"): a TF-IDF logistic regression over the request's words. Only the training
+        tasks' gold *function names* are used, never their values.
+        """
+        out = []
+        for q in queries:
+            if q.gold_calls:
+                req = read_request(q.text, speakers_of(q))
+                out.append((prior_text(req), q.gold_calls[0].name))
+        return out
+
+    def classify(self, phrase: str) -> str | None:
+        """The function a short routine phrase names ("the sunroof lock locked").
+
+        With companion examples, the learned classifier's answer when it is confident (at least
+        :data:`COMPANION_CONFIDENCE`); otherwise only functions with a boolean value compete
+        (routine add-ons are mostly switches), each scored by the vocabulary and by the stems it
+        shares with its function and module names.
+        """
+        if self._companion_prior is not None:
+            probs = self._companion_prior.predict_proba([phrase])[0]
+            best = int(np.argmax(probs))
+            if probs[best] >= COMPANION_CONFIDENCE:
+                return str(self._companion_prior.classes_[best])
+        vocab = score_apis(phrase)
+        stems = {w[:5] for w in WORD_RE.findall(phrase.lower()) if len(w) > 2}
+        best: tuple[float, str] | None = None
+        for api in switch_apis():
+            spec = API_SPECS[api]
+            name_words = re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", api[len("carcontrol_"):]).lower())
+            words = {w[:5] for w in name_words if w not in ("set", "enabled")}
+            words |= {w[:5] for m in module_words(spec.module) for w in m.split()}
+            score = vocab.get(api, 0.0) + len(stems & words)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, api)
+        return best[1] if best else None
+
+    def api_scores(self, request: str, speakers: Sequence[str]) -> dict[str, float]:
+        """The vocabulary scores of the request's APIs plus the learned prior (3 x its probability)."""
+        cached = self._scores_cache.get(request)
+        if cached is not None:
+            return cached
+        req = read_request(request, speakers)
+        scores = dict(score_apis(api_text(req)))
+        if self._prior is not None:
+            probs = self._prior.predict_proba([prior_text(req)])[0]
+            for i in np.argsort(-probs)[:PRIOR_NEIGHBOURS]:
+                if probs[i] >= 0.05:
+                    api = str(self._prior.classes_[i])
+                    scores[api] = scores.get(api, 0.0) + PRIOR_WEIGHT * float(probs[i])
+        if len(self._scores_cache) > 20_000:
+            self._scores_cache.clear()
+        self._scores_cache[request] = scores
+        return scores
+
+    def to_json(self) -> dict[str, Any]:
+        """The catalogue's settings (and the slot layout, checked on load)."""
+        return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries, "context": self.context,
+                "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples,
+                "companion_examples": self.companion_examples,
+                "line_prior": self.line_prior.to_json() if self.line_prior is not None else None}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SlotCatalogue:
+        """Restore a catalogue written by :meth:`to_json`."""
+        layout = list(data.get("layout", []))
+        if layout != [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]:
+            raise ConfigError(f"slot layout {layout} differs from this version's "
+                              f"{[N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]}")
+        prior = data.get("line_prior")
+        return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
+                   api_examples=[tuple(x) for x in data.get("api_examples", [])],
+                   companion_examples=[tuple(x) for x in data.get("companion_examples", [])],
+                   line_prior=LinePrior.from_json(prior) if prior else None, context=int(data.get("context", 0)))
+
+    # ------------------------------------------------------------------ index arithmetic
+    @staticmethod
+    def index(api_slot: int, value_slot: int, target_slot: int) -> int:
+        """The action index of a (API, value, target) slot triple (:func:`~agents.sb3.slots.layout.slot_index`)."""
+        return slot_index(api_slot, value_slot, target_slot)
+
+    @staticmethod
+    def unpack(index: int) -> tuple[int, int, int]:
+        """``(api_slot, value_slot, target_slot)`` of a call action (index >= 2)."""
+        return unpack_slot(index)
+
+    # ------------------------------------------------------------------ search
+    def search_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
+        """The memory queries of the search action (the rules baseline's own queries)."""
+        class _Recorder:  # a memory stand-in that records the rules policy's queries
+            provides_search = True
+            scenario_id = None
+
+            def __init__(self) -> None:
+                self.queries: list[str] = []
+
+            def search(self, q: str, **_: Any) -> list[Any]:
+                self.queries.append(q)
+                return []
+
+        rec = _Recorder()
+        policy = RulesPolicy(rec)  # type: ignore[arg-type]
+        policy._memory_searches = 0  # the per-episode counters RulesPolicy.reset() sets
+        policy._memory_hits = []
+        req = read_request(request, speakers)
+        scenario = _SpeakersOnly(speakers)
+        policy._search(req, self.api_scores(request, speakers), scenario, as_of=NOW)  # type: ignore[arg-type]
+        return list(dict.fromkeys(rec.queries))[: self.n_queries]
+
+    def search_action(self, episode: EpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
+        """The search step: one ``search_memory`` call per query.
+
+        The first round runs the rules baseline's queries (plus "my grandmother" when the request
+        speaks of a relative); the second round runs the follow-up queries the first round's hits
+        suggest (see :func:`followup_queries`).
+        """
+        if search_rounds(episode) == 0:
+            queries = self.search_queries(episode.request, speakers)
+            rel = relation_words(episode.request)
+            queries += [f"my {r}" for r in rel if f"my {r}" not in queries]
+            return [self._search_call(q, self.top_k) for q in queries]
+        analysis = self.analyse(episode, speakers)
+        return [self._search_call(q, FOLLOWUP_K) for q in analysis.followups] or [
+            self._search_call(episode.request, self.top_k)]
+
+    def _search_call(self, query: str, top_k: int) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"query": query, "top_k": top_k}
+        if self.context:
+            arguments["context"] = self.context
+        return {"name": "search_memory", "arguments": arguments}
+
+    # ------------------------------------------------------------------ analysis
+    def analyse(self, episode: EpisodeText, speakers: Sequence[str]) -> SlotAnalysis:
+        """The slots of the episode's current state (cached per request and hits)."""
+        key = (episode.request, "\n".join(episode.hits))
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = analyse(episode.request, episode.hits, speakers, episode.searched,
+                             self.api_scores(episode.request, speakers), self.classify,
+                             followups=search_rounds(episode) == 1, line_prior=self.line_prior,
+                             setting_prior=self._prior)
+            if len(self._cache) > 20_000:
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached
+
+    def resolve(self, index: int, analysis: SlotAnalysis) -> dict[str, Any] | None:
+        """The concrete call of a call action (None when the slot is empty)."""
+        a, v, t = self.unpack(index)
+        if a >= len(analysis.apis):
+            return None
+        slot = analysis.apis[a]
+        if t >= len(slot.targets):
+            return None
+        target = slot.targets[t]
+        if v == VALUE_MINIMAL:
+            if slot.minimal is None:
+                return None
+            name, fixed = slot.minimal
+            args = dict(fixed)
+        else:
+            name = slot.api
+            vp = value_param(API_SPECS[name])
+            if v == VALUE_EXPLICIT:
+                if slot.explicit is None and vp is not None:
+                    return None
+                value = slot.explicit
+            else:
+                k = v % N_MEMORY_VALUES
+                if k >= len(slot.values):
+                    return None
+                value = slot.values[k].value
+                if isinstance(value, dict) and v >= N_MEMORY_VALUES:
+                    return None
+                if v >= N_MEMORY_VALUES:  # the relative-change copy
+                    if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
+                            and not isinstance(value, bool)):
+                        return None
+                    value = clamp_to_param(value + analysis.delta, vp)
+            if isinstance(value, dict):
+                args = dict(value)
+                if name == "carcontrol_navigation_navigate_to" and "destination" not in args:
+                    dest = request_destination(analysis.request)
+                    if dest is None:
+                        return None
+                    args["destination"] = dest
+            else:
+                args = {vp.name: value} if vp is not None and value is not None else {}
+        sel = selector_param(API_SPECS[name])
+        if sel is not None:
+            if target is None:
+                return None
+            choices = sel.constraint.choices if sel.constraint else ()
+            if target not in choices:
+                return None
+            args[sel.name] = target
+        elif t > 0:
+            return None  # no selector: only the first target slot
+        return {"name": name, "arguments": args}
+
+    def mask(self, analysis: SlotAnalysis, episode: EpisodeText, *, memory_search: bool = True) -> np.ndarray:
+        """Allowed actions: search first (alone) when memory retrieves; then finish and every non-empty
+        call slot whose function was not called yet."""
+        mask = np.zeros(self.n, dtype=bool)
+        rounds = search_rounds(episode)
+        if memory_search and (rounds == 0 or (rounds == 1 and analysis.followups)):
+            mask[SLOT_SEARCH] = True
+            return mask  # look before acting (and follow up what the first look found)
+        mask[SLOT_FINISH] = True
+        if analysis.calls is None:
+            analysis.calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]
+            analysis.calls = [(c, call_key(c["name"], c["arguments"])) if c else None for c in analysis.calls]
+        seen: set[str] = set()
+        made_apis = set(episode.made_names)
+        for i in range(2, self.n):
+            entry = analysis.calls[i]
+            if entry is None or entry[0]["name"] in made_apis:
+                continue
+            key = entry[1]
+            if key in seen or key in episode.made:
+                continue  # one index per distinct call
+            seen.add(key)
+            mask[i] = True
+        return mask
+
+
+class _SpeakersOnly:
+    scenario_id = None
+
+    def __init__(self, speakers: Sequence[str]) -> None:
+        self.speakers = tuple(speakers)
+
+
+PRIOR_NEIGHBOURS = 3
+PRIOR_WEIGHT = 3.0
+#: The learned companion classifier's answer is taken from this probability on.
+COMPANION_CONFIDENCE = 0.5
+
+
+def text_classifier(examples: Sequence[tuple[str, str]]) -> Any:
+    """A TF-IDF (1-3 grams) logistic regression of ``(text, label)`` pairs; None with fewer than 2 labels."""
+    if len({a for _, a in examples}) < 2:
+        return None
+    import warnings
+
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 3), sublinear_tf=True, min_df=1),
+                          LogisticRegression(C=20.0, max_iter=2000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # many classes, few examples each: sklearn warns
+        model.fit([t for t, _ in examples], [a for _, a in examples])
+    return model
+
+
+@functools.lru_cache(maxsize=1)
+def switch_apis() -> tuple[str, ...]:
+    out = []
+    for name, spec in sorted(API_SPECS.items()):
+        vp = value_param(spec)
+        if vp is not None and vp.py_type is bool:
+            out.append(name)
+    return tuple(out)
+
+

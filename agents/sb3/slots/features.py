@@ -1,0 +1,224 @@
+"""Slot features: one row per slot action, in terms that mean the same thing in every household.
+
+:class:`SlotFeaturizer` turns a :class:`~agents.sb3.slots.records.SlotAnalysis` and the episode
+record into ``N_SLOT_ACTIONS`` rows (the static part is cached on the analysis; the per-step
+columns are filled on each call).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from agents.sb3.slots.layout import (
+    N_LINE_HASH,
+    N_MEMORY_VALUES,
+    N_SLOT_ACTIONS,
+    N_TARGET_SLOTS,
+    N_VALUE_SLOTS,
+    VALUE_EXPLICIT,
+    VALUE_MINIMAL,
+    slot_index,
+)
+from agents.sb3.slots.reading import LINE_CUES
+from agents.sb3.slots.records import search_rounds
+from agents.vocabulary import value_param
+from vmb_gym.vehicle import API_SPECS
+from vmb_gym.wrappers.catalogue import EpisodeText
+
+#: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
+#: Widths of the kind, episode, API and target blocks of a row; extra value-slot columns.
+BLOCK_KIND, BLOCK_GLOBAL, BLOCK_API, BLOCK_TARGET = 3, 8, 14, 16
+VALUE_EXTRA = 25
+_TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
+_ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
+
+
+class SlotFeaturizer:
+    """Describes every action of the slot catalogue: ``Box(-1, 1, (N_SLOT_ACTIONS * D,))``.
+
+    Row ``i`` (of ``D`` floats) describes action ``i`` in terms that mean the same thing in every
+    household, so one small scorer shared by all rows (see
+    :class:`~agents.sb3.slots.policy.SlotPointerPolicy`) can learn which slot is right:
+
+    * kind: finish / search / call;
+    * episode: searched, steps, calls made, relative change in the request, hit count, routine
+      asked for, the request states a value, last step was an error;
+    * API slot: rank, vocabulary + learned score of the request, best rules score in the hits,
+      kept by the rules filter, the rules choice, stated with the chosen value ("companion"),
+      value type;
+    * value slot: kind (memory value, memory value + relative change, request value, minimal
+      action), rank, rules score and gap to the best, mentions (all / target person / others),
+      recency rank, latest mention (any / target), condition match and opposite, a clean
+      mention by the target, the rules' own choice, and the cue words of its representative line
+      (preference, revision, correction, hypothetical, elsewhere, negation, first person, question),
+      and the request's situation (outside the quote: rain, dark, a passenger, the route) against
+      its lines: shared stems, a conditional rule that matches or misses it, an everyday default
+      line, another value with a matching rule; and the learned line prior (:mod:`agents.sb3.slots.line_prior`):
+      its best mention by the target and by others, whether it holds the latest genuine mention
+      (by the target / by anyone) and its margin over the other values' best target mention; the
+      request's reason words ("my back is acting up again") in a target mention; the learned API
+      prior read on its target mentions (is the line about this setting at all) and whether it holds
+      the latest genuine target mention about this setting; whether its line is
+      the line of a value already set this episode (a routine clause belongs to the line it ends);
+    * target slot: rank, none, which seat/zone, named in the request's quote ("the right mirror"), the
+      seat the request puts the speaker in.
+
+    Empty slots are all zeros (they are masked anyway).
+    """
+
+    kind = "slots"
+
+    def __init__(self) -> None:
+        self._cues = tuple(LINE_CUES)
+        self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues) + VALUE_EXTRA + N_LINE_HASH
+        self.row = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + self.value_width + BLOCK_TARGET
+        #: column of the per-step feature "this value's line is the line of a value already set"
+        #: (the last of the value block's extras, just before the line hash)
+        self.same_line_column = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + self.value_width - N_LINE_HASH - 1
+        self.n_actions = N_SLOT_ACTIONS
+        self.dim = self.n_actions * self.row
+
+    def config(self) -> dict[str, Any]:
+        """``{"kind": "slots"}``."""
+        return {"kind": self.kind}
+
+    def features(self, analysis: Any, episode: EpisodeText) -> np.ndarray:
+        """The flat feature vector of the episode's current state."""
+        if analysis.features is None or analysis.features.shape != (self.n_actions, self.row):
+            analysis.features = self._static(analysis)
+        out = analysis.features.copy()
+        g = np.array([min(search_rounds(episode), 2) / 2.0, min(episode.steps, 5) / 5.0, min(len(episode.made_names), 3) / 3.0,
+                      float(bool(analysis.delta)), min(analysis.n_hits, 40) / 40.0,
+                      float(bool(_ROUTINE.search(episode.request))),
+                      float(any(a.explicit is not None for a in analysis.apis)), float(episode.last_error)],
+                     dtype=np.float32)
+        out[:, BLOCK_KIND:BLOCK_KIND + BLOCK_GLOBAL] = g
+        made = set(episode.made_names)
+        set_lines = lines_of_set_values(analysis, episode.made) if made else set()
+        for a, slot in enumerate(analysis.apis):
+            if slot.api in made:
+                for v in range(N_VALUE_SLOTS):
+                    for t in range(N_TARGET_SLOTS):
+                        out[slot_index(a, v, t), BLOCK_KIND + BLOCK_GLOBAL + 13] = 1.0  # api already called
+            for k, val in enumerate(slot.values):
+                if set_lines and not set_lines.isdisjoint([val.source, *val.sources]):
+                    for v in (k, N_MEMORY_VALUES + k):
+                        for t in range(N_TARGET_SLOTS):
+                            out[slot_index(a, v, t), self.same_line_column] = 1.0
+        return out.reshape(-1)
+
+    def _static(self, analysis: Any) -> np.ndarray:
+        rows = np.zeros((self.n_actions, self.row), dtype=np.float32)
+        rows[0, 0] = 1.0
+        rows[1, 1] = 1.0
+        a0 = BLOCK_KIND + BLOCK_GLOBAL
+        v0 = a0 + BLOCK_API
+        t0 = v0 + self.value_width
+        quote = " ".join(analysis.request.quotes).lower().replace("_", " ")
+        for a, slot in enumerate(analysis.apis):
+            api_vec = np.zeros(BLOCK_API, dtype=np.float32)
+            api_vec[a] = 1.0
+            api_vec[4] = min(slot.request_score, 10.0) / 10.0
+            api_vec[5] = min(slot.best_score, 20.0) / 20.0
+            api_vec[6] = float(slot.passes)
+            api_vec[7] = float(slot.rules_choice)
+            api_vec[8] = float(slot.companion)
+            api_vec[9] = float(bool(slot.values))
+            api_vec[10] = value_type(slot.api)
+            api_vec[11] = float(slot.minimal is not None)
+            api_vec[12] = float(slot.explicit is not None)
+            best = slot.values[0].score if slot.values else 0.0
+            value_vecs: dict[int, np.ndarray] = {}
+            for k, val in enumerate(slot.values):
+                vec = np.zeros(self.value_width, dtype=np.float32)
+                vec[4 + k] = 1.0
+                o = 4 + N_MEMORY_VALUES
+                vec[o: o + 13] = [min(val.score, 20.0) / 20.0, min(best - val.score, 5.0) / 5.0,
+                                  min(val.mentions, 5) / 5.0, min(val.target_mentions, 5) / 5.0,
+                                  min(val.other_mentions, 5) / 5.0, val.recency, float(val.latest_any),
+                                  float(val.latest_target), min(val.conditions, 2.0) / 2.0,
+                                  min(val.opposite, 2.0) / 2.0, float(val.clean), float(val.rules_top),
+                                  float(isinstance(val.value, bool))]
+                o2 = o + 13 + len(self._cues)
+                vec[o + 13:o2] = [val.cues.get(c, 0.0) for c in self._cues]
+                vec[o2:o2 + VALUE_EXTRA] = [
+                    float(val.follows), float(val.rep_target), float(val.relative),
+                    min(val.request_overlap, 3.0) / 3.0, float(val.latest_clean_target), float(val.latest_clean_any),
+                    min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
+                    float(isinstance(val.value, dict)), float(bool(analysis.relatives)),
+                    min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
+                    float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
+                    val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
+                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, val.setting_prob,
+                    float(val.setting_latest_target), 0.0]  # last: set per step
+                if val.line_hash is not None:
+                    vec[o2 + VALUE_EXTRA:] = val.line_hash
+                plain = vec.copy()
+                plain[0] = 1.0
+                value_vecs[k] = plain
+                shifted = vec.copy()
+                shifted[1] = 1.0
+                value_vecs[N_MEMORY_VALUES + k] = shifted
+            explicit = np.zeros(self.value_width, dtype=np.float32)
+            explicit[2] = 1.0
+            value_vecs[VALUE_EXPLICIT] = explicit
+            minimal = np.zeros(self.value_width, dtype=np.float32)
+            minimal[3] = 1.0
+            value_vecs[VALUE_MINIMAL] = minimal
+            for t, target in enumerate(slot.targets[:N_TARGET_SLOTS]):
+                tvec = np.zeros(BLOCK_TARGET, dtype=np.float32)
+                tvec[t] = 1.0
+                if target is None:
+                    tvec[3] = 1.0
+                elif target in _TARGET_NAMES:
+                    tvec[4 + _TARGET_NAMES.index(target)] = 1.0
+                if target is not None:
+                    tvec[14] = float(bool(re.search(rf"\b{target.replace('_', ' ')}\b", quote)))
+                    tvec[15] = float(target == analysis.request.seat)
+                for v, vvec in value_vecs.items():
+                    i = slot_index(a, v, t)
+                    rows[i, 2] = 1.0
+                    rows[i, a0:a0 + BLOCK_API] = api_vec
+                    rows[i, v0:v0 + self.value_width] = vvec
+                    rows[i, t0:t0 + BLOCK_TARGET] = tvec
+        return rows
+
+
+def lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
+    """The hit lines of the memory values (or routine companions) the episode's calls set (calls given as keys)."""
+    lines: set[str] = set()
+    for key in made:
+        cut = key.find("{")
+        name, args = key[:cut], json.loads(key[cut:])
+        for slot in analysis.apis:
+            if slot.api != name:
+                continue
+            for val in slot.values:
+                if isinstance(val.value, dict):
+                    hit = all(args.get(k) == x for k, x in val.value.items())
+                else:
+                    hit = any(type(x) is type(val.value) and x == val.value for x in args.values())
+                if hit:
+                    lines.update([val.source, *val.sources])
+    return lines
+
+
+def value_type(api: str) -> float:
+    """0 none, 0.25 bool, 0.5 int, 0.75 enum, 1 free text."""
+    vp = value_param(API_SPECS[api])
+    if vp is None:
+        return 0.0
+    if vp.py_type is bool:
+        return 0.25
+    if vp.py_type is int:
+        return 0.5
+    if vp.constraint is not None and vp.constraint.choices:
+        return 0.75
+    return 1.0
+
+

@@ -1,0 +1,104 @@
+"""Hit pooling and follow-ups: the memory hits an episode has seen, the lines that continue a setting, and
+the second search round's queries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from agents.rules import Candidate, extract_value, hit_body
+from agents.sb3.slots.layout import CORRECTION_WORDS, FOLLOW_MINUTES, N_FOLLOWUPS
+from agents.sb3.slots.reading import NOW, prior_text, render_value, said_by
+from agents.sb3.slots.records import ApiSlot
+from vmb_gym.memory import MemoryHit
+from vmb_gym.vehicle import API_SPECS
+
+_HIT_LINE = re.compile(r"^\s*\d+\.\s+\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}|-{10})\]\s(.*?)(\s\(superseded\))?$")
+
+
+def parse_memory_text(text: str, speakers: Sequence[str] = ()) -> list[MemoryHit]:
+    """``search_memory`` result text back into :class:`~vmb_gym.memory.MemoryHit` objects."""
+    hits = []
+    for i, line in enumerate(text.splitlines()):
+        m = _HIT_LINE.match(line)
+        if not m:
+            continue
+        ts = None if m.group(1).startswith("-") else datetime.strptime(m.group(1), "%Y-%m-%d %H:%M")
+        body = m.group(2)
+        people = tuple(s for s in speakers if body.startswith(s + ":"))
+        hits.append(MemoryHit(entry_id=f"T{i}:{m.group(1)}:{body[:40]}", text=body, score=0.0, timestamp=ts,
+                              people=people))
+    return hits
+
+
+def pool_hits(hit_texts: Sequence[str], speakers: Sequence[str]) -> list[MemoryHit]:
+    """Every distinct hit of the episode's searches (first seen first; one per time and text)."""
+    seen: dict[tuple[Any, str], MemoryHit] = {}
+    for text in hit_texts:
+        for h in parse_memory_text(text, speakers):
+            seen.setdefault((h.timestamp, h.text), h)
+    return list(seen.values())
+
+
+def continuations(cands: Sequence[Any], hits: Sequence[MemoryHit], speakers: Sequence[str],
+                  req: Any) -> tuple[list[Any], set[str]]:
+    """Candidates of lines that continue a setting, and those lines (rendered).
+
+    "Too low. Make it 35 percent instead." continues the line before it: a line by the same
+    speaker within :data:`FOLLOW_MINUTES` of a line that names a setting gives a value for it.
+    """
+    by_source: dict[str, list[Any]] = {}
+    for c in cands:
+        by_source.setdefault(c.source, []).append(c)
+    timed = sorted((h for h in hits if h.timestamp is not None and h.people), key=lambda h: h.timestamp)
+    follow_src: set[str] = set()
+    extra: list[Any] = []
+    for j, h in enumerate(timed):
+        own = {c.api for c in by_source.get(h.render(), ())}
+        for h0 in reversed(timed[:j]):
+            dt = (h.timestamp - h0.timestamp).total_seconds()
+            if dt > 60 * FOLLOW_MINUTES:
+                break
+            if dt <= 0 or h0.people != h.people:
+                continue
+            body = hit_body(h, speakers)
+            for c0 in by_source.get(h0.render(), ()):
+                if c0.api in own:
+                    continue
+                value = extract_value(API_SPECS[c0.api], body, req)
+                if value is None:
+                    continue
+                own.add(c0.api)
+                extra.append(Candidate(c0.api, value, c0.score + 0.5, h.render()))
+                follow_src.add(h.render())
+    return extra, follow_src
+
+
+def followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],
+                      speakers: Sequence[str]) -> list[str]:
+    """The second search round: the relatives' names with the setting words, the target's corrections
+    ("Too low. Make it 35 percent instead." continues the line before it), and "speaker + value" of the
+    target's lines for the best API (a correction names the value it corrects: "95 percent was too much")."""
+
+    setting = " ".join(prior_text(req).split()[:8])
+    out = [f"{name} {setting}".strip() for name in relatives]
+    if req.target:  # a correction that names neither the setting nor the old value ("Too low. Make it 35 instead.")
+        out.append(f"{req.target} {CORRECTION_WORDS}")
+    if apis:
+        mentions = []
+        for val in apis[0].values:
+            for src in val.sources:
+                h = by_render.get(src)
+                if h is None or not h.people:
+                    continue
+                if req.target and not said_by(h, req.target):
+                    continue
+                mentions.append((h.timestamp or NOW, f"{h.people[0]} {render_value(val.value)}"))
+        for _, q in sorted(mentions, reverse=True):
+            if q not in out:
+                out.append(q)
+    return out[:N_FOLLOWUPS]
+
