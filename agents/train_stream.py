@@ -1,6 +1,6 @@
 """Train a keep/skip memory writer for ``VehicleMemStream-v0`` under a fixed memory budget.
 
-The learned writer sees one streamed line per step (:class:`agents.stream_sb3.StreamWriteEnv`);
+The learned writer sees one streamed line per step (:class:`agents.stream.learned.StreamWriteEnv`);
 requests are served by the fixed rule reader, so only *what to keep* is learned. The store is
 capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that does not fit.
 
@@ -12,11 +12,11 @@ capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that d
 2. **Warm start** (behaviour cloning): every line of the training timelines is labelled "gold
    evidence line of a request" or not (labels of the train split only), the policy imitates the
    labels with the classes balanced, then the ``keep`` logit is shifted so that the writer fills
-   about ``--fill`` x the budget on the training timelines (:func:`agents.stream_sb3.calibrate_keep`).
+   about ``--fill`` x the budget on the training timelines (:func:`agents.stream.imitation.calibrate_keep`).
 3. **RL fine-tuning**: MaskablePPO with the env's reward (request F1 minus ``--memory-cost`` per
    stored token; 0 by default: the budget is the constraint) on whole training timelines.
 4. **Curve**: after the warm start and after each PPO segment the writer is run on the holdout
-   timelines, as ``vmb eval-stream`` runs it (:class:`~agents.stream_sb3.load_stream_writer`'s
+   timelines, as ``vmb eval-stream`` runs it (:func:`~agents.stream.learned.load_stream_writer`'s
    writer), and so are the baselines at the same budget: store everything (``fifo``: the most
    recent lines that fit), the rule writer (``fifo``) and store nothing. The checkpoint kept as
    ``model.zip`` is the evaluation with the best holdout return (``--keep last`` keeps the last).
@@ -119,18 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents.stream_sb3 import (
-        LineFeaturizer,
-        StreamWriteEnv,
-        behaviour_clone_writer,
-        calibrate_keep,
-        evidence_dataset,
-        keep_scores,
-        load_stream_writer,
-        save_stream_checkpoint,
-    )
+    from agents.stream.factory import make_writer
+    from agents.stream.features import LineFeaturizer
+    from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores
+    from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
     from agents.train_sb3 import generated_train
-    from agents.writers import make_writer
     from vmb_gym.data import parse_file_range
     from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 

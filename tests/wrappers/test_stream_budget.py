@@ -7,21 +7,10 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from agents.stream_sb3 import (
-    BUDGET_NAMES,
-    NUMERIC_NAMES,
-    LineFeaturizer,
-    StreamWriteEnv,
-    behaviour_clone_writer,
-    calibrate_keep,
-    evidence_dataset,
-    keep_margin,
-    keep_scores,
-    line_tokens,
-    load_stream_writer,
-    save_stream_checkpoint,
-)
-from agents.writers import make_writer, parse_writer_spec
+from agents.stream.factory import make_writer, parse_writer_spec
+from agents.stream.features import BUDGET_NAMES, NUMERIC_NAMES, LineFeaturizer, line_tokens
+from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_margin, keep_scores
+from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
 from vmb_gym.types import EvidenceEvent, HistoryLine, Query, Scenario, ToolCall
@@ -204,9 +193,10 @@ def test_old_checkpoints_without_the_budget_block_still_load(scenarios, tmp_path
     env = StreamWriteEnv(data=scenarios[:1], featurizer=featurizer)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=8, seed=0, device="cpu", policy_kwargs={"net_arch": [8]})
     path = save_stream_checkpoint(model, tmp_path / "old", algo="maskable_ppo", featurizer=featurizer)
-    meta = json.loads((tmp_path / "old.json").read_text())
-    del meta["featurizer"]["budget_features"], meta["budget_tokens"]  # a sidecar written before the budget
-    (tmp_path / "old.json").write_text(json.dumps(meta))
+    meta = json.loads((tmp_path / "old.vmb.json").read_text())
+    (tmp_path / "old.vmb.json").unlink()  # the sidecar as written before the budget block and the one format:
+    del meta["featurizer"]["budget_features"], meta["budget_tokens"], meta["design"], meta["format_version"]
+    (tmp_path / "old.json").write_text(json.dumps({"kind": "stream_writer", **meta}))
     writer = load_stream_writer(path)
     assert writer.featurizer.dim == 32 + len(NUMERIC_NAMES) and writer.budget_tokens is None
     _, stats = _peak_store(VehicleMemStreamEnv(scenarios[:1], max_chunk_steps=64), writer, scenarios[0].scenario_id)

@@ -8,11 +8,14 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from agents.writers import StoreEverythingWriter, make_writer, run_stream_episode
+from agents.stream.factory import make_writer
+from agents.stream.features import NUMERIC_NAMES
+from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
+from agents.stream.writers import StoreEverythingWriter
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.policy import run_stream_episode
 from vmb_gym.types import EvidenceEvent, HistoryLine, Query, Scenario, ToolCall
-from agents.stream_sb3 import NUMERIC_NAMES, StreamWriteEnv, load_stream_writer, save_stream_checkpoint
 
 _LINES = [
     (1, "2025-04-02 07:10", "Mara Quinn", "For my drives, keep the seat heating at level 2 please."),
@@ -108,7 +111,7 @@ def test_smoke_training_checkpoint_and_writer(tmp_path) -> None:
     model.learn(32)
     assert model.num_timesteps >= 32
     path = save_stream_checkpoint(model, tmp_path / "w", algo="maskable_ppo", featurizer=env.featurizer)
-    assert path.exists() and json.loads((tmp_path / "w.json").read_text())["algo"] == "maskable_ppo"
+    assert path.exists() and json.loads((tmp_path / "w.vmb.json").read_text())["algo"] == "maskable_ppo"
     writer = load_stream_writer(tmp_path / "w.zip")
     assert make_writer(f"sb3:{path}").name == "sb3"
     ep = run_stream_episode(VehicleMemStreamEnv([tiny_scenario()], memory_cost=0.001), writer, seed=0)

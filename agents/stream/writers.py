@@ -1,18 +1,18 @@
-"""Baseline memory writers for ``VehicleMemStream-v0``, each paired with the same simple reader.
+"""The memory-writer contract of ``VehicleMemStream-v0`` and the baseline writers.
 
 A writer decides, chunk by chunk, which streamed lines go into the policy's own store:
 
 * :class:`StoreEverythingWriter`: every line, one entry per line;
 * :class:`StoreNothingWriter`: nothing (the lower bound: search always comes back empty);
 * :class:`RuleWriter`: lines that name a vehicle setting *and* state a value for it, read with the
-  simulator vocabulary of :mod:`agents.vocabulary` / :mod:`agents.rules` (``API_SPECS`` words,
+  simulator vocabulary of :mod:`agents.rules` (``API_SPECS`` words,
   value ranges, enum spellings);
 * :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
   entries it derives are written to the store, citing their lines.
 
 **Memory budget.** Every writer takes an optional cap on its store, ``budget_tokens`` (cl100k
 tokens of the active entries it wrote, counted exactly as the env counts a ``store``), set with
-:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of :func:`make_writer` (``everything@2000``,
+:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of a writer spec (:func:`agents.stream.factory.make_writer`: ``everything@2000``,
 ``rules@2000/stop``, ``sb3:CKPT@2000``). What happens to a store that does not fit is the
 ``overflow`` policy:
 
@@ -25,118 +25,30 @@ tokens of the active entries it wrote, counted exactly as the env counts a ``sto
 The active store never holds more than ``budget_tokens`` tokens at any step (deletes are sent
 before the stores they make room for); a single entry longer than the budget is never stored.
 
-At a request every writer reads the same way (:class:`StreamReader`): the rule-based reader of
-:mod:`agents.rules` asks its searches through the env's ``search_memory`` tool (so it only ever
-sees the policy's own store, as of the request) and then emits its calls and ``finish``. No
-writer or reader looks at a task's gold calls, gold memory or evidence.
+At a request every writer reads the same way (:class:`~agents.stream.reader.StreamReader`). No
+writer looks at a task's gold calls, gold memory or evidence. The learned writer is
+:class:`agents.stream.learned.SB3StreamWriter`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import gymnasium as gym
-
+from agents.rules import conditions_in, extract_value, score_apis
+from agents.stream.reader import BATCH, SKIP, StreamReader
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory import make_memory
 from vmb_gym.memory.tokens import count_tokens
-from vmb_gym.types import Scenario
+from vmb_gym.types import HistoryLine
+from vmb_gym.vehicle import API_SPECS
 
-SKIP: dict[str, Any] = {"name": "skip", "arguments": {}}
-FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
-#: Calls per action the writers send (the env accepts at most 32).
-BATCH = 31
-
-
-# ---------------------------------------------------------------------- reading at a request
-class _RecordingMemory:
-    """Stands in for a memory module while the rule reader plans: records its searches, or replays hits."""
-
-    provides_search = True
-    provides_context = False
-
-    def __init__(self, scenario_id: int) -> None:
-        self.scenario_id = scenario_id
-        self.asked: list[tuple[str, int]] = []
-        self.answers: dict[str, list[MemoryHit]] = {}
-
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
-        """Record the search and return the hits the env gave for it (none while recording)."""
-        self.asked.append((text, top_k))
-        return list(self.answers.get(text, []))
-
-    def ingest(self, scenario: Scenario) -> None:
-        """Never needed: the reader only searches through the env."""
-
-
-def hit_from_dict(d: dict[str, Any]) -> MemoryHit:
-    """A :class:`MemoryHit` from the env's ``info["memory_hits"]`` form."""
-    ts = d.get("timestamp")
-    return MemoryHit(entry_id=d["entry_id"], text=d["text"], score=float(d.get("score", 0.0)),
-                     timestamp=datetime.fromisoformat(ts) if ts else None, line_ids=tuple(d.get("line_ids", ())),
-                     people=tuple(d.get("people", ())), layer="policy", status=d.get("status", "active"))
-
-
-class StreamReader:
-    """Two-step reader for a request: search the policy's store, then act.
-
-    With :mod:`agents.rules` available it plans with :class:`~agents.rules.RulesPolicy`: a dry run
-    records the searches the rules would make, one action sends them as ``search_memory`` calls,
-    and a second run plans on the hits the env returned. Otherwise it searches the request and
-    finishes.
-
-    Args:
-        top_k: hits per search.
-    """
-
-    def __init__(self, top_k: int = 10) -> None:
-        self.top_k = top_k
-        try:
-            from agents.rules import RulesPolicy
-
-            self._rules: Any = RulesPolicy("none", top_k=top_k)
-        except ImportError:  # pragma: no cover - rules ship with the repository
-            self._rules = None
-        self._stage = 0
-        self._mem: _RecordingMemory | None = None
-        self._context: tuple[str, Scenario, datetime | None] | None = None
-
-    def start(self, info: dict[str, Any], scenario_id: int, speakers: Sequence[str]) -> None:
-        """A new request (``info`` of the step that showed it)."""
-        self._stage = 0
-        if self._rules is not None:  # plan() counts searches in per-request state that its act() path resets
-            self._rules._memory_searches = 0
-            self._rules._memory_hits = []
-        as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else None
-        self._context = (info["request"], Scenario(scenario_id, tuple(speakers), (), ()), as_of)
-
-    def act(self, info: dict[str, Any]) -> list[dict[str, Any]]:
-        """The next action of the request."""
-        assert self._context is not None
-        request, scenario, as_of = self._context
-        if self._stage == 0:
-            self._stage = 1
-            if self._rules is None:
-                return [{"name": "search_memory", "arguments": {"query": request, "top_k": self.top_k}}]
-            self._mem = _RecordingMemory(scenario.scenario_id)
-            self._rules.memory = self._mem
-            self._rules.plan(request, scenario, as_of)
-            asked = list(dict.fromkeys(self._mem.asked))[:BATCH]
-            if not asked:
-                self._stage = 2
-                return [*self._rules.plan(request, scenario, as_of)[: BATCH - 1], FINISH]
-            return [{"name": "search_memory", "arguments": {"query": q, "top_k": max(1, min(20, k))}} for q, k in asked]
-        if self._rules is None or self._mem is None:
-            return [FINISH]
-        for group in info.get("memory_hits", []):
-            self._mem.answers[group["query"]] = [hit_from_dict(h) for h in group["hits"]]
-        calls = self._rules.plan(request, scenario, as_of)
-        return [*calls[: BATCH - 1], FINISH]
+__all__ = ["ELSEWHERE", "OVERFLOWS", "RELATION", "VALUE_WORDS", "WRITERS", "WRITER_ALIASES", "LayeredWriter",
+           "RuleWriter", "StoreEverythingWriter", "StoreNothingWriter", "Writer", "store_line"]
 
 
 # ---------------------------------------------------------------------- writers
@@ -310,7 +222,8 @@ class Writer:
         return deletes + [c for c in calls if c.get("name") != "store" or id(c) in kept_ids]
 
 
-def _store_line(line: dict[str, Any]) -> dict[str, Any]:
+def store_line(line: dict[str, Any]) -> dict[str, Any]:
+    """The ``store`` call of one streamed line on its own (cites it, tags its speaker)."""
     return {"name": "store", "arguments": {"line_ids": [line["line_id"]], "people": [line["speaker"]]}}
 
 
@@ -322,7 +235,7 @@ class StoreEverythingWriter(Writer):
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One store per line."""
-        return [_store_line(ln) for ln in lines]
+        return [store_line(ln) for ln in lines]
 
 
 class StoreNothingWriter(Writer):
@@ -361,9 +274,6 @@ class RuleWriter(Writer):
         super().__init__(top_k=top_k, name="rule")
         self.min_score = min_score
         self.follow_up = follow_up
-        from agents.rules import conditions_in, extract_value, score_apis
-        from vmb_gym.vehicle import API_SPECS
-
         self._score: Callable[[str], dict[str, float]] = score_apis
         self._value = extract_value
         self._conditions = conditions_in
@@ -383,18 +293,18 @@ class RuleWriter(Writer):
         out = []
         last_kept = -10**9
         for pos, ln in enumerate(lines):
-            if _RELATION.search(ln["text"]):
-                out.append(_store_line(ln))
+            if RELATION.search(ln["text"]):
+                out.append(store_line(ln))
                 continue
-            if _ELSEWHERE.search(ln["text"]):
+            if ELSEWHERE.search(ln["text"]):
                 continue
             api = self.setting_of(ln["text"])
             if api is None:
-                if pos - last_kept <= self.follow_up and _VALUE.search(ln["text"]):
-                    out.append(_store_line(ln))
+                if pos - last_kept <= self.follow_up and VALUE_WORDS.search(ln["text"]):
+                    out.append(store_line(ln))
                 continue
             last_kept = pos
-            call = _store_line(ln)
+            call = store_line(ln)
             call["arguments"]["setting"] = api.removeprefix("carcontrol_")
             conditions = sorted(self._conditions(ln["text"]))
             if conditions:
@@ -403,15 +313,17 @@ class RuleWriter(Writer):
         return out
 
 
-_VALUE = re.compile(r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
-_ELSEWHERE = re.compile(
+#: Value words a bare follow-up line states ("level 2", "20 degrees", "max").
+VALUE_WORDS = re.compile(r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
+#: Another vehicle or a hypothetical: the line states settings, but not preferences for this car.
+ELSEWHERE = re.compile(
     r"\b(rental|(?:work |old |her |his |their )?(?:van|truck)|(?:\w+'s|her|his|their|my old|my work) car|"
     r"if we ever|trade (?:this|the) car|not now|in the manual|the manual)\b", re.IGNORECASE)
 _KIN = (r"(?:grand)?(?:mother|father|mom|dad|mum|son|daughter|sister|brother|aunt|uncle|niece|nephew|cousin|wife|"
         r"husband|partner|fianc[eé]e?|girlfriend|boyfriend|friend|colleague|coworker|co-worker|boss|neighbou?r|grandma|"
         r"grandpa|roommate|in-law)")
 #: A person introduced by relation: "Joanna, my grandmother, ..." or "my uncle Aaron ...".
-_RELATION = re.compile(rf"\b[A-Z][a-z]+,\s+my\s+(?:\w+\s+)?{_KIN}\b|\bmy\s+(?:\w+\s+)?{_KIN},?\s+[A-Z][a-z]+\b")
+RELATION = re.compile(rf"\b[A-Z][a-z]+,\s+my\s+(?:\w+\s+)?{_KIN}\b|\bmy\s+(?:\w+\s+)?{_KIN},?\s+[A-Z][a-z]+\b")
 
 
 class LayeredWriter(Writer):
@@ -431,8 +343,6 @@ class LayeredWriter(Writer):
 
     def __init__(self, top_k: int = 10, memory_kwargs: dict[str, Any] | None = None) -> None:
         super().__init__(top_k=top_k, name="layered")
-        from vmb_gym.memory import make_memory
-
         try:
             self.module: Any = make_memory("layered", **(memory_kwargs or {}))
         except (ImportError, AttributeError, ConfigError) as exc:
@@ -448,8 +358,6 @@ class LayeredWriter(Writer):
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Observe the chunk; store the module's new derived entries."""
-        from vmb_gym.types import HistoryLine
-
         for ln in lines:
             self._seen.add(ln["line_id"])
             self.module.observe(HistoryLine(ln["line_id"], datetime.fromisoformat(ln["timestamp"]), ln["speaker"], ln["text"]))
@@ -476,83 +384,7 @@ WRITERS: dict[str, Callable[[], Writer]] = {
 }
 
 
-# ---------------------------------------------------------------------- running
-@dataclass
-class StreamEpisode:
-    """One finished timeline: its return and the env's episode figures."""
-
-    scenario_id: int
-    episode_return: float
-    steps: int
-    episode: dict[str, Any]
-
-
-def run_stream_episode(env: gym.Env[str, Any], policy: Any, *, seed: int | None = None,
-                       options: dict[str, Any] | None = None) -> StreamEpisode:
-    """Reset ``env`` and let ``policy`` (``reset``/``act``) run the timeline to its end."""
-    obs, info = env.reset(seed=seed, options=options)
-    policy.reset(obs, info)
-    view = dict(info)
-    total = 0.0
-    steps = 0
-    while True:
-        obs, reward, terminated, truncated, info = env.step(policy.act(obs, view))
-        total += float(reward)
-        steps += 1
-        view = info
-        if terminated or truncated:
-            return StreamEpisode(int(info.get("episode_stats", {}).get("scenario_id", -1)), total, steps, info.get("episode_stats", {}))
-
-
 #: ``vmb eval-stream --writer`` names -> :data:`WRITERS` keys.
 WRITER_ALIASES: dict[str, str] = {"everything": "store_everything", "nothing": "store_nothing", "rules": "rule",
                                   "store_everything": "store_everything", "store_nothing": "store_nothing",
                                   "rule": "rule", "layered": "layered"}
-
-
-_BUDGET_SPEC = re.compile(r"^(?P<tokens>\d+)(?:/(?P<overflow>fifo|stop))?$")
-
-
-def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
-    """``NAME[@TOKENS[/fifo|/stop]]`` -> ``(NAME, budget tokens or None, overflow or None)``.
-
-    Raises:
-        ConfigError: for a malformed budget suffix.
-    """
-    if "@" not in spec:
-        return spec, None, None
-    name, _, suffix = spec.rpartition("@")
-    m = _BUDGET_SPEC.match(suffix)
-    if not m or not name:
-        raise ConfigError(f"bad memory budget in writer {spec!r}; expected NAME@TOKENS or NAME@TOKENS/fifo|stop "
-                          "(e.g. everything@2000)")
-    return name, int(m["tokens"]), m["overflow"]
-
-
-def make_writer(spec: str, top_k: int = 10) -> Any:
-    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``) or ``sb3:CHECKPOINT``.
-
-    A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
-    ``@TOKENS/fifo`` also picks the overflow policy (see the module doc; baseline writers default
-    to ``fifo``; a learned writer never overflows: its ``keep`` is masked when a line does not fit,
-    and without a suffix it uses the budget it was trained with).
-
-    Raises:
-        ConfigError: for an unknown name or a malformed budget.
-    """
-    spec, budget, overflow = parse_writer_spec(spec)
-    if spec.startswith("sb3:"):
-        from agents.stream_sb3 import load_stream_writer
-
-        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
-        if budget is not None:
-            writer.set_budget(budget, overflow)
-        return writer
-    key = WRITER_ALIASES.get(spec)
-    if key is None:
-        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))} or sb3:CHECKPOINT")
-    writer = WRITERS[key](top_k=top_k)
-    if budget is not None:
-        writer.set_budget(budget, overflow)
-        writer.name = f"{writer.name}@{budget}"
-    return writer

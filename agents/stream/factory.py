@@ -1,0 +1,60 @@
+"""Writers from their specs: ``NAME[@TOKENS[/fifo|/stop]]`` or ``sb3:CHECKPOINT[@...]``.
+
+This module knows both the baseline writers (:mod:`agents.stream.writers`) and the learned one
+(:mod:`agents.stream.learned`), so neither has to import the other.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.stream.learned import load_stream_writer
+from agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
+from vmb_gym.errors import ConfigError
+
+__all__ = ["make_writer", "parse_writer_spec"]
+
+_BUDGET_SPEC = re.compile(r"^(?P<tokens>\d+)(?:/(?P<overflow>fifo|stop))?$")
+
+
+def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
+    """``NAME[@TOKENS[/fifo|/stop]]`` -> ``(NAME, budget tokens or None, overflow or None)``.
+
+    Raises:
+        ConfigError: for a malformed budget suffix.
+    """
+    if "@" not in spec:
+        return spec, None, None
+    name, _, suffix = spec.rpartition("@")
+    m = _BUDGET_SPEC.match(suffix)
+    if not m or not name:
+        raise ConfigError(f"bad memory budget in writer {spec!r}; expected NAME@TOKENS or NAME@TOKENS/fifo|stop "
+                          "(e.g. everything@2000)")
+    return name, int(m["tokens"]), m["overflow"]
+
+
+def make_writer(spec: str, top_k: int = 10) -> Writer:
+    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``) or ``sb3:CHECKPOINT``.
+
+    A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
+    ``@TOKENS/fifo`` also picks the overflow policy (see :mod:`agents.stream.writers`; baseline writers default
+    to ``fifo``; a learned writer never overflows: its ``keep`` is masked when a line does not fit,
+    and without a suffix it uses the budget it was trained with).
+
+    Raises:
+        ConfigError: for an unknown name or a malformed budget.
+    """
+    spec, budget, overflow = parse_writer_spec(spec)
+    if spec.startswith("sb3:"):
+        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
+        if budget is not None:
+            writer.set_budget(budget, overflow)
+        return writer
+    key = WRITER_ALIASES.get(spec)
+    if key is None:
+        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))} or sb3:CHECKPOINT")
+    writer = WRITERS[key](top_k=top_k)
+    if budget is not None:
+        writer.set_budget(budget, overflow)
+        writer.name = f"{writer.name}@{budget}"
+    return writer
