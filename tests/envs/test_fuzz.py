@@ -1,4 +1,8 @@
-"""Property-based tests: the action parser and step() never raise, whatever a policy sends."""
+"""Property-based tests: the action parser and step() never raise, whatever a policy sends.
+
+The seeded bombardment of every registered env (``vmb_gym.testing.bombard``) runs in
+``tests/test_contracts.py``; ``scripts/fuzz.py`` runs it for millions of actions.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> gym.Env:
     return gym.make("VehicleMem-v0", data=f"official:{root}", max_steps=10**6).unwrapped
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(action=actions)
 def test_step_never_raises(env: gym.Env, action: object) -> None:

@@ -1,0 +1,53 @@
+"""The import graph of vmb_gym/ and agents/ (function-local imports included): no cycle, no library -> agents edge."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("import_graph", Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py")
+assert _SPEC is not None and _SPEC.loader is not None
+graph = importlib.util.module_from_spec(_SPEC)
+sys.modules.setdefault("import_graph", graph)  # dataclasses look their module up
+_SPEC.loader.exec_module(graph)
+
+#: Cycles other helpers of the redesign (#16) are removing right now; the test fails on any other.
+IN_FLIGHT = [["agents.stream_sb3", "agents.writers"]]
+
+
+def test_the_graph_sees_function_local_and_relative_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "vmb_gym"
+    (pkg / "cli").mkdir(parents=True)
+    (tmp_path / "agents").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from vmb_gym import b\n"
+                              "def f():\n    from .b import thing\n")
+    (pkg / "b.py").write_text("import vmb_gym.a\n")
+    (pkg / "cli" / "__init__.py").write_text("")
+    (pkg / "cli" / "go.py").write_text("import agents.x\ndef run(args):\n    from agents import x\n")
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    (tmp_path / "agents" / "x.py").write_text("")
+    edges = graph.edges(graph.modules(tmp_path))
+    assert [(e.source, e.target, e.scope) for e in edges if e.source == "vmb_gym.a"] == [("vmb_gym.a", "vmb_gym.b", "f")]
+    assert graph.cycles(edges) == [["vmb_gym.a", "vmb_gym.b"]]
+    bad = graph.library_to_agents(edges)
+    assert [(e.source, e.line, e.scope) for e in bad] == [("vmb_gym.cli.go", 1, "")]  # the one in run() is allowed
+
+
+def _cycles() -> list[list[str]]:
+    return graph.cycles(graph.edges())
+
+
+def test_no_library_module_imports_agents() -> None:
+    bad = graph.library_to_agents(graph.edges())
+    assert bad == [], "\n".join(f"{e.source} -> {e.target} (line {e.line}, in {e.scope or 'module'})" for e in bad)
+
+
+@pytest.mark.xfail(condition=bool(_cycles()) and all(c in IN_FLIGHT for c in _cycles()), strict=False,
+                   reason=f"cycles being removed by the redesign (#16): {IN_FLIGHT}")
+def test_no_import_cycle() -> None:
+    found = _cycles()
+    assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
