@@ -6,16 +6,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import pytest
-
 _SPEC = importlib.util.spec_from_file_location("import_graph", Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py")
 assert _SPEC is not None and _SPEC.loader is not None
 graph = importlib.util.module_from_spec(_SPEC)
 sys.modules.setdefault("import_graph", graph)  # dataclasses look their module up
 _SPEC.loader.exec_module(graph)
-
-#: Cycles other helpers of the redesign (#16) are removing right now; the test fails on any other.
-IN_FLIGHT = [["agents.stream_sb3", "agents.writers"]]
 
 
 def test_the_graph_sees_function_local_and_relative_imports(tmp_path: Path) -> None:
@@ -37,17 +32,11 @@ def test_the_graph_sees_function_local_and_relative_imports(tmp_path: Path) -> N
     assert [(e.source, e.line, e.scope) for e in bad] == [("vmb_gym.cli.go", 1, "")]  # the one in run() is allowed
 
 
-def _cycles() -> list[list[str]]:
-    return graph.cycles(graph.edges())
-
-
 def test_no_library_module_imports_agents() -> None:
     bad = graph.library_to_agents(graph.edges())
     assert bad == [], "\n".join(f"{e.source} -> {e.target} (line {e.line}, in {e.scope or 'module'})" for e in bad)
 
 
-@pytest.mark.xfail(condition=bool(_cycles()) and all(c in IN_FLIGHT for c in _cycles()), strict=False,
-                   reason=f"cycles being removed by the redesign (#16): {IN_FLIGHT}")
 def test_no_import_cycle() -> None:
-    found = _cycles()
+    found = graph.cycles(graph.edges())
     assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
