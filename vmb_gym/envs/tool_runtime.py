@@ -10,7 +10,7 @@ exist once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -18,6 +18,7 @@ import orjson
 from vmb_gym.envs.actions import parse_action
 from vmb_gym.errors import ActionError
 from vmb_gym.memory.audit import audit_hits
+from vmb_gym.memory.base import MemoryHit
 from vmb_gym.memory.session import MemorySession
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
@@ -110,6 +111,12 @@ class ToolRuntime:
         return self.memory is not None and bool(self.memory.provides_search)
 
     # ------------------------------------------------------------------ actions
+    def run_action_with_hits(self, action: Any) -> tuple[list[Record], str | None, bool, list[dict[str, Any]]]:
+        """:meth:`run_action`, plus the step's hits per ``search_memory`` call (:func:`memory_hit_info`)."""
+        before = len(self.memory_hits)
+        records, action_error, finished = self.run_action(action)
+        return records, action_error, finished, memory_hit_info(records, self.memory_hits[before:])
+
     def run_action(self, action: Any) -> tuple[list[Record], str | None, bool]:
         """Run one policy action; never raises.
 
@@ -181,6 +188,13 @@ class ToolRuntime:
         return {"success": True, "message": f"Loaded {len(tools)} tools from {module} module", "tools": tools}, False
 
     def _search_memory(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """The ``search_memory`` tool: ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3).
+
+        The result the policy reads is ``{"success", "memory_text", "count"}``: ``memory_text`` has
+        one ``N. [YYYY-MM-DD HH:MM] text`` line per hit (:func:`~vmb_gym.memory.session.render_hits`).
+        The same hits, structured, reach the step's ``info["memory_hits"]`` (:func:`memory_hit_info`)
+        through :attr:`memory_hits`, where the :class:`~vmb_gym.memory.session.MemorySession` keeps them.
+        """
         unexpected = set(args) - {"query", "top_k", "context"}
         if unexpected:
             return {"success": False, "error": f"search_memory takes query, top_k and context, got unexpected {sorted(unexpected)}"}, True
@@ -245,6 +259,39 @@ class ToolRuntime:
             episode["memory_audit"] = audit_hits(query, self.memory_hits)
             episode["memory_hit_line_ids"] = sorted({i for h in self.memory_hits for i in h.line_ids})
         return metrics, episode
+
+
+def hit_record(hit: MemoryHit) -> dict[str, Any]:
+    """One memory hit in its JSON-ready ``info["memory_hits"]`` form.
+
+    Keys: ``entry_id``, ``text`` (what the policy read, without the ``[time]`` prefix), ``score``,
+    ``timestamp`` (ISO 8601 or None), ``line_ids`` (the history lines it comes from), ``people``
+    (the speakers or people the module attached), ``layer`` and ``status`` (``active`` /
+    ``superseded``).
+    """
+    return {"entry_id": hit.entry_id, "text": hit.text, "score": hit.score,
+            "timestamp": hit.timestamp.isoformat() if hit.timestamp else None, "line_ids": list(hit.line_ids),
+            "people": list(hit.people), "layer": hit.layer, "status": hit.status}
+
+
+def memory_hit_info(records: Sequence[Record], hits: Sequence[MemoryHit]) -> list[dict[str, Any]]:
+    """A step's ``info["memory_hits"]``: per successful ``search_memory`` call, ``{"query", "hits"}``.
+
+    ``records`` are the step's call records (:meth:`ToolRuntime.run_action`) and ``hits`` the hits
+    the step's searches returned, in call order (each successful search's result says how many
+    it gave: ``count``); each hit is a :func:`hit_record`. Both vehicle envs build the key here.
+    """
+    out: list[dict[str, Any]] = []
+    pos = 0
+    for r in records:
+        res = r["result"]
+        if r["name"] != "search_memory" or not isinstance(res, Mapping) or not res.get("success"):
+            continue
+        n = int(res.get("count", 0))
+        chunk = hits[pos:pos + n]
+        pos += n
+        out.append({"query": (r["arguments"] or {}).get("query"), "hits": [hit_record(h) for h in chunk]})
+    return out
 
 
 def to_json_text(obj: Any) -> str:

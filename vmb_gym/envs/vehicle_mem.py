@@ -63,7 +63,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
     | tool | arguments | effect |
     |---|---|---|
     | ``list_module_tools`` | ``module_name`` | returns the schemas of one module's functions |
-    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3, default 0) | retrieval over the history (only when the memory module retrieves); ``context`` adds that many same-day lines either side of each hit; never returns a line later than the request |
+    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3, default 0) | retrieval over the history (only when the memory module retrieves); ``context`` adds that many same-day lines either side of each hit; never returns a line later than the request; the result's ``memory_text`` has one ``N. [YYYY-MM-DD HH:MM] text`` line per hit, and ``info["memory_hits"]`` the same hits as dicts (see Observation Space) |
     | any of the 111 ``carcontrol_*`` | per schema | runs on the simulated car (official semantics: no gating unless ``gated=True``) |
     | ``finish`` | none | ends the episode (terminated) |
 
@@ -81,7 +81,12 @@ class VehicleMemEnv(gym.Env[str, Any]):
     marker. The chat view for chat policies: the reset ``info["messages"]`` holds the system and
     user messages, and each step's ``info["messages"]`` the messages that step added (the
     assistant's tool calls, then one tool message per result), so a policy appends them; the
-    whole conversation is ``env.unwrapped.messages``.
+    whole conversation is ``env.unwrapped.messages``. Each step's ``info["memory_hits"]`` is the
+    structured view of its memory searches: per successful ``search_memory`` call, ``{"query",
+    "hits"}``, each hit a dict of ``entry_id``, ``text`` (the line as the observation shows it,
+    without the ``[time]`` prefix), ``score``, ``timestamp`` (ISO 8601 or None), ``line_ids`` (the
+    history lines it comes from), ``people``, ``layer`` and ``status`` (``active``/``superseded``):
+    :func:`vmb_gym.envs.tool_runtime.hit_record`, the same form as in ``VehicleMemStream-v0``.
 
     ## Rewards
     0 at every step except the last. When the episode ends (``finish`` or the step limit), the
@@ -244,13 +249,14 @@ class VehicleMemEnv(gym.Env[str, Any]):
             return self._fit(orjson.dumps({"success": False, "error": msg}).decode()), 0.0, True, False, {
                 "action_error": msg, "calls": []}
         self._steps += 1
-        records, action_error, terminated = self._runtime.run_action(action)
+        records, action_error, terminated, hits = self._runtime.run_action_with_hits(action)
         truncated = not terminated and self._steps >= self.max_steps
         dumped = dump_results(records)
         obs = self._fit(render_results(records, dumped, self.observation_mode))
         new_messages = chat_messages(records, dumped)
         self._messages.extend(new_messages)
-        info: dict[str, Any] = {"action_error": action_error, "calls": records, "step": self._steps}
+        info: dict[str, Any] = {"action_error": action_error, "calls": records, "step": self._steps,
+                                "memory_hits": hits}
         reward = 0.0
         if terminated or truncated:
             self._episode_over = True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.envs.tool_runtime import REWARDS, TextFitter, ToolRuntime, dump_results, render_results
 from vmb_gym.errors import ActionError, ConfigError
-from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory, MemoryHit
+from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import HistoryLine, Query, Scenario
 from vmb_gym.vehicle import MODULE_KEYS, MODULES
@@ -177,8 +177,10 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     list. Characters outside the data's charset are escaped; long text is cut with a marker.
     ``info`` carries the structured view: ``phase`` (``"write"``/``"query"``), ``lines`` (the
     chunk's lines as dicts), ``request``/``task_id``/``as_of`` at a request, ``entry_ids`` of the
-    step's writes, and ``memory_hits`` (per ``search_memory`` call: the query and the hits with
-    their entry ids, timestamps and cited line ids).
+    step's writes, and ``memory_hits`` (per successful ``search_memory`` call, ``{"query", "hits"}``;
+    each hit a dict of ``entry_id``, ``text``, ``score``, ``timestamp``, ``line_ids``, ``people``,
+    ``layer``, ``status``: :func:`vmb_gym.envs.tool_runtime.hit_record`, the same form as in
+    ``VehicleMem-v0``).
 
     ## Rewards
     When a request ends (``finish`` or ``max_query_steps`` steps) the step's reward is the
@@ -554,11 +556,10 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     def _query_step(self, action: Any) -> tuple[str, float, dict[str, Any]]:
         runtime = self._runtime
         assert runtime is not None
-        before = len(runtime.memory_hits)
-        records, action_error, finished = runtime.run_action(action)
+        records, action_error, finished, hits = runtime.run_action_with_hits(action)
         self._query_steps += 1
         info: dict[str, Any] = {"action_error": action_error, "calls": records, "phase": "query",
-                                "memory_hits": _split_hits(records, runtime.memory_hits[before:])}
+                                "memory_hits": hits}
         text = render_results(records, dump_results(records), "text")
         reward = 0.0
         if finished or self._query_steps >= self.max_query_steps:
@@ -631,20 +632,3 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     def _fit(self, text: str) -> str:
         return self._fitter(text)
 
-
-def _split_hits(records: list[dict[str, Any]], hits: Sequence[MemoryHit]) -> list[dict[str, Any]]:
-    """The step's new hits, split per successful ``search_memory`` call (in call order)."""
-    out: list[dict[str, Any]] = []
-    pos = 0
-    for r in records:
-        res = r["result"]
-        if r["name"] != "search_memory" or not isinstance(res, Mapping) or not res.get("success"):
-            continue
-        n = int(res.get("count", 0))
-        chunk = hits[pos:pos + n]
-        pos += n
-        out.append({"query": (r["arguments"] or {}).get("query"), "hits": [
-            {"entry_id": h.entry_id, "text": h.text, "score": h.score,
-             "timestamp": h.timestamp.isoformat() if h.timestamp else None, "line_ids": list(h.line_ids),
-             "people": list(h.people), "status": h.status} for h in chunk]})
-    return out
