@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from itertools import compress
 from operator import is_not
 from typing import Any
@@ -483,6 +484,37 @@ class _GoldField:
     if_matched: _Tally  # the prediction holds exactly the gold value
 
 
+#: Gold fields by (field, type and repr of the value): tasks that set a field to the same value share one.
+_GOLD_FIELDS: dict[tuple[FieldKey, type, str], _GoldField] = {}
+_GOLD_FIELDS_LIMIT = 1 << 16
+
+
+def _gold_field(field: FieldKey, value: Any) -> _GoldField:
+    """The :class:`_GoldField` of ``field`` set to ``value``, built once per distinct value.
+
+    ``repr`` tells apart what ``==`` does not (``True``/``1``/``1.0``, lists/tuples, key order),
+    so two values with one key flatten and score identically. The entries are never mutated.
+    """
+    key = (field, type(value), repr(value))
+    found = _GOLD_FIELDS.get(key)
+    if found is not None:
+        return found
+    value = copy_value(value) if value is not _MISSING else value
+    flat = _flatten_one(field[0], field[1], value)
+    init = _initial_field_flat(field)
+    found = _GoldField(
+        value=value,
+        value_bytes=None if isinstance(value, _SCALAR_TYPES) or value is _MISSING else _dumps(value),
+        flat=flat,
+        if_untouched=_field_tally(init, flat, init),
+        if_matched=_field_tally(init, flat, flat),
+    )
+    if len(_GOLD_FIELDS) >= _GOLD_FIELDS_LIMIT:
+        _GOLD_FIELDS.clear()
+    _GOLD_FIELDS[key] = found
+    return found
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class GoldReference:
     """The reference final state of one task, reduced to what differs from a fresh car.
@@ -493,8 +525,27 @@ class GoldReference:
 
     fields: Mapping[FieldKey, _GoldField]
     initial_paths: int
-    if_untouched: StateScore  # the score of doing nothing
-    if_matched: StateScore  # the score of reaching exactly the gold state
+    _scores: dict[str, StateScore] = dataclass_field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def if_untouched(self) -> StateScore:
+        """The score of doing nothing (computed on first use)."""
+        return self._score("if_untouched")
+
+    @property
+    def if_matched(self) -> StateScore:
+        """The score of reaching exactly the gold state (computed on first use)."""
+        return self._score("if_matched")
+
+    def _score(self, outcome: str) -> StateScore:
+        score = self._scores.get(outcome)
+        if score is None:
+            t = _Tally()
+            for gf in self.fields.values():
+                t.merge(getattr(gf, outcome))
+            extra = len(initial_flat_state()) - self.initial_paths
+            score = self._scores[outcome] = t.finish(extra_negative_tp=extra)
+        return score
 
     @classmethod
     def from_sim(cls, sim: VehicleSimulator) -> GoldReference:
@@ -502,29 +553,9 @@ class GoldReference:
         fields: dict[FieldKey, _GoldField] = {}
         initial_paths = 0
         for field, value in _changed_fields(sim).items():
-            value = copy_value(value) if value is not _MISSING else value
-            flat = _flatten_one(field[0], field[1], value)
-            init = _initial_field_flat(field)
-            initial_paths += len(init)
-            fields[field] = _GoldField(
-                value=value,
-                value_bytes=None if isinstance(value, _SCALAR_TYPES) or value is _MISSING else _dumps(value),
-                flat=flat,
-                if_untouched=_field_tally(init, flat, init),
-                if_matched=_field_tally(init, flat, flat),
-            )
-        total = len(initial_flat_state())
-        untouched = _Tally()
-        matched = _Tally()
-        for gf in fields.values():
-            untouched.merge(gf.if_untouched)
-            matched.merge(gf.if_matched)
-        return cls(
-            fields=fields,
-            initial_paths=initial_paths,
-            if_untouched=untouched.finish(extra_negative_tp=total - initial_paths),
-            if_matched=matched.finish(extra_negative_tp=total - initial_paths),
-        )
+            initial_paths += len(_initial_field_flat(field))
+            fields[field] = _gold_field(field, value)
+        return cls(fields=fields, initial_paths=initial_paths)
 
     @classmethod
     def from_calls(cls, calls: Iterable[tuple[str, Any]]) -> GoldReference:
