@@ -13,7 +13,7 @@ import torch
 
 import vmb_gym  # noqa: F401
 from agents.llm.chat import parse_tool_calls
-from agents.train_lm import (
+from agents.train.lm import (
     Args,
     TaskPrompter,
     add_lm_arguments,

