@@ -3,7 +3,8 @@
 * :func:`score_task` executes predicted calls on a fresh car and scores them against a task's
   gold; :func:`score_final_state` scores a simulator that already ran them.
 * :func:`score_flat` is the reference ``calculate_turn_result`` on flattened worlds;
-  :func:`score_sims` / :func:`score_against` are the fast path giving identical numbers.
+  :func:`score_sims` / :func:`score_against` (:mod:`vmb_gym.scoring.gold`) are the fast path
+  giving identical numbers.
 * :func:`aggregate` turns per-task records into the official ``metric.json`` numbers.
 """
 
@@ -18,15 +19,8 @@ from vmb_gym.scoring.scorer import (
     score_final_state,
     score_task,
 )
-from vmb_gym.scoring.state_diff import (
-    METRIC_NAMES,
-    GoldReference,
-    StateScore,
-    score_against,
-    score_flat,
-    score_sims,
-    values_equal,
-)
+from vmb_gym.scoring.gold import GoldReference, score_against, score_sims
+from vmb_gym.scoring.state_diff import METRIC_NAMES, StateScore, score_flat, values_equal
 from vmb_gym.scoring.tool_f1 import (
     ToolScore,
     multiset_tool_score,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vmb_gym.errors import DataError
-from vmb_gym.scoring.state_diff import GoldReference, StateScore, score_against
+from vmb_gym.scoring.gold import GoldReference, score_against
+from vmb_gym.scoring.state_diff import StateScore
 from vmb_gym.scoring.tool_f1 import (
     CallKey,
     ToolScore,
