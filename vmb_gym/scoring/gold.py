@@ -160,13 +160,29 @@ def _field_tally(init: FlatState, gold: FlatState, pred: FlatState) -> Tally:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _GoldField:
-    """One field that the gold changed, with its outcomes for the two common predictions precomputed."""
+    """One field that the gold changed, with its outcomes for the two common predictions (computed on first use)."""
 
     value: Any
     value_bytes: bytes | None
     flat: FlatState
-    if_untouched: Tally  # the prediction left the field at its initial value
-    if_matched: Tally  # the prediction holds exactly the gold value
+    init: FlatState  # the field's paths on a fresh car
+    _tallies: dict[str, Tally] = dataclass_field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def if_untouched(self) -> Tally:
+        """The outcome when the prediction left the field at its initial value."""
+        found = self._tallies.get("if_untouched")
+        if found is None:
+            found = self._tallies["if_untouched"] = _field_tally(self.init, self.flat, self.init)
+        return found
+
+    @property
+    def if_matched(self) -> Tally:
+        """The outcome when the prediction holds exactly the gold value."""
+        found = self._tallies.get("if_matched")
+        if found is None:
+            found = self._tallies["if_matched"] = _field_tally(self.init, self.flat, self.flat)
+        return found
 
 
 #: Gold fields by (field, type and repr of the value): tasks that set a field to the same value share one.
@@ -185,14 +201,11 @@ def _gold_field(field: FieldKey, value: Any) -> _GoldField:
     if found is not None:
         return found
     value = copy_value(value) if value is not _MISSING else value
-    flat = _flatten_one(field[0], field[1], value)
-    init = _initial_field_flat(field)
     found = _GoldField(
         value=value,
         value_bytes=None if isinstance(value, _SCALAR_TYPES) or value is _MISSING else _dumps(value),
-        flat=flat,
-        if_untouched=_field_tally(init, flat, init),
-        if_matched=_field_tally(init, flat, flat),
+        flat=_flatten_one(field[0], field[1], value),
+        init=_initial_field_flat(field),
     )
     if len(_GOLD_FIELDS) >= _GOLD_FIELDS_LIMIT:
         _GOLD_FIELDS.clear()
