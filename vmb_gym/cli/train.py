@@ -47,13 +47,13 @@ def _run_lm(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _add_stream(parser: argparse.ArgumentParser) -> None:
-    from agents.train_stream import add_arguments
+    from agents.train.stream_writer import add_arguments
 
     add_arguments(parser)
 
 
 def _run_stream(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train_stream import main
+    from agents.train.stream_writer import main
 
     return int(main(list(argv)) or 0)
 
@@ -72,7 +72,7 @@ TRAINERS: dict[str, Trainer] = {
     "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
                    _add_sb3, _run_sb3),
     "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
-    "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train_stream.py)",
+    "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train/stream_writer.py)",
                       _add_stream, _run_stream),
 }
 

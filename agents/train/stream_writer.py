@@ -4,7 +4,7 @@ The learned writer sees one streamed line per step (:class:`agents.stream.learne
 requests are served by the fixed rule reader, so only *what to keep* is learned. The store is
 capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that does not fit.
 
-1. **Data**: the generated *train* split (:func:`agents.train_sb3.generated_train`, the split the
+1. **Data**: the generated *train* split (``generated_train`` of the SB3 trainer, the split the
    SB3 slot trainer uses, written once into ``--cache-dir``). ``--train-files`` are used for
    training, ``--holdout-files`` (other train-split households) for the learning curve and the
    choice of the checkpoint. The generated *test* split (``default``) and the official data are
@@ -23,27 +23,103 @@ capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that d
 
 Usage::
 
-    OMP_NUM_THREADS=1 .venv/bin/python -m agents.train_stream --budget 2000 --train-files 1-24 \
-        --holdout-files 37-40 --timesteps 16000 --out runs/stream_writer --png docs/stream_writer_curve.png
+    OMP_NUM_THREADS=1 vmb train stream --budget 2000 --train-files 1-24 \
+        --holdout-files 37-40 --timesteps 16000 --out runs/stream_writer
+
+Read top to bottom: :class:`Args` (every setting; its field docstrings are the ``--help``), the
+holdout evaluation, then :func:`train` (seeding, data, baselines, warm start, PPO, outputs).
 
 Writes under ``--out``: ``curve.csv`` (one row per evaluation and writer: timesteps, return,
 ESM, F1, write recall/precision, stored tokens), ``bc.json`` (warm-start figures),
-``model.zip``/``model.json`` (the chosen checkpoint), ``last.zip``/``last.json``, and the PNG.
+``model.zip``/``model.vmb.json`` (the chosen checkpoint), ``last.zip``/``last.vmb.json``, and the
+curve ``stream_writer_curve.png`` (``--png`` elsewhere).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
 
+from agents.stream.factory import make_writer
+from agents.stream.features import LineFeaturizer
+from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores
+from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
+from agents.train.common import add_dataclass_arguments, args_from_namespace, write_csv
+from agents.train_sb3 import generated_train
+from vmb_gym.data import parse_file_range
+from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
+from vmb_gym.errors import ConfigError
+
+__all__ = ["FIELDS", "Args", "add_arguments", "evaluate_writer", "main", "plot_curve", "train"]
+
+
+@dataclass
+class Args:
+    """Every setting of a run (the CLI flags have the same names, ``--train-files`` for ``train_files``)."""
+
+    data: str = "generated:train"
+    """training data: 'generated:train' (the generated train split, cached) or a data spec"""
+    train_scenarios: int = 40
+    """scenarios of the generated train split"""
+    cache_dir: str = ".cache/vmb_gym"
+    """where the generated train split is written once"""
+    train_files: str = "1-24"
+    """scenarios trained on (warm start and PPO)"""
+    holdout_files: str = "37-40"
+    """other scenarios of the same data: curve and checkpoint choice"""
+    budget: int = 2000
+    """memory budget: stored tokens per timeline"""
+    fill: float = 0.9
+    """calibrate keep to fill this share of the budget"""
+    bc_epochs: int = 4
+    """behaviour-cloning epochs (0: no warm start)"""
+    memory_cost: float = 0.0
+    """reward cost per stored token"""
+    timesteps: int = 16_000
+    """PPO steps (lines) after the warm start"""
+    segments: int = 4
+    """holdout evaluations during PPO"""
+    n_steps: int = 2048
+    """PPO rollout length (lines per update)"""
+    batch_size: int = 256
+    """PPO minibatch size"""
+    n_epochs: int = 4
+    """PPO passes over each rollout"""
+    gamma: float = 0.999
+    """discount factor"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.1
+    """PPO ratio clip"""
+    learning_rate: float = 1e-4
+    """PPO learning rate"""
+    ent_coef: float = 0.0
+    """entropy bonus"""
+    net_arch: str = "64,64"
+    """hidden layer sizes of the policy and value networks, comma-separated"""
+    eval_max_chunk_steps: int = 64
+    """step budget per chunk of the holdout env (the writers batch their stores within it)"""
+    keep: str = "best"
+    """checkpoint saved as model.zip: 'best' (best holdout return) or 'last'"""
+    seed: int = 0
+    """seed of the model, the warm start and the holdout episodes"""
+    out: str = "runs/stream_writer"
+    """output folder"""
+    png: str = ""
+    """curve image ('' = stream_writer_curve.png in --out)"""
+
+
+# ----------------------------------------------------------------------------------------- evaluation
+#: Columns of ``curve.csv``.
 FIELDS = ("stage", "timesteps", "writer", "episodes", "reward", "mean_f1_change", "mean_esm", "write_recall",
           "write_precision", "store_tokens", "max_store_tokens", "seconds")
 
@@ -87,54 +163,34 @@ def evaluate_writer(env: Any, writer: Any, scenario_ids: Sequence[int], *, seed:
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The trainer's options."""
-    parser.add_argument("--data", default="generated:train",
-                        help="training data: 'generated:train' (the generated train split, cached) or a data spec")
-    parser.add_argument("--train-scenarios", type=int, default=40, help="scenarios of the generated train split")
-    parser.add_argument("--cache-dir", default=".cache/vmb_gym")
-    parser.add_argument("--train-files", default="1-24", help="scenarios trained on (warm start and PPO)")
-    parser.add_argument("--holdout-files", default="37-40", help="other scenarios of the same data: curve and checkpoint choice")
-    parser.add_argument("--budget", type=int, default=2000, help="memory budget: stored tokens per timeline")
-    parser.add_argument("--fill", type=float, default=0.9, help="calibrate keep to fill this share of the budget")
-    parser.add_argument("--bc-epochs", type=int, default=4, help="behaviour-cloning epochs (0: no warm start)")
-    parser.add_argument("--memory-cost", type=float, default=0.0, help="reward cost per stored token")
-    parser.add_argument("--timesteps", type=int, default=16_000, help="PPO steps (lines) after the warm start")
-    parser.add_argument("--segments", type=int, default=4, help="holdout evaluations during PPO")
-    parser.add_argument("--n-steps", type=int, default=2048)
-    parser.add_argument("--learning-rate", type=float, default=1e-4)
-    parser.add_argument("--ent-coef", type=float, default=0.0)
-    parser.add_argument("--keep", choices=("best", "last"), default="best", help="checkpoint saved as model.zip")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="runs/stream_writer")
-    parser.add_argument("--png", default="docs/stream_writer_curve.png")
+# ----------------------------------------------------------------------------------------- training
+def warm_start(model: Any, data: str, train_files: Sequence[int], featurizer: LineFeaturizer, args: Args) -> dict[str, Any]:
+    """Behaviour cloning on the evidence labels, then the keep calibration to the budget; their figures."""
+    bc: dict[str, Any] = {"budget_tokens": args.budget}
+    t0 = time.perf_counter()
+    if args.bc_epochs > 0:
+        dataset = evidence_dataset(data, train_files, featurizer, seed=args.seed)
+        bc["lines"], bc["evidence_lines"] = len(dataset["labels"]), int(dataset["labels"].sum())
+        bc["after_bc"] = behaviour_clone_writer(model, dataset, epochs=args.bc_epochs, seed=args.seed)
+        bc["keep_shift"] = calibrate_keep(model, dataset, args.budget, fill=args.fill)
+        bc["after_calibration"] = keep_scores(model, dataset)
+        bc["seconds"] = round(time.perf_counter() - t0, 1)
+        print(json.dumps({"warm_start": bc}), flush=True)
+    return bc
 
 
-def main(argv: list[str] | None = None) -> int:
+def train(args: Args) -> int:
     """Warm start, calibrate, fine-tune, evaluate on the holdout, write the CSV, checkpoints and plot."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    from agents.stream.factory import make_writer
-    from agents.stream.features import LineFeaturizer
-    from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores
-    from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
-    from agents.train_sb3 import generated_train
-    from vmb_gym.data import parse_file_range
-    from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
-
     torch.set_num_threads(1)
+    net_arch = [int(n) for n in args.net_arch.split(",") if n.strip()]
     data = args.data
     if data == "generated:train":
-        data = str(generated_train(SimpleNamespace(cache_dir=args.cache_dir, train_scenarios=args.train_scenarios)))
+        data = str(generated_train(args))
     train_files = parse_file_range(args.train_files)
     holdout_files = parse_file_range(args.holdout_files)
     if set(train_files) & set(holdout_files):
-        parser.error("--train-files and --holdout-files overlap")
+        raise ConfigError(f"--train-files {args.train_files} and --holdout-files {args.holdout_files} overlap; "
+                          "pick holdout scenarios that are not trained on")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     featurizer = LineFeaturizer()
@@ -142,11 +198,13 @@ def main(argv: list[str] | None = None) -> int:
 
     train_env = StreamWriteEnv(data=data, files=train_files, memory_cost=args.memory_cost, memory_budget_tokens=budget,
                                cache_features=True)
-    eval_env = VehicleMemStreamEnv(data, files=holdout_files, memory_cost=args.memory_cost, max_chunk_steps=64)
+    eval_env = VehicleMemStreamEnv(data, files=holdout_files, memory_cost=args.memory_cost,
+                                   max_chunk_steps=args.eval_max_chunk_steps)
     holdout = list(eval_env.scenario_ids)
-    model = MaskablePPO("MlpPolicy", train_env, n_steps=args.n_steps, batch_size=256, n_epochs=4, gamma=0.999,
-                        gae_lambda=0.95, clip_range=0.1, ent_coef=args.ent_coef, learning_rate=args.learning_rate,
-                        seed=args.seed, verbose=0, device="cpu", policy_kwargs={"net_arch": [64, 64]})
+    model = MaskablePPO("MlpPolicy", train_env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                        gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+                        ent_coef=args.ent_coef, learning_rate=args.learning_rate, seed=args.seed, verbose=0,
+                        device="cpu", policy_kwargs={"net_arch": net_arch})
 
     rows: list[dict[str, Any]] = []
 
@@ -160,16 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         log("baseline", 0, name, evaluate_writer(eval_env, make_writer(spec), holdout, seed=args.seed))
 
     stream_kwargs = {"data": data, "files": train_files, "memory_cost": args.memory_cost}
-    bc: dict[str, Any] = {"budget_tokens": budget}
-    t0 = time.perf_counter()
-    if args.bc_epochs > 0:
-        dataset = evidence_dataset(data, train_files, featurizer, seed=args.seed)
-        bc["lines"], bc["evidence_lines"] = len(dataset["labels"]), int(dataset["labels"].sum())
-        bc["after_bc"] = behaviour_clone_writer(model, dataset, epochs=args.bc_epochs, seed=args.seed)
-        bc["keep_shift"] = calibrate_keep(model, dataset, budget, fill=args.fill)
-        bc["after_calibration"] = keep_scores(model, dataset)
-        bc["seconds"] = round(time.perf_counter() - t0, 1)
-        print(json.dumps({"warm_start": bc}), flush=True)
+    bc = warm_start(model, data, train_files, featurizer, args)
     (out / "bc.json").write_text(json.dumps(bc, indent=2))
 
     def save(name: str) -> Path:
@@ -196,18 +245,16 @@ def main(argv: list[str] | None = None) -> int:
             save("model")
     train_seconds = time.perf_counter() - t0
 
-    with (out / "curve.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=FIELDS)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({k: r.get(k) for k in FIELDS})
-    _plot(rows, Path(args.png), args)
+    write_csv(out / "curve.csv", [{k: r.get(k) for k in FIELDS} for r in rows])
+    png = Path(args.png) if args.png else out / "stream_writer_curve.png"
+    plot_curve(rows, png, args)
     print(f"PPO: {int(model.num_timesteps) - start} steps in {train_seconds:.0f}s; wrote {out}/curve.csv, "
-          f"{out}/model.zip (the {args.keep} evaluation) and {args.png}")
+          f"{out}/model.zip (the {args.keep} evaluation) and {png}")
     return 0
 
 
-def _plot(rows: list[dict[str, Any]], png: Path, args: argparse.Namespace) -> None:
+def plot_curve(rows: list[dict[str, Any]], png: Path, args: Args) -> None:
+    """The holdout curve of the learned writer with the baselines as lines (four panels)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,6 +283,19 @@ def _plot(rows: list[dict[str, Any]], png: Path, args: argparse.Namespace) -> No
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     plt.close(fig)
+
+
+# ----------------------------------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one ``--flag`` per :class:`Args` field."""
+    add_dataclass_arguments(parser, Args, {"keep": ["best", "last"]})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``vmb train stream`` / ``python -m agents.train.stream_writer``: parse the flags and :func:`train`."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    add_arguments(parser)
+    return train(args_from_namespace(Args, parser.parse_args(argv)))
 
 
 if __name__ == "__main__":
