@@ -82,3 +82,26 @@ def test_trainer_parser_lists_its_options(trainer: str, options: set[str]) -> No
     known = {s for action in parser._actions for s in action.option_strings}
     assert options <= known, sorted(options - known)
     assert parser.prog == f"vmb train {trainer}"
+
+
+def _oracle_file(path: Path, files: range) -> Path:
+    from vmb_gym.data import load_gold
+
+    rows = [{"task_id": q.task_id, "calls": [{"name": c.name, "arguments": c.arguments} for c in q.gold_calls]}
+            for q in load_gold("default", files)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_score_imports_nothing_heavy_and_reads_no_history(tmp_path: Path) -> None:
+    predictions = _oracle_file(tmp_path / "pred.jsonl", range(1, 3))
+    code = ("import vmb_gym.data.official as official\n"
+            "def refuse(*args, **kwargs):\n    raise AssertionError('vmb score read a history file')\n"
+            "official.read_history = refuse\n"
+            "from vmb_gym.cli import main\n"
+            f"assert main(['score', '--data', 'default', '--files', '1-2', '--predictions', {str(predictions)!r}, "
+            f"'--out', {str(tmp_path / 'out')!r}]) == 0")
+    loaded = _loaded_after(code)
+    assert loaded == {name: False for name in loaded}, loaded  # not even gymnasium
+    metric = json.loads((tmp_path / "out" / "metric.json").read_text())
+    assert metric["valid_tasks"] == 20 and metric["exact_match_rate"] == 1
