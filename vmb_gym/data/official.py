@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -266,62 +266,71 @@ def _read_meta(path: Path, scenario_id: int, n_queries: int, n_lines: int | None
         as_of = _meta_time(entry.get("as_of"), path, f"queries[{position}].as_of")
         evidence: tuple[EvidenceEvent, ...] | None = None
         if entry.get("evidence") is not None:
-            raw_events = entry["evidence"]
-            if not isinstance(raw_events, list):
-                raise fail("expected 'evidence' to be a list of events")
-            events = []
-            for number, event in enumerate(raw_events):
-                if (
-                    not isinstance(event, dict)
-                    or not isinstance(event.get("text"), str)
-                    or not isinstance(event.get("line_ids", []), list)
-                    or not all(
-                        isinstance(i, int) and not isinstance(i, bool)
-                        for i in event.get("line_ids", [])
-                    )
-                ):
-                    raise fail(
-                        f"evidence[{number}]: expected {{\"text\": str, \"when\": str|null, "
-                        "\"line_ids\": [int]}}"
-                    )
-                beyond = [i for i in event.get("line_ids", []) if n_lines is not None and not 1 <= i <= n_lines]
-                if beyond:
-                    raise fail(
-                        f"evidence[{number}]: line ids {beyond[:3]} are outside the 1..{n_lines} lines of "
-                        f"history_{scenario_id}.txt; that history file is truncated or does not belong to this "
-                        "sidecar (regenerate both)"
-                    )
-                events.append(
-                    EvidenceEvent(
-                        text=event["text"],
-                        when=_meta_time(
-                            event.get("when"), path, f"queries[{position}].evidence[{number}].when"
-                        ),
-                        line_ids=tuple(event.get("line_ids", [])),
-                    )
-                )
-            evidence = tuple(events)
-        qa = None
-        raw_qa = entry.get("qa")
-        if raw_qa is not None:
-            answer = raw_qa.get("answer") if isinstance(raw_qa, dict) else None
-            if (
-                not isinstance(raw_qa, dict)
-                or not isinstance(raw_qa.get("question"), str)
-                or not isinstance(answer, dict)
-                or not isinstance(answer.get("name"), str)
-                or not isinstance(answer.get("arguments", {}), dict)
-            ):
-                raise fail(
-                    "expected 'qa' null or {\"question\": str, \"answer\": {\"name\": str, "
-                    "\"arguments\": {}}}"
-                )
-            qa = QAQuestion(
-                question=raw_qa["question"],
-                answer=ToolCall(name=answer["name"], arguments=dict(answer.get("arguments", {}))),
-            )
+            evidence = _meta_evidence(entry["evidence"], fail, path, position, scenario_id, n_lines)
+        qa = _meta_qa(entry["qa"], fail) if entry.get("qa") is not None else None
         result[index] = _MetaQuery(as_of=as_of, evidence=evidence, qa=qa)
     return result
+
+
+def _meta_evidence(
+    raw_events: Any, fail: Callable[[str], DataError], path: Path, position: int, scenario_id: int,
+    n_lines: int | None,
+) -> tuple[EvidenceEvent, ...]:
+    """The checked ``evidence`` list of sidecar entry ``position``."""
+    if not isinstance(raw_events, list):
+        raise fail("expected 'evidence' to be a list of events")
+    events = []
+    for number, event in enumerate(raw_events):
+        if (
+            not isinstance(event, dict)
+            or not isinstance(event.get("text"), str)
+            or not isinstance(event.get("line_ids", []), list)
+            or not all(
+                isinstance(i, int) and not isinstance(i, bool)
+                for i in event.get("line_ids", [])
+            )
+        ):
+            raise fail(
+                f"evidence[{number}]: expected {{\"text\": str, \"when\": str|null, "
+                "\"line_ids\": [int]}}"
+            )
+        beyond = [i for i in event.get("line_ids", []) if n_lines is not None and not 1 <= i <= n_lines]
+        if beyond:
+            raise fail(
+                f"evidence[{number}]: line ids {beyond[:3]} are outside the 1..{n_lines} lines of "
+                f"history_{scenario_id}.txt; that history file is truncated or does not belong to this "
+                "sidecar (regenerate both)"
+            )
+        events.append(
+            EvidenceEvent(
+                text=event["text"],
+                when=_meta_time(
+                    event.get("when"), path, f"queries[{position}].evidence[{number}].when"
+                ),
+                line_ids=tuple(event.get("line_ids", [])),
+            )
+        )
+    return tuple(events)
+
+
+def _meta_qa(raw_qa: Any, fail: Callable[[str], DataError]) -> QAQuestion:
+    """The checked ``qa`` object of a sidecar entry."""
+    answer = raw_qa.get("answer") if isinstance(raw_qa, dict) else None
+    if (
+        not isinstance(raw_qa, dict)
+        or not isinstance(raw_qa.get("question"), str)
+        or not isinstance(answer, dict)
+        or not isinstance(answer.get("name"), str)
+        or not isinstance(answer.get("arguments", {}), dict)
+    ):
+        raise fail(
+            "expected 'qa' null or {\"question\": str, \"answer\": {\"name\": str, "
+            "\"arguments\": {}}}"
+        )
+    return QAQuestion(
+        question=raw_qa["question"],
+        answer=ToolCall(name=answer["name"], arguments=dict(answer.get("arguments", {}))),
+    )
 
 
 # --------------------------------------------------------------------------------------------
