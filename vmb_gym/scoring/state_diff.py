@@ -233,78 +233,88 @@ def diff_paths(paths: Iterable[str], w1: FlatState, w2: FlatState, w3: FlatState
         new = w2[path] if in2 else None
         if in1 and in2 and values_equal(old, new):
             t.n += 1
-            in3 = path in w3
-            in4 = path in w4
-            if in3 and in4:
-                v3 = w3[path]
-                v4 = w4[path]
-                if values_equal(v3, v4):
-                    t.ntp += 1
-                else:
-                    t.fp += 1
-                    t.n_diffs.append((path, f"{path}: Should not change but changed ({v3} -> {v4})"))
-            elif in3:
-                t.fp += 1
-                t.n_diffs.append((path, f"{path}: Should not change but was deleted"))
-            elif in4:
-                t.fp += 1
-                t.n_diffs.append((path, f"{path}: Doesn't exist in world3 but was added in world4"))
-            continue
-        t.s += 1
-        in3 = path in w3
-        in4 = path in w4
-        if old is not None and new is not None:  # modify
-            if in3 and in4:
-                v4 = w4[path]
-                if not values_equal(w3[path], v4):
-                    t.tp += 1
-                    if values_equal(new, v4):
-                        t.cc += 1
-                    else:
-                        t.s_diffs.append((path, f"{path}: Different value (should be {new}, actual {v4})"))
-                else:
-                    t.nfp += 1
-                    t.s_diffs.append((path, f"{path}: Should change but didn't change"))
-            elif in4:
-                t.nfp += 1
-                t.s_diffs.append((path, f"{path}: Should modify but was added"))
-            elif in3:
-                t.nfp += 1
-                t.s_diffs.append((path, f"{path}: Should modify but was deleted"))
-            else:
-                t.nfp += 1
-                t.s_diffs.append((path, f"{path}: Doesn't exist, cannot modify"))
-        elif old is not None:  # delete
-            if in3 and not in4:
+            _score_kept(path, w3, w4, t)
+        else:
+            t.s += 1
+            _score_change(path, old, new, w3, w4, t)
+
+
+def _score_kept(path: str, w3: FlatState, w4: FlatState, t: Tally) -> None:
+    """A path the gold left as it was (N): a negative TP if the prediction kept it too, else an FP."""
+    in3 = path in w3
+    in4 = path in w4
+    if in3 and in4:
+        v3 = w3[path]
+        v4 = w4[path]
+        if values_equal(v3, v4):
+            t.ntp += 1
+        else:
+            t.fp += 1
+            t.n_diffs.append((path, f"{path}: Should not change but changed ({v3} -> {v4})"))
+    elif in3:
+        t.fp += 1
+        t.n_diffs.append((path, f"{path}: Should not change but was deleted"))
+    elif in4:
+        t.fp += 1
+        t.n_diffs.append((path, f"{path}: Doesn't exist in world3 but was added in world4"))
+
+
+def _score_change(path: str, old: Any, new: Any, w3: FlatState, w4: FlatState, t: Tally) -> None:
+    """A path the gold modified, deleted or added (S): what the prediction did to it."""
+    in3 = path in w3
+    in4 = path in w4
+    if old is not None and new is not None:  # modify
+        if in3 and in4:
+            v4 = w4[path]
+            if not values_equal(w3[path], v4):
                 t.tp += 1
-                t.cc += 1
-            else:
-                t.nfp += 1
-                if in3 and in4:
-                    msg = f"{path}: Should delete but not deleted"
-                elif not in3 and not in4:
-                    msg = f"{path}: Doesn't exist originally, no need to delete"
-                else:
-                    msg = f"{path}: Should delete but was added"
-                t.s_diffs.append((path, msg))
-        elif new is not None:  # add
-            if not in3 and in4:
-                t.tp += 1
-                v4 = w4[path]
                 if values_equal(new, v4):
                     t.cc += 1
                 else:
-                    t.s_diffs.append((path, f"{path}: Added value incorrect (should be {new}, actual {v4})"))
+                    t.s_diffs.append((path, f"{path}: Different value (should be {new}, actual {v4})"))
             else:
                 t.nfp += 1
-                if in3 and in4:
-                    msg = f"{path}: Should add but already exists"
-                elif in3:
-                    msg = f"{path}: Should add but was deleted"
-                else:
-                    msg = f"{path}: Should add but not added"
-                t.s_diffs.append((path, msg))
-        # else: both sides hold None; the official code counts it in S and scores nothing.
+                t.s_diffs.append((path, f"{path}: Should change but didn't change"))
+        elif in4:
+            t.nfp += 1
+            t.s_diffs.append((path, f"{path}: Should modify but was added"))
+        elif in3:
+            t.nfp += 1
+            t.s_diffs.append((path, f"{path}: Should modify but was deleted"))
+        else:
+            t.nfp += 1
+            t.s_diffs.append((path, f"{path}: Doesn't exist, cannot modify"))
+    elif old is not None:  # delete
+        if in3 and not in4:
+            t.tp += 1
+            t.cc += 1
+        else:
+            t.nfp += 1
+            if in3 and in4:
+                msg = f"{path}: Should delete but not deleted"
+            elif not in3 and not in4:
+                msg = f"{path}: Doesn't exist originally, no need to delete"
+            else:
+                msg = f"{path}: Should delete but was added"
+            t.s_diffs.append((path, msg))
+    elif new is not None:  # add
+        if not in3 and in4:
+            t.tp += 1
+            v4 = w4[path]
+            if values_equal(new, v4):
+                t.cc += 1
+            else:
+                t.s_diffs.append((path, f"{path}: Added value incorrect (should be {new}, actual {v4})"))
+        else:
+            t.nfp += 1
+            if in3 and in4:
+                msg = f"{path}: Should add but already exists"
+            elif in3:
+                msg = f"{path}: Should add but was deleted"
+            else:
+                msg = f"{path}: Should add but not added"
+            t.s_diffs.append((path, msg))
+    # else: both sides hold None; the official code counts it in S and scores nothing.
 
 
 def unexpected_additions(w1: FlatState, w2: FlatState, w3: FlatState, w4: FlatState, t: Tally) -> None:
