@@ -8,6 +8,7 @@ import pytest
 from agents.sb3.slots.line_prior import N_FEATURES, LinePrior, line_text
 from agents.sb3.slots import SlotCatalogue
 from agents.sb3.slots.analysis import analyse
+from tests.agents.sb3.hit_records import hit_records
 from vmb_gym.errors import ConfigError
 
 SPEAKERS = ("Julian Abbott", "Hugo Yamada")
@@ -58,15 +59,15 @@ def test_json_round_trip_and_bad_input() -> None:
 
 def test_prior_features_pick_the_latest_real_statement_of_the_target() -> None:
     prior = LinePrior.fit(_examples(range(10, 60, 5)))
-    hits = "\n".join(f"{i + 1}. {line}" for i, line in enumerate([
+    hits = hit_records(*[
         "[2025-08-09 14:44] Julian Abbott: In my work van the trunk opening is always stuck at 10 percent, nobody knows why.",
         "[2025-08-14 12:46] Julian Abbott: Update on the trunk opening: 25 percent from today, because I've been getting headaches.",
         "[2025-08-22 08:41] Julian Abbott: Update on the trunk opening: 40 percent from today, because I've been getting headaches.",
         "[2025-08-23 09:00] Hugo Yamada: Funny, the taxi this morning had the trunk opening at 70 percent.",
-    ]))
+    ])
     request = "At 7:45 PM, Julian was driving to Old Town Hall, alone. Julian said: 'Set the trunk opening for me.'"
     cat = SlotCatalogue(line_prior=prior)
-    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, line_prior=prior)
+    an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, line_prior=prior)
     slot = next(a for a in an.apis if a.api == "carcontrol_trunk_set_open_degree")
     by_value = {v.value: v for v in slot.values}
     assert by_value[40].prior_latest_target and by_value[40].prior_latest_any

@@ -10,19 +10,20 @@ from agents.sb3.slots.analysis import analyse
 from agents.sb3.slots.features import BLOCK_API, BLOCK_GLOBAL, BLOCK_KIND
 from agents.sb3.slots.layout import N_LINE_HASH
 from agents.sb3.slots.reading import reason_words, relation_words, relative_names
+from tests.agents.sb3.hit_records import hit_records
 from vmb_gym.vehicle import API_SPECS
 
 SPEAKERS = ("Julian Abbott", "Hugo Yamada", "Aaron Patel")
 
 
-def _hits(*lines: str) -> str:
-    return "\n".join(f"{i + 1}. {line}" for i, line in enumerate(lines))
+def _hits(*lines: str) -> list[dict]:
+    return hit_records(*lines)
 
 
-def _read(request: str, hits: str):
+def _read(request: str, hits: list[dict]):
     """The slot analysis of a request over one search's hits (no learned priors)."""
     cat = SlotCatalogue()
-    return analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    return analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
 
 
 def _by_value(analysis, api: str) -> dict:
@@ -67,7 +68,7 @@ def test_a_correction_without_the_setting_name_continues_the_line_before() -> No
     )
     request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
     cat = SlotCatalogue()
-    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     api = "carcontrol_seat_set_leg_support_height"
     assert an.apis[0].api == api
     assert 30 in _values(an, api)
@@ -101,14 +102,14 @@ def test_relatives_are_resolved_and_followed_up() -> None:
         "[2025-07-17 12:06] Julian Abbott: Joanna, my grandmother, is visiting again next month.",
         "[2025-07-22 14:45] Julian Abbott: Imagine someone choosing City Jazz for the radio station on purpose.",
     )
-    assert relative_names(["grandmother"], [first], SPEAKERS) == ["Joanna"]
+    assert relative_names(["grandmother"], [h["text"] for h in first], SPEAKERS) == ["Joanna"]
     cat = SlotCatalogue()
-    an = analyse(request, [first], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
+    an = analyse(request, first, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify, followups=True)
     assert an.relatives == ["Joanna"] and an.followups[0].startswith("Joanna ")
     # the speaker's corrections are asked for too ("Too low. Make it 35 percent instead.")
     assert an.followups[1].startswith("Julian Abbott ") and "instead" in an.followups[1]
     second = _hits("[2025-08-23 20:46] Julian Abbott: For Joanna, the station on the radio at Classic Rock 101.")
-    an2 = analyse(request, [first, second], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an2 = analyse(request, first + second, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     station = next(v for v in an2.apis[0].values if v.value == "Classic Rock 101")
     assert an2.apis[0].api == "carcontrol_radio_play_station" and station.relative
     other = next(v for v in an2.apis[0].values if v.value == "City Jazz")
@@ -125,7 +126,7 @@ def test_navigation_route_type_takes_the_destination_from_the_request() -> None:
                                       ("set the route type for me", "carcontrol_navigation_navigate_to"),
                                       ("warm my seat the way I like it", "carcontrol_seat_set_heating_level"),
                                       ("set the seat heating for me", "carcontrol_seat_set_heating_level")])
-    an = analyse(request, [hits], speakers, True, cat.api_scores(request, speakers), cat.classify)
+    an = analyse(request, hits, speakers, True, cat.api_scores(request, speakers), cat.classify)
     a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_navigation_navigate_to")
     call = cat.resolve(cat.index(a, 0, 0), an)
     assert call == {"name": "carcontrol_navigation_navigate_to",
@@ -151,7 +152,7 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     )
     request = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
     cat = SlotCatalogue()
-    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     feat = SlotFeaturizer()
     column = feat.same_line_column
     mirror = next(a for a, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_heating_enabled")
@@ -256,7 +257,7 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
     examples = [(t, foot) for t in ("set the foot support height", "the foot rest height for me", "footrest height")]
     examples += [(t, head) for t in ("set the head restraint height", "the headrest height for me", "head rest height")]
     cat = SlotCatalogue(api_examples=examples)
-    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify,
+    an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify,
                   setting_prior=cat._prior)
     values = _by_value(an, foot)
     assert set(values) >= {55, 40}
@@ -304,7 +305,7 @@ def test_learned_companion_classifier_names_routine_clauses_the_vocabulary_misse
     hits = _hits("[2025-03-21 15:01] Julian Abbott: Ugh, level 6 is overkill. Level 4 is better for the AC fan. "
                  "Same routine: the left indicator switched on.")
     request = "At 7:40 PM, Julian was driving to Harbor Airport, alone. Julian said: 'Set the AC fan for me. Do my whole routine.'"
-    an = analyse(request, [hits], SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     companion = next(a for a in an.apis if a.companion)
     assert companion.api == "carcontrol_light_set_left_turn" and companion.values[0].value is True
 

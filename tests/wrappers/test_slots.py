@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import gymnasium as gym
@@ -12,6 +13,8 @@ from stable_baselines3.common.env_checker import check_env
 import vmb_gym  # noqa: F401
 from agents.base import run_episode
 from agents.rules import read_request
+from vmb_gym.envs.tool_runtime import hit_record
+from vmb_gym.memory import MemoryHit
 from vmb_gym.wrappers.catalogue import EpisodeText
 from agents.sb3.slots import (
     N_MEMORY_VALUES,
@@ -29,7 +32,7 @@ from agents.sb3.slots import (
     make_slot_env,
 )
 from agents.sb3.checkpoint import save_checkpoint
-from agents.sb3.slots.hits import parse_memory_text
+from agents.sb3.slots.hits import pool_hits
 from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 from agents.sb3.slots.reading import companion_clause
 
@@ -128,16 +131,54 @@ def test_resolver_turns_each_slot_into_its_call() -> None:
     assert not np.array_equal(feats[cat.index(0, 0, 0)], feats[cat.index(0, 1, 0)])  # value slots differ
 
 
-def test_memory_text_round_trip_and_companions() -> None:
-    text = ("1. [2025-03-01 08:00] Gary Allen: I set the seat heating to level 3. "
-            "Plus the sunroof lock locked, always.\n"
-            "2. [2025-03-02 19:30] Nina Park: At night I want blue.")
-    hits = parse_memory_text(text, ["Gary Allen", "Nina Park"])
-    assert [h.people for h in hits] == [("Gary Allen",), ("Nina Park",)]
-    assert hits[0].timestamp.hour == 8 and hits[1].text.startswith("Nina Park:")
-    clause = companion_clause(hits[0].text)
+def test_structured_hits_are_read_as_the_text_shows_them_and_companions() -> None:
+    stamp = datetime(2025, 3, 1, 8, 0, 42)  # seconds: the text shows the minute, so does the slot design
+    hits = [MemoryHit("L3", "Gary Allen: I set the seat heating to level 3. Plus the sunroof lock locked, always.",
+                      2.0, stamp, (3,), ("Gary Allen", "Nina Park")),
+            MemoryHit("L9", "Nina Park: At night I want blue.", 1.0, datetime(2025, 3, 2, 19, 30), (9,),
+                      status="superseded"),
+            MemoryHit("L3", "Gary Allen: I set the seat heating to level 3. Plus the sunroof lock locked, always.",
+                      1.5, stamp, (3,))]  # the same line again (a second search): pooled once
+    pooled = pool_hits([hit_record(h) for h in hits], ["Gary Allen", "Nina Park"])
+    assert [h.entry_id for h in pooled] == ["L3", "L9"]
+    assert [h.people for h in pooled] == [("Gary Allen",), ("Nina Park",)]  # from the speaker prefix
+    assert pooled[0].timestamp == datetime(2025, 3, 1, 8, 0) and pooled[1].text.startswith("Nina Park:")
+    assert pooled[1].status == "active" and pooled[1].render() == "[2025-03-02 19:30] Nina Park: At night I want blue."
+    clause = companion_clause(pooled[0].text)
     assert clause == "the sunroof lock locked"
     assert SlotCatalogue().classify(clause) == "carcontrol_sunroof_set_locked"
+
+
+def _hit_form(group: dict) -> list[dict[str, type]]:
+    return [{k: type(v) for k, v in h.items()} for h in group["hits"]]
+
+
+def test_both_envs_emit_the_same_memory_hit_form() -> None:
+    search = {"name": "search_memory", "arguments": {"query": "seat heating level", "top_k": 3}}
+    env = gym.make("VehicleMem-v0", data="default", files=[1], memory="bm25")
+    env.reset(seed=0)
+    *_, info = env.step(search)
+    [group] = info["memory_hits"]
+    assert group["query"] == "seat heating level" and len(group["hits"]) == info["calls"][0]["result"]["count"] == 3
+    keys = {"entry_id", "text", "score", "timestamp", "line_ids", "people", "layer", "status"}
+    assert all(set(h) == keys for h in group["hits"])
+    shown = info["calls"][0]["result"]["memory_text"].splitlines()
+    assert all(h["text"] in line for h, line in zip(group["hits"], shown, strict=True))
+    assert all(h["line_ids"] and h["entry_id"] == f"L{h['line_ids'][0]}" for h in group["hits"])
+    *_, info = env.step({"name": "finish", "arguments": {}})
+    assert info["memory_hits"] == []  # a step without a search: no group
+
+    # the stream env over the same household, its store (bm25) holding every streamed line
+    stream = gym.make("VehicleMemStream-v0", data="default", files=[1], store="bm25", max_query_steps=2)
+    _, info = stream.reset(seed=0)
+    while info["phase"] == "write":
+        store = {"name": "store", "arguments": {"line_ids": [ln["line_id"] for ln in info["lines"]]}}
+        _, _, _, _, info = stream.step([store, {"name": "skip", "arguments": {}}] if info["lines"] else
+                                       {"name": "skip", "arguments": {}})
+    *_, info = stream.step(search)
+    [stream_group] = info["memory_hits"]
+    assert stream_group["query"] == group["query"] and stream_group["hits"]
+    assert _hit_form(stream_group)[0] == _hit_form(group)[0]  # the same keys, each of the same type
 
 
 def test_catalogue_json_round_trip() -> None:

@@ -9,7 +9,7 @@ search round the follow-up queries.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,11 +52,15 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
     return policy._candidates(req, req_scores, hits)
 
 
-def evidence_pool(request: str, hit_texts: Sequence[str], speakers: Sequence[str], req_scores: dict[str, float],
+def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], req_scores: dict[str, float],
                   line_prior: Any = None, setting_prior: Any = None) -> tuple[EvidencePool, list[str]]:
-    """The pooled evidence of an episode and the names of the relatives the request speaks of."""
+    """The pooled evidence of an episode and the names of the relatives the request speaks of.
+
+    ``records`` are the episode's search hits in the env's ``info["memory_hits"]`` form, in order
+    (:attr:`~agents.sb3.slots.records.SlotEpisodeText.memory_hits`).
+    """
     req = read_request(request, speakers)
-    hits = pool_hits(hit_texts, speakers)
+    hits = pool_hits(records, speakers)
     cands = rules_candidates(req, req_scores, hits, speakers)
     extra, follow_src = continuations(cands, hits, speakers, req)
     if extra:
@@ -126,11 +130,12 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
     return make
 
 
-def analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], searched: bool,
+def analyse(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], searched: bool,
             req_scores: dict[str, float], classify: Any = None, followups: bool = False,
             line_prior: Any = None, setting_prior: Any = None) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
 
+    ``records`` are the episode's search hits (``info["memory_hits"]`` form, see :func:`evidence_pool`).
     On top of the rules' reading: a line by the same speaker within ``FOLLOW_MINUTES`` of a
     line that names a setting continues that setting (corrections rarely repeat the setting's
     name), and ``followups`` (after the first search round) asks for the second round's queries.
@@ -138,7 +143,7 @@ def analyse(request: str, hit_texts: Sequence[str], speakers: Sequence[str], sea
     value features; ``setting_prior`` (the catalogue's learned API prior) tells which setting each
     mention is about.
     """
-    pool, relatives = evidence_pool(request, hit_texts, speakers, req_scores, line_prior, setting_prior)
+    pool, relatives = evidence_pool(request, records, speakers, req_scores, line_prior, setting_prior)
     ranking = rank_apis(pool)
     make = slot_maker(pool, ranking)
     apis: list[ApiSlot] = []

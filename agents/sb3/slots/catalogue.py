@@ -33,7 +33,7 @@ from agents.sb3.slots.layout import (
 )
 from agents.sb3.slots.line_prior import LinePrior
 from agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
-from agents.sb3.slots.records import SlotAnalysis, search_rounds
+from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
 from agents.vocabulary import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
@@ -211,7 +211,7 @@ class SlotCatalogue:
         policy._search(req, self.api_scores(request, speakers), scenario, as_of=NOW)  # type: ignore[arg-type]
         return list(dict.fromkeys(rec.queries))[: self.n_queries]
 
-    def search_action(self, episode: EpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
+    def search_action(self, episode: SlotEpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
         """The search step: one ``search_memory`` call per query.
 
         The first round runs the rules baseline's queries (plus "my grandmother" when the request
@@ -234,12 +234,16 @@ class SlotCatalogue:
         return {"name": "search_memory", "arguments": arguments}
 
     # ------------------------------------------------------------------ analysis
-    def analyse(self, episode: EpisodeText, speakers: Sequence[str]) -> SlotAnalysis:
-        """The slots of the episode's current state (cached per request and hits)."""
+    def analyse(self, episode: SlotEpisodeText, speakers: Sequence[str]) -> SlotAnalysis:
+        """The slots of the episode's current state (cached per request and the hits' text).
+
+        The slots read the structured hits (``episode.memory_hits``); the text the searches
+        returned is their rendering, so it keys the cache.
+        """
         key = (episode.request, "\n".join(episode.hits))
         cached = self._cache.get(key)
         if cached is None:
-            cached = analyse(episode.request, episode.hits, speakers, episode.searched,
+            cached = analyse(episode.request, episode.memory_hits, speakers, episode.searched,
                              self.api_scores(episode.request, speakers), self.classify,
                              followups=search_rounds(episode) == 1, line_prior=self.line_prior,
                              setting_prior=self._prior)

@@ -4,7 +4,6 @@ the second search round's queries.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -16,30 +15,30 @@ from agents.sb3.slots.records import ApiSlot
 from vmb_gym.memory import MemoryHit
 from vmb_gym.vehicle import API_SPECS
 
-_HIT_LINE = re.compile(r"^\s*\d+\.\s+\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}|-{10})\]\s(.*?)(\s\(superseded\))?$")
+def shown_hit(record: Mapping[str, Any], speakers: Sequence[str] = ()) -> MemoryHit:
+    """One ``info["memory_hits"]`` hit (:func:`vmb_gym.envs.tool_runtime.hit_record`) as the slot design reads it.
+
+    The slot design reads a hit the way the policy's observation shows it: the time to the
+    minute, the first line of the text, ``people`` the speakers whose ``"Name:"`` opens the line,
+    and the status active (a superseded tag is not a separate line). The entry id is kept; it
+    feeds no feature.
+    """
+    ts = record.get("timestamp")
+    when = datetime.fromisoformat(ts) if ts else None
+    if when is not None:
+        when = datetime(when.year, when.month, when.day, when.hour, when.minute)
+    lines = str(record.get("text") or "").splitlines()
+    body = lines[0] if lines else ""
+    people = tuple(s for s in speakers if body.startswith(s + ":"))
+    return MemoryHit(entry_id=str(record.get("entry_id", "")), text=body, score=0.0, timestamp=when, people=people)
 
 
-def parse_memory_text(text: str, speakers: Sequence[str] = ()) -> list[MemoryHit]:
-    """``search_memory`` result text back into :class:`~vmb_gym.memory.MemoryHit` objects."""
-    hits = []
-    for i, line in enumerate(text.splitlines()):
-        m = _HIT_LINE.match(line)
-        if not m:
-            continue
-        ts = None if m.group(1).startswith("-") else datetime.strptime(m.group(1), "%Y-%m-%d %H:%M")
-        body = m.group(2)
-        people = tuple(s for s in speakers if body.startswith(s + ":"))
-        hits.append(MemoryHit(entry_id=f"T{i}:{m.group(1)}:{body[:40]}", text=body, score=0.0, timestamp=ts,
-                              people=people))
-    return hits
-
-
-def pool_hits(hit_texts: Sequence[str], speakers: Sequence[str]) -> list[MemoryHit]:
+def pool_hits(records: Sequence[Mapping[str, Any]], speakers: Sequence[str]) -> list[MemoryHit]:
     """Every distinct hit of the episode's searches (first seen first; one per time and text)."""
     seen: dict[tuple[Any, str], MemoryHit] = {}
-    for text in hit_texts:
-        for h in parse_memory_text(text, speakers):
-            seen.setdefault((h.timestamp, h.text), h)
+    for record in records:
+        h = shown_hit(record, speakers)
+        seen.setdefault((h.timestamp, h.text), h)
     return list(seen.values())
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from vmb_gym.wrappers.catalogue import EpisodeText
 
+
 @dataclass
 class ValueSlot:
     """One candidate value of an API slot, with the evidence that supports it."""
@@ -93,20 +94,31 @@ class SlotAnalysis:
 
 @dataclass
 class SlotEpisodeText(EpisodeText):
-    """:class:`~vmb_gym.wrappers.catalogue.EpisodeText` that also counts the memory search rounds."""
+    """:class:`~vmb_gym.wrappers.catalogue.EpisodeText` that also counts the memory search rounds and
+    keeps the structured hits of every search.
+
+    Attributes:
+        search_rounds: steps that ran ``search_memory`` calls.
+        memory_hits: every hit of the episode's searches, in order, in the env's
+            ``info["memory_hits"]`` form (:func:`vmb_gym.envs.tool_runtime.hit_record`).
+    """
 
     search_rounds: int = 0
+    memory_hits: list[dict[str, Any]] = field(default_factory=list)
 
     def on_reset(self, observation: str, info: Mapping[str, Any]) -> None:
-        """Start over (no search round yet)."""
+        """Start over (no search round yet, no hits)."""
         super().on_reset(observation, info)
         self.search_rounds = 0
+        self.memory_hits = []
 
     def on_step(self, observation: str, info: Mapping[str, Any]) -> None:
-        """Record the step; a step with ``search_memory`` calls is one search round."""
+        """Record the step and its hits; a step with ``search_memory`` calls is one search round."""
         super().on_step(observation, info)
         if any(rec.get("name") == "search_memory" for rec in info.get("calls") or ()):
             self.search_rounds += 1
+        for search in info.get("memory_hits") or ():
+            self.memory_hits.extend(search["hits"])
 
 
 def search_rounds(episode: EpisodeText) -> int:
