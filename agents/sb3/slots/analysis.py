@@ -48,8 +48,8 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
     if not hits:
         return []
     policy = RulesPolicy("none")
-    policy._names = tuple(speakers)  # what RulesPolicy.reset() sets from the scenario
-    return policy._candidates(req, req_scores, hits)
+    policy.names = tuple(speakers)  # what RulesPolicy.plan() sets from the scenario
+    return policy.candidates(req, req_scores, hits)
 
 
 def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], req_scores: dict[str, float],

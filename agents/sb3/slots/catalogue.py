@@ -204,11 +204,10 @@ class SlotCatalogue:
 
         rec = _Recorder()
         policy = RulesPolicy(rec)  # type: ignore[arg-type]
-        policy._memory_searches = 0  # the per-episode counters RulesPolicy.reset() sets
-        policy._memory_hits = []
+        policy.clear_memory_figures()  # the per-episode counters RulesPolicy.reset() clears
         req = read_request(request, speakers)
         scenario = _SpeakersOnly(speakers)
-        policy._search(req, self.api_scores(request, speakers), scenario, as_of=NOW)  # type: ignore[arg-type]
+        policy.search(req, self.api_scores(request, speakers), scenario, as_of=NOW)  # type: ignore[arg-type]
         return list(dict.fromkeys(rec.queries))[: self.n_queries]
 
     def search_action(self, episode: SlotEpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:

@@ -113,6 +113,7 @@ class SlotFeaturizer:
         return out.reshape(-1)
 
     def _static(self, analysis: Any) -> np.ndarray:
+        """The rows that do not change within an analysis: kind, API, value and target blocks."""
         rows = np.zeros((self.n_actions, self.row), dtype=np.float32)
         rows[0, 0] = 1.0
         rows[1, 1] = 1.0
@@ -121,65 +122,10 @@ class SlotFeaturizer:
         t0 = v0 + self.value_width
         quote = " ".join(analysis.request.quotes).lower().replace("_", " ")
         for a, slot in enumerate(analysis.apis):
-            api_vec = np.zeros(BLOCK_API, dtype=np.float32)
-            api_vec[a] = 1.0
-            api_vec[4] = min(slot.request_score, 10.0) / 10.0
-            api_vec[5] = min(slot.best_score, 20.0) / 20.0
-            api_vec[6] = float(slot.passes)
-            api_vec[7] = float(slot.rules_choice)
-            api_vec[8] = float(slot.companion)
-            api_vec[9] = float(bool(slot.values))
-            api_vec[10] = value_type(slot.api)
-            api_vec[11] = float(slot.minimal is not None)
-            api_vec[12] = float(slot.explicit is not None)
-            best = slot.values[0].score if slot.values else 0.0
-            value_vecs: dict[int, np.ndarray] = {}
-            for k, val in enumerate(slot.values):
-                vec = np.zeros(self.value_width, dtype=np.float32)
-                vec[4 + k] = 1.0
-                o = 4 + N_MEMORY_VALUES
-                vec[o: o + 13] = [min(val.score, 20.0) / 20.0, min(best - val.score, 5.0) / 5.0,
-                                  min(val.mentions, 5) / 5.0, min(val.target_mentions, 5) / 5.0,
-                                  min(val.other_mentions, 5) / 5.0, val.recency, float(val.latest_any),
-                                  float(val.latest_target), min(val.conditions, 2.0) / 2.0,
-                                  min(val.opposite, 2.0) / 2.0, float(val.clean), float(val.rules_top),
-                                  float(isinstance(val.value, bool))]
-                o2 = o + 13 + len(self._cues)
-                vec[o + 13:o2] = [val.cues.get(c, 0.0) for c in self._cues]
-                vec[o2:o2 + VALUE_EXTRA] = [
-                    float(val.follows), float(val.rep_target), float(val.relative),
-                    min(val.request_overlap, 3.0) / 3.0, float(val.latest_clean_target), float(val.latest_clean_any),
-                    min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
-                    float(isinstance(val.value, dict)), float(bool(analysis.relatives)),
-                    min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
-                    float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
-                    val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
-                    val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, val.setting_prob,
-                    float(val.setting_latest_target), 0.0]  # last: set per step
-                if val.line_hash is not None:
-                    vec[o2 + VALUE_EXTRA:] = val.line_hash
-                plain = vec.copy()
-                plain[0] = 1.0
-                value_vecs[k] = plain
-                shifted = vec.copy()
-                shifted[1] = 1.0
-                value_vecs[N_MEMORY_VALUES + k] = shifted
-            explicit = np.zeros(self.value_width, dtype=np.float32)
-            explicit[2] = 1.0
-            value_vecs[VALUE_EXPLICIT] = explicit
-            minimal = np.zeros(self.value_width, dtype=np.float32)
-            minimal[3] = 1.0
-            value_vecs[VALUE_MINIMAL] = minimal
+            api_vec = api_block(a, slot)
+            value_vecs = self._value_blocks(slot, bool(analysis.relatives))
             for t, target in enumerate(slot.targets[:N_TARGET_SLOTS]):
-                tvec = np.zeros(BLOCK_TARGET, dtype=np.float32)
-                tvec[t] = 1.0
-                if target is None:
-                    tvec[3] = 1.0
-                elif target in _TARGET_NAMES:
-                    tvec[4 + _TARGET_NAMES.index(target)] = 1.0
-                if target is not None:
-                    tvec[14] = float(bool(re.search(rf"\b{target.replace('_', ' ')}\b", quote)))
-                    tvec[15] = float(target == analysis.request.seat)
+                tvec = target_block(t, target, quote, analysis.request.seat)
                 for v, vvec in value_vecs.items():
                     i = slot_index(a, v, t)
                     rows[i, 2] = 1.0
@@ -187,6 +133,79 @@ class SlotFeaturizer:
                     rows[i, v0:v0 + self.value_width] = vvec
                     rows[i, t0:t0 + BLOCK_TARGET] = tvec
         return rows
+
+    def _value_blocks(self, slot: Any, relatives: bool) -> dict[int, np.ndarray]:
+        """The value block of every value slot of an API slot (memory values, their shifted copies,
+        the request's explicit value, the minimal call)."""
+        best = slot.values[0].score if slot.values else 0.0
+        out: dict[int, np.ndarray] = {}
+        for k, val in enumerate(slot.values):
+            vec = self._value_block(k, val, best, relatives)
+            plain = vec.copy()
+            plain[0] = 1.0
+            out[k] = plain
+            shifted = vec.copy()
+            shifted[1] = 1.0
+            out[N_MEMORY_VALUES + k] = shifted
+        explicit = np.zeros(self.value_width, dtype=np.float32)
+        explicit[2] = 1.0
+        out[VALUE_EXPLICIT] = explicit
+        minimal = np.zeros(self.value_width, dtype=np.float32)
+        minimal[3] = 1.0
+        out[VALUE_MINIMAL] = minimal
+        return out
+
+    def _value_block(self, k: int, val: Any, best: float, relatives: bool) -> np.ndarray:
+        """The features of the ``k``-th memory value of an API slot (``best``: the slot's best score)."""
+        vec = np.zeros(self.value_width, dtype=np.float32)
+        vec[4 + k] = 1.0
+        o = 4 + N_MEMORY_VALUES
+        vec[o: o + 13] = [min(val.score, 20.0) / 20.0, min(best - val.score, 5.0) / 5.0,
+                          min(val.mentions, 5) / 5.0, min(val.target_mentions, 5) / 5.0,
+                          min(val.other_mentions, 5) / 5.0, val.recency, float(val.latest_any),
+                          float(val.latest_target), min(val.conditions, 2.0) / 2.0,
+                          min(val.opposite, 2.0) / 2.0, float(val.clean), float(val.rules_top),
+                          float(isinstance(val.value, bool))]
+        o2 = o + 13 + len(self._cues)
+        vec[o + 13:o2] = [val.cues.get(c, 0.0) for c in self._cues]
+        vec[o2:o2 + VALUE_EXTRA] = [
+            float(val.follows), float(val.rep_target), float(val.relative),
+            min(val.request_overlap, 3.0) / 3.0, float(val.latest_clean_target), float(val.latest_clean_any),
+            min(val.clean_target_mentions, 3) / 3.0, float(val.names_passenger),
+            float(isinstance(val.value, dict)), float(relatives),
+            min(val.context_overlap, 3.0) / 3.0, float(val.conditional), float(val.cond_match),
+            float(val.cond_miss), float(val.default_line), float(val.other_cond_match),
+            val.prior_target, val.prior_other, float(val.prior_latest_target), float(val.prior_latest_any),
+            val.prior_margin, min(val.reason_overlap, 3.0) / 3.0, val.setting_prob,
+            float(val.setting_latest_target), 0.0]  # last: set per step
+        if val.line_hash is not None:
+            vec[o2 + VALUE_EXTRA:] = val.line_hash
+        return vec
+
+
+def api_block(a: int, slot: Any) -> np.ndarray:
+    """The API block of the ``a``-th API slot: its position and what the rules reading says of it."""
+    vec = np.zeros(BLOCK_API, dtype=np.float32)
+    vec[a] = 1.0
+    vec[4] = min(slot.request_score, 10.0) / 10.0
+    vec[5] = min(slot.best_score, 20.0) / 20.0
+    vec[6:13] = [float(slot.passes), float(slot.rules_choice), float(slot.companion), float(bool(slot.values)),
+                 value_type(slot.api), float(slot.minimal is not None), float(slot.explicit is not None)]
+    return vec
+
+
+def target_block(t: int, target: str | None, quote: str, seat: str) -> np.ndarray:
+    """The target block of the ``t``-th seat/zone slot (``quote``: the request's quotes, lower case)."""
+    vec = np.zeros(BLOCK_TARGET, dtype=np.float32)
+    vec[t] = 1.0
+    if target is None:
+        vec[3] = 1.0
+    elif target in _TARGET_NAMES:
+        vec[4 + _TARGET_NAMES.index(target)] = 1.0
+    if target is not None:
+        vec[14] = float(bool(re.search(rf"\b{target.replace('_', ' ')}\b", quote)))
+        vec[15] = float(target == seat)
+    return vec
 
 
 def lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
