@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import statistics
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from vmb_gym.scoring import aggregate, score_task
-from vmb_gym.scoring.aggregate import METRIC_KEYS
+from vmb_gym.scoring.aggregate import METRIC_KEYS, exact_mean
 from vmb_gym.types import Query
 
 
@@ -53,3 +60,31 @@ def test_official_gold_replay_and_do_nothing(official_queries: dict[str, Query])
     cc = nothing["by_reasoning_type"]["conditional_constraint"]
     assert cc["exact_match_rate"] == 2 / cc["count"]
     assert sum(b["count"] for b in nothing["by_reasoning_type"].values()) == 400
+
+
+# ---------------------------------------------------------------------- exact_mean == statistics.mean
+_VALUES = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.booleans(),
+    st.sampled_from([0, 1, 0.0, 1.0, 0.5, 2 / 3, 1 / 3, -0.0, 5e-324]),
+)
+
+
+def _bits(value: object) -> tuple[type, str]:
+    return type(value), repr(value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_VALUES, min_size=1, max_size=80))
+def test_exact_mean_is_statistics_mean_bit_for_bit(values: list) -> None:
+    assert _bits(exact_mean(values)) == _bits(statistics.mean(values))
+
+
+def test_exact_mean_keeps_the_int_quirk_and_falls_back() -> None:
+    assert _bits(exact_mean([1, 1, True])) == (int, "1")
+    assert _bits(exact_mean([1, 0])) == (float, "0.5")
+    assert _bits(exact_mean([1, 1.0])) == (float, "1.0")
+    assert exact_mean([Fraction(1, 3), Fraction(2, 3)]) == Fraction(1, 2)  # statistics.mean's own path
+    assert math.isnan(exact_mean([1.0, float("nan")]))
+    assert exact_mean([1e308, 1e308, -1e308]) == 1e308 / 3  # exact sum: no overflow in between
