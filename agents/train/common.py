@@ -5,7 +5,12 @@
   field's docstring (a string literal right below it, read from the source with :mod:`ast`) is
   its ``--help``, so the dataclass stays the one place that documents a setting. A trailing
   ``# comment`` is read too, for scripts not yet converted;
-* :func:`write_csv`: a training log as CSV.
+* :func:`write_csv`: a training log as CSV;
+* the SB3 trainers' pieces: :class:`SB3Args` (the settings both SB3 designs share),
+  :func:`seed_everything`, :func:`generated_train` (the generated train split, cached),
+  :func:`learn_with_log` (SB3 ``learn`` with a logging/checkpoint callback),
+  :func:`behaviour_clone` (the imitation warm start), :func:`evaluate` / :func:`summarise`
+  (evaluation records through :func:`vmb_gym.policy.run_episode`) and :func:`plot_curve`.
 """
 
 from __future__ import annotations
@@ -15,19 +20,34 @@ import ast
 import csv
 import dataclasses
 import inspect
+import json
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_dataclass_arguments", "args_from_namespace", "field_docs", "write_csv"]
+import numpy as np
+
+__all__ = ["SB3_CHOICES", "SB3Args", "add_dataclass_arguments", "args_from_namespace", "behaviour_clone",
+           "evaluate", "field_docs", "generated_train", "learn_with_log", "plot_curve", "seed_everything",
+           "summarise", "write_csv"]
 
 _COMMENT = re.compile(r"\s+(\w+): [^=]+=[^#]*#\s*(.+)$")
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """The help text of each field of dataclass ``cls``: its docstring, else its trailing ``# comment``."""
+    """The help text of each field of dataclass ``cls`` and its dataclass bases: its docstring, else its
+    trailing ``# comment``."""
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if dataclasses.is_dataclass(klass):
+            out.update(_own_field_docs(klass))
+    return out
+
+
+def _own_field_docs(cls: type) -> dict[str, str]:
     source = textwrap.dedent(inspect.getsource(cls))
     out: dict[str, str] = {}
     for line in source.splitlines():
@@ -69,3 +89,245 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
+
+
+# ---------------------------------------------------------------------- the SB3 trainers
+@dataclasses.dataclass
+class SB3Args:
+    """The settings both SB3 designs share (``vmb train sb3`` flags of the same names)."""
+
+    algo: str = "maskable_ppo"
+    """"maskable_ppo" (uses action_masks) or "ppo" (ignores them)"""
+    memory: str = "bm25"
+    """memory module of the env"""
+    timesteps: int = 20_000
+    """environment steps of training"""
+    out: str = "runs/sb3"
+    """output folder"""
+    data: str = "generated:train"
+    """training data: "generated:train" (the train split, cached), a spec or a folder"""
+    train_scenarios: int = 80
+    """scenarios of the generated train split to write and use"""
+    cache_dir: str = ".cache/vmb_gym"
+    """where the generated train split is written once"""
+    train_files: str = ""
+    """scenarios of `data` to train on ("" = all)"""
+    eval_data: str | None = "default"
+    """held-out data spec (None = `data`); "default" = generated test split"""
+    eval_files: str = ""
+    """held-out scenarios of the eval data ("" = all)"""
+    max_steps: int = 5
+    """step limit of an episode"""
+    seed: int = 0
+    """seed of the env cycler, the policy init and PPO sampling"""
+    n_envs: int = 0
+    """vector envs; 0 = one per training scenario (at most 32; slots: at most 100)"""
+    n_steps: int = 64
+    """rollout length per env"""
+    batch_size: int = 256
+    """PPO minibatch size"""
+    n_epochs: int = 4
+    """PPO epochs per rollout"""
+    learning_rate: float = 1e-3
+    """Adam learning rate (the reported run used 1e-4)"""
+    ent_coef: float = 0.01
+    """entropy bonus (the reported run used 0)"""
+    gamma: float = 1.0
+    """discount (episodes are short and the reward comes at the end)"""
+    checkpoint_every: int = 10_000
+    """timesteps between checkpoints"""
+    eval_episodes: int = 0
+    """held-out episodes per policy (0 = every held-out task)"""
+    torch_threads: int = 1
+    """torch CPU threads (1 is fastest on a busy 2-core machine)"""
+
+
+#: The flags with a fixed set of values.
+SB3_CHOICES = {"algo": ["ppo", "maskable_ppo"], "design": ["slots", "catalogue"], "features": ["hashing", "minilm"]}
+
+
+# ---------------------------------------------------------------------- setup
+def seed_everything(seed: int, torch_threads: int) -> None:
+    """Seed Python, NumPy and torch; set torch's CPU threads (small nets: more threads only add contention)."""
+    import random
+
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.set_num_threads(torch_threads)
+
+
+def generated_train(args: Any) -> Path:
+    """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``."""
+    import vmb_gym
+    from vmb_gym.generator import generate, split_options
+
+    out = Path(args.cache_dir) / f"train_{args.train_scenarios}"
+    if not (out / "qa_data").is_dir():
+        manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios)
+        generate(opts, out)
+    return out
+
+
+# ---------------------------------------------------------------------- training
+def learn_with_log(model: Any, args: Any, out: Path, *, reward_key: str, save: Callable[[Any, Path], Any],
+                   progress_every: int | None = None) -> tuple[list[dict[str, Any]], float]:
+    """Run ``model.learn`` for ``args.timesteps``, logging every finished episode.
+
+    Each episode's row (timestep, reward = ``metrics[reward_key]``, esm, steps, seconds) is kept
+    and written to ``out/train_log.csv``; ``save(model, path)`` writes a checkpoint every
+    ``args.checkpoint_every`` steps; with ``progress_every``, a summary of the last 500 episodes
+    is printed every that many episodes. Returns the rows and the training seconds.
+    """
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    log_rows: list[dict[str, Any]] = []
+
+    class LogAndCheckpoint(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.next_ckpt = args.checkpoint_every
+            self.next_print = progress_every
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "metrics" in info:
+                    log_rows.append({"timestep": self.num_timesteps, "reward": float(info["metrics"][reward_key]),
+                                     "esm": int(info["metrics"]["exact_match"]), "steps": int(info["step"]),
+                                     "seconds": round(time.perf_counter() - self.t0, 2)})
+            if self.next_print is not None and len(log_rows) >= self.next_print:
+                print_progress(self.num_timesteps, time.perf_counter() - self.t0, log_rows[-500:])
+                self.next_print += progress_every
+            if self.num_timesteps >= self.next_ckpt:
+                save(self.model, out / "checkpoints" / f"step_{self.num_timesteps}")
+                self.next_ckpt += args.checkpoint_every
+            return True
+
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=args.timesteps, callback=LogAndCheckpoint())
+    train_seconds = time.perf_counter() - t0
+    with (out / "train_log.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["timestep", "reward", "esm", "steps", "seconds"])
+        writer.writeheader()
+        writer.writerows(log_rows)
+    print(f"trained {model.num_timesteps} steps in {train_seconds:.1f}s "
+          f"({model.num_timesteps / train_seconds:.0f} steps/s), {len(log_rows)} episodes")
+    return log_rows, train_seconds
+
+
+def print_progress(steps: int, seconds: float, recent: Sequence[Mapping[str, Any]]) -> None:
+    """One progress line: ESM, reward and steps of the ``recent`` training episodes."""
+    print(f"  {steps:7d} steps  {seconds:6.0f}s  last {len(recent)} "
+          f"episodes: ESM {100 * np.mean([r['esm'] for r in recent]):5.1f}  "
+          f"F1 {np.mean([r['reward'] for r in recent]):.3f}  "
+          f"steps {np.mean([r['steps'] for r in recent]):.2f}",
+          flush=True)
+
+
+def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int, batch_size: int = 128,
+                    lr: float = 1e-3, weight_decay: float = 0.0, set_targets: bool = True) -> None:
+    """Warm-start the policy: maximise the masked log-probability of the demonstrated actions.
+
+    ``demos`` is ``(observations, masks, actions, ...)``; with ``set_targets`` and a sixth item
+    (per state, every right action: the slot design's ``SlotDemos.rights``), the loss is the
+    log-probability of the *set* of right actions, so slots that resolve to the same call are not
+    pushed against each other.
+    """
+    import torch
+
+    obs, masks, actions = demos[0], demos[1], demos[2]
+    rights = demos[5] if len(demos) > 5 and set_targets else None
+    policy = model.policy
+    policy.set_training_mode(True)
+    optim = torch.optim.Adam(policy.parameters(), lr=lr, weight_decay=weight_decay)
+    rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        order = rng.permutation(len(actions))
+        losses = []
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            dist = policy.get_distribution(torch.as_tensor(obs[idx]), action_masks=masks[idx])
+            if rights is None:
+                loss = -dist.log_prob(torch.as_tensor(actions[idx])).mean()
+            else:  # the probability of the set of right slots (equivalent slots do not compete)
+                logp = dist.distribution.logits  # normalised, masked log-probabilities
+                loss = -torch.logsumexp(logp.masked_fill(~torch.as_tensor(rights[idx]), -1e9), dim=-1).mean()
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+            losses.append(float(loss.detach()))
+        if epoch in (0, epochs - 1) or (epoch + 1) % 10 == 0:
+            acc = demo_accuracy(policy, obs, masks, actions, rights)
+            print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "
+                  f"demo accuracy {acc:.3f}", flush=True)
+    policy.set_training_mode(False)
+
+
+def demo_accuracy(policy: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+                  rights: np.ndarray | None) -> float:
+    """Share of demonstration states where the greedy action is right (one of ``rights`` when given)."""
+    import torch
+
+    chunk = 1024  # the pointer net's activations of every demo state at once add ~117 KB per state
+    with torch.no_grad():  # (about 3.7 GB for the 800-household run's 31,751 states)
+        pred = np.concatenate([
+            policy.get_distribution(torch.as_tensor(obs[i:i + chunk]), action_masks=masks[i:i + chunk])
+            .get_actions(deterministic=True).numpy() for i in range(0, len(actions), chunk)])
+    return float((pred == actions).mean() if rights is None else rights[np.arange(len(pred)), pred].mean())
+
+
+# ---------------------------------------------------------------------- evaluation and outputs
+def evaluate(policy: Any, env: Any, task_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Run ``policy`` once on each task of ``env`` (:func:`vmb_gym.policy.run_episode`); one record per episode."""
+    from vmb_gym.policy import run_episode
+
+    rows = []
+    for tid in task_ids:
+        ep = run_episode(env, policy, task_id=tid)
+        rows.append({"task_id": tid, "reasoning_type": ep.reasoning_type, "esm": int(ep.metrics.get("exact_match", 0)),
+                     "f1": float(ep.metrics.get("f1_change", 0.0)), "steps": ep.episode.get("steps", 0)})
+    return rows
+
+
+def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """ESM (percent) and mean value-level F1 of evaluation records."""
+    return {"esm": 100.0 * float(np.mean([r["esm"] for r in rows])), "f1": float(np.mean([r["f1"] for r in rows])),
+            "episodes": len(rows)}
+
+
+def plot_curve(log_rows: Sequence[Mapping[str, Any]], results: Mapping[str, Mapping[str, Mapping[str, float]]],
+               path: Path, title: str) -> None:
+    """Training ESM / reward (moving mean) with the evaluation ESMs as horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    if log_rows:
+        steps = np.array([r["timestep"] for r in log_rows])
+        window = max(1, len(log_rows) // 40)
+        kernel = np.ones(window) / window
+        for key, label in (("reward", "train F1 reward"), ("esm", "train ESM")):
+            values = np.convolve([r[key] for r in log_rows], kernel, mode="valid")
+            ax.plot(steps[window - 1:], values, label=f"{label} (mean of {window} episodes)")
+    colours = {"held_out": "tab:green", "official": "tab:red"}
+    for set_name, colour in colours.items():
+        for name, style in (("trained", "-"), ("rules", "--"), ("random", ":")):
+            r = results.get(set_name, {}).get(name)
+            if r:
+                ax.axhline(r["esm"] / 100.0, linestyle=style, color=colour, linewidth=1,
+                           label=f"{set_name} ESM {name} ({r['esm']:.1f}%)")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("score")
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -54,7 +54,7 @@ from agents.stream.features import LineFeaturizer
 from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores
 from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
 from agents.train.common import add_dataclass_arguments, args_from_namespace, write_csv
-from agents.train_sb3 import generated_train
+from agents.train.common import generated_train
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError

@@ -225,7 +225,8 @@ def test_behaviour_cloning_learns_the_demonstrated_slots(tiny_data: str) -> None
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.train_sb3 import behaviour_clone, collect_slot_demos
+    from agents.train.common import behaviour_clone
+    from agents.train.sb3_slots import collect_slot_demos
 
     torch.set_num_threads(1)
     torch.manual_seed(0)

@@ -21,15 +21,16 @@ PASSES_ARGUMENTS = True
 
 
 def _add_sb3(parser: argparse.ArgumentParser) -> None:
-    from agents.train_sb3 import add_arguments
+    from agents.train.sb3_slots import add_arguments
 
     add_arguments(parser)
 
 
 def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train_sb3 import args_from_namespace, main
+    from agents.train.common import args_from_namespace
+    from agents.train.sb3_slots import Args, main
 
-    summary = main(args_from_namespace(args))
+    summary = main(args_from_namespace(Args, args))
     print(f"outputs in {args.out}: final checkpoint {summary['checkpoint']}")
     return 0
 
@@ -69,7 +70,7 @@ class Trainer:
 
 #: Trainer name -> how to build its parser and run it (imports happen inside the functions).
 TRAINERS: dict[str, Trainer] = {
-    "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train_sb3.py)",
+    "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train/sb3_slots.py)",
                    _add_sb3, _run_sb3),
     "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
     "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train/stream_writer.py)",

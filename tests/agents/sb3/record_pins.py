@@ -54,11 +54,8 @@ def _slot_api() -> dict[str, Any]:
     try:
         from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
         from agents.sb3.slots.line_prior import LinePrior
-        try:
-            from agents.train.sb3_slots import collect_slot_demos
-        except ImportError:
-            from agents.train_sb3 import collect_slot_demos
-    except ImportError:
+        from agents.train.sb3_slots import collect_slot_demos
+    except ImportError:  # the pristine code (record against /work/base)
         from agents.line_prior import LinePrior
         from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
         from agents.train_sb3 import collect_slot_demos

@@ -1,0 +1,337 @@
+"""Train MaskablePPO over candidate slots on VehicleMem-v0 and evaluate it (``vmb train sb3``, the default design).
+
+The slot design: a small scenario-independent ``Discrete`` space of *slots* (k-th candidate API
+of the request x k-th candidate value read from the memory hits x k-th seat/zone, plus search
+and finish), resolved into concrete calls per episode, with per-slot features and a pointer
+policy (one scorer shared by all slots); see :class:`agents.sb3.slots.SlotCatalogue`. Trained on
+the generated *train* split (written once into ``--cache-dir``), evaluated on the train tasks
+(a sample), the held-out default test split and, when present, the official data.
+
+Read top to bottom: the settings, the env thunk and the random baseline, the demonstrations,
+then :func:`main`: seeding, the catalogue fitted on the training tasks, the vector env, the
+agent, the behaviour-cloning warm start, SB3 ``learn``, the evaluation, the plot.
+
+    vmb train sb3 --timesteps 30000 --out runs/sb3
+    vmb train sb3 --design catalogue ...    # the flat catalogue: agents/train/sb3_catalogue.py
+
+Outputs in ``--out``: ``checkpoints/bc.zip`` and ``checkpoints/step_*.zip`` (+ ``.vmb.json``),
+``final.zip``, ``train_log.csv``, ``eval.csv`` (one row per set, policy and episode),
+``summary.json``, ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import numpy as np
+
+import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+from agents.baselines import NoopPolicy
+from agents.rules import RulesPolicy
+from agents.sb3.checkpoint import algo_class, save_checkpoint
+from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env, slot_call
+from agents.sb3.slots.line_prior import LinePrior
+from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
+from agents.train.common import (
+    SB3_CHOICES,
+    SB3Args,
+    add_dataclass_arguments,
+    args_from_namespace,
+    behaviour_clone,
+    evaluate,
+    generated_train,
+    learn_with_log,
+    plot_curve,
+    seed_everything,
+    summarise,
+)
+from vmb_gym.data import parse_file_range
+from vmb_gym.envs.task_set import TaskSet
+from vmb_gym.wrappers.catalogue import call_key
+
+
+@dataclass
+class Args(SB3Args):
+    """Every setting of ``vmb train sb3`` (the flags have the same names)."""
+
+    design: str = "slots"
+    """"slots" (pointer over candidate slots) or "catalogue" (flat call catalogue: agents/train/sb3_catalogue.py)"""
+    official_data: str = "official:../shared/vehiclemembench"
+    """also evaluated when present ("" = skip)"""
+    official_files: str = "1-40"
+    """official scenarios evaluated (when the official data is found)"""
+    train_eval_episodes: int = 200
+    """training tasks re-run for the train score (slots design)"""
+    f1_weight: float = 0.2
+    """slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)"""
+    bc_epochs: int = 30
+    """slots: warm start by imitating the best slots of the training tasks (0 = pure RL)"""
+    bc_weight_decay: float = 0.0
+    """slots: Adam weight decay of the imitation warm start (1e-4 gave no gain)"""
+    line_prior: bool = True
+    """slots: fit the line prior (real preference vs chatter) on the training evidence"""
+    search_context: int = 2
+    """slots: neighbouring same-day lines each memory search shows around a hit (0-3)"""
+    features: str = "hashing"
+    '"hashing" or "minilm" (catalogue design only)'
+
+
+def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatalogue) -> Any:
+    """A thunk building one slot env (SB3 ``Monitor`` outermost)."""
+
+    def thunk() -> gym.Env[Any, Any]:
+        from stable_baselines3.common.monitor import Monitor
+
+        env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
+        f1_weight = args.f1_weight if args.f1_weight >= 0 else None
+        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight))
+
+    return thunk
+
+
+class RandomSlotPolicy:
+    """Uniformly random allowed slot actions (finish included): the random baseline of the slot design."""
+
+    def __init__(self, catalogue: SlotCatalogue, env: gym.Env[Any, Any], seed: int) -> None:
+        self._inner = SlotSB3Policy(None, catalogue, env)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        """Start an episode."""
+        self._inner.reset(observation, info)
+
+    def act(self, observation: str, info: dict[str, Any]) -> Any:
+        """The call of a random allowed slot."""
+        p = self._inner
+        p.observe(observation, info)
+        analysis = p.catalogue.analyse(p.episode, p.speakers)
+        allowed = np.flatnonzero(p.catalogue.mask(analysis, p.episode, memory_search=p.memory_search))
+        return slot_call(p.catalogue, int(self.rng.choice(allowed)), analysis, p.episode, p.speakers)
+
+
+class SlotDemos(NamedTuple):
+    """Demonstrations of the best slots on the training tasks (indexable like the old 6-tuple)."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    found: int  # training tasks with a demonstration (every gold call among the allowed slots)
+    total: int  # training tasks
+    rights: np.ndarray  # per state, every allowed slot that is right
+
+
+def collect_slot_demos(vec_env: Any) -> SlotDemos:
+    """Demonstrations of the best slots on the training tasks: search, the gold calls, finish.
+
+    Each training env runs each of its tasks once: the search rounds, then (when every gold call
+    is some allowed slot) the slots whose resolved call equals a gold call, then finish. Only the
+    training split's gold calls are used.
+    """
+    states: list[tuple[np.ndarray, np.ndarray, int, np.ndarray]] = []
+    found = total = 0
+    for monitor in vec_env.envs:
+        env = monitor.env  # SlotFeatureWrapper
+        for q in env.unwrapped.tasks.queries:
+            total += 1
+            episode = demo_episode(env, q)
+            if episode is not None:
+                found += 1
+                states.extend(episode)
+    rights = np.stack([s[3] for s in states])
+    print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
+          f"({len(states)} states, {float(rights.sum(1).mean()):.2f} right slots per state)", flush=True)
+    return SlotDemos(np.stack([s[0] for s in states]), np.stack([s[1] for s in states]),
+                     np.array([s[2] for s in states]), found, total, rights)
+
+
+def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray]] | None:
+    """One task's demonstrated states ``(observation, mask, action, right slots)``; None when a gold call is no slot.
+
+    Every allowed slot that resolves to the next gold call is right at a call step (a value and
+    its unchanged shifted copy, the same value stated twice, the same seat); the gold order puts
+    the requested setting before its routine companion; search and finish have one answer.
+    """
+    obs, _ = env.reset(options={"task_id": q.task_id})
+    states: list[tuple[Any, np.ndarray, int, np.ndarray | None]] = []
+    mask = env.action_masks()
+    while mask[SLOT_SEARCH] and len(states) < 3:  # the search rounds (first look, follow-ups)
+        states.append((obs, mask, SLOT_SEARCH, None))
+        obs, *_ = env.step(SLOT_SEARCH)
+        mask = env.action_masks()
+    analysis = env.env.analysis  # the SlotActionWrapper's analysis after the searches
+    by_key: dict[str, int] = {}
+    for i in np.flatnonzero(mask):
+        if i >= 2 and analysis.calls[i] is not None:
+            by_key.setdefault(analysis.calls[i][1], int(i))
+    gold_keys = [call_key(c.name, c.arguments) for c in q.gold_calls]
+    plan = [by_key.get(k) for k in gold_keys]
+    if not plan or any(i is None for i in plan):
+        return None
+    for key, i in zip(gold_keys, plan):
+        m = env.action_masks()
+        right = np.zeros(len(m), dtype=bool)
+        for j in np.flatnonzero(m):
+            if j >= 2 and analysis.calls[j] is not None and analysis.calls[j][1] == key:
+                right[j] = True
+        right[int(i)] = True  # type: ignore[arg-type]
+        states.append((obs, m, int(i), right))  # type: ignore[arg-type]
+        obs, *_ = env.step(int(i))  # type: ignore[arg-type]
+    states.append((obs, env.action_masks(), SLOT_FINISH, None))
+    out = []
+    for o, m, a, right in states:
+        if m[a]:
+            out.append((o, m, a, (np.eye(len(m), dtype=bool)[a] if right is None else right) & m))
+    return out
+
+
+def fit_catalogue(train_tasks: TaskSet, scenario_ids: list[int], args: Args) -> SlotCatalogue:
+    """The slot catalogue, learned from the training tasks only.
+
+    The API prior (request wording -> first gold function name), the companion classifier
+    (routine clause -> its gold function name) and the line prior (history line -> is it gold
+    evidence of some request).
+    """
+    train_scenarios = [train_tasks.scenarios[i] for i in scenario_ids]
+    line_prior = None
+    if args.line_prior:
+        line_prior = LinePrior.fit(LinePrior.examples_from_scenarios(train_scenarios), seed=args.seed)
+    return SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
+        train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior,
+        companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios),
+        context=args.search_context)
+
+
+def main(args: Args) -> dict[str, Any]:
+    """Train the pointer policy (warm start, then PPO), evaluate, plot; return the summary."""
+    if args.design == "catalogue":
+        return main_catalogue(args)
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    out = Path(args.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    seed_everything(args.seed, args.torch_threads)
+    data = str(generated_train(args)) if args.data == "generated:train" else args.data
+    (out / "args.json").write_text(json.dumps({**dataclasses.asdict(args), "resolved_data": data}, indent=2),
+                                   encoding="utf-8")
+    train_files = parse_file_range(args.train_files) if args.train_files else None
+    train_tasks = TaskSet.load(data, files=train_files)
+    scenario_ids = sorted(train_tasks.scenarios)
+    catalogue = fit_catalogue(train_tasks, scenario_ids, args)
+    n_envs = args.n_envs or min(len(scenario_ids), 100)
+    shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
+    vec_env = DummyVecEnv([slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])
+    vec_env.seed(args.seed)
+    print(f"train: {len(train_tasks)} tasks in {len(scenario_ids)} scenarios ({data}), {vec_env.num_envs} envs; "
+          f"slot actions: {catalogue.n}; features: {vec_env.observation_space.shape[0]}")
+
+    # --- agent, imitation warm start, PPO
+    demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 else None
+    policy = SlotPointerPolicy if args.algo == "maskable_ppo" else "MlpPolicy"
+    model = algo_class(args.algo)(policy, vec_env, n_steps=max(args.n_steps, 8), batch_size=args.batch_size,
+                                  n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
+                                  gamma=args.gamma, seed=args.seed, device="cpu", verbose=0)
+    meta = SlotSB3Policy.checkpoint_meta(catalogue)
+    bc_seconds = 0.0
+    if demos is not None and args.algo == "maskable_ppo":
+        t_bc = time.perf_counter()
+        behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed, weight_decay=args.bc_weight_decay)
+        bc_seconds = time.perf_counter() - t_bc
+        save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)
+    log_rows, train_seconds = learn_with_log(
+        model, args, out, reward_key="f1_change", progress_every=1000,
+        save=lambda m, path: save_checkpoint(m, path, design="slots", algo=args.algo, meta=meta))
+    final = save_checkpoint(model, out / "final", design="slots", algo=args.algo, meta=meta)
+
+    results = evaluate_sets(args, data, train_files, catalogue, final, out)
+    summary = {"args": dataclasses.asdict(args), "design": "slots", "data": data, "slot_actions": catalogue.n,
+               "feature_dim": int(vec_env.observation_space.shape[0]), "train_steps": int(model.num_timesteps),
+               "train_seconds": train_seconds, "train_steps_per_s": model.num_timesteps / train_seconds,
+               "train_episodes": len(log_rows), "checkpoint": str(final), "results": results,
+               "held_out": results.get("held_out", {}),
+               "bc": {"demo_states": int(len(demos.observations)) if demos else 0,
+                      "tasks_with_demo": int(demos.found) if demos else 0,
+                      "tasks": int(demos.total) if demos else 0, "seconds": bc_seconds}}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    plot_curve(log_rows, results, out / "learning_curve.png",
+               f"MaskablePPO slot policy (memory={args.memory}, {len(scenario_ids)} train scenarios)")
+    return summary
+
+
+def eval_sets(args: Args, data: str, train_files: list[int] | None) -> list[tuple[str, str, list[int] | None, int]]:
+    """``(name, data, files, episode limit)`` of each evaluation set: train, held-out, official (when found)."""
+    eval_files = parse_file_range(args.eval_files) if args.eval_files else None
+    sets: list[tuple[str, str, list[int] | None, int]] = [
+        ("train", data, train_files, args.train_eval_episodes),
+        ("held_out", args.eval_data or data, eval_files, args.eval_episodes)]
+    if args.official_data:
+        try:
+            TaskSet.load(args.official_data, files=parse_file_range(args.official_files)[:1])
+            sets.append(("official", args.official_data, parse_file_range(args.official_files), args.eval_episodes))
+        except Exception as exc:  # noqa: BLE001  (the official data is optional)
+            print(f"official data skipped: {exc}")
+    return sets
+
+
+def evaluate_sets(args: Args, data: str, train_files: list[int] | None, catalogue: SlotCatalogue, final: Path,
+                  out: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """The trained and BC-only checkpoints on every set; rules, random and no-op beside them off the train set."""
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["set", "policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
+        writer.writeheader()
+        for set_name, set_data, set_files, limit in eval_sets(args, data, train_files):
+            env = gym.make("VehicleMem-v0", data=set_data, files=set_files, memory=args.memory,
+                           max_steps=args.max_steps)
+            task_ids = [q.task_id for q in env.unwrapped.tasks.queries]
+            if limit:
+                task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
+                    else task_ids[:limit]
+            policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
+            if (out / "checkpoints" / "bc.zip").is_file():
+                policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
+            if set_name != "train":
+                policies.update({"rules": RulesPolicy(args.memory, source=env),
+                                 "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
+            results[set_name] = {}
+            for name, pol in policies.items():
+                t1 = time.perf_counter()
+                rows = evaluate(pol, env, task_ids)
+                writer.writerows({"set": set_name, "policy": name, **r} for r in rows)
+                results[set_name][name] = summarise(rows)
+                print(f"{set_name:9s} {name:8s} ESM {results[set_name][name]['esm']:5.1f}  "
+                      f"F1 {results[set_name][name]['f1']:.3f}  "
+                      f"({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)")
+            env.close()
+    return results
+
+
+def main_catalogue(args: Args) -> dict[str, Any]:
+    """``--design catalogue``: run :func:`agents.train.sb3_catalogue.main` with the shared settings."""
+    from agents.train import sb3_catalogue
+
+    fields = {f.name for f in dataclasses.fields(sb3_catalogue.Args)}
+    return sb3_catalogue.main(sb3_catalogue.Args(**{k: v for k, v in dataclasses.asdict(args).items() if k in fields}))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one ``--flag`` per :class:`Args` field (``--train-files`` for ``train_files``)."""
+    add_dataclass_arguments(parser, Args, SB3_CHOICES)
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """The :class:`Args` of command-line flags."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return args_from_namespace(Args, parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main(parse_args())
