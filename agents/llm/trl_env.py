@@ -16,6 +16,11 @@ docstring, runs the tool calls the model makes, and scores the rollout with ``ge
   :data:`DEFAULT_VEHICLE_TOOLS` (the common settings: seat, climate, windows, media, ...);
 * ``get_reward() -> float``: the env's final reward; an episode the model left without calling
   ``finish`` is finished first (scored on the state it reached, as a truncated episode is).
+  TRL logs it as the column ``rewards/VehicleMemToolEnv/mean`` with weight 1.
+* the named reward components of the episode (:mod:`vmb_gym.envs.rewards`) in
+  :attr:`VehicleMemToolEnv.reward_components`; :func:`component_rewards` turns them into TRL
+  reward functions, one column per component (``rewards/state_f1_change/mean``, ...), weighted
+  by ``GRPOConfig(reward_weights=...)`` (0 logs a component without training on it).
 
 :func:`make_tool_env_class` builds a subclass with typed methods for any other set of vehicle
 functions (``"all"``: all 111; the prompt then carries every schema).
@@ -27,6 +32,13 @@ Example (without the trainer)::
     env.list_module_tools("seat")
     env.carcontrol_seat_set_heating_level(seat="driver", level=2)
     reward = env.get_reward()
+    env.reward_components["invalid_action_rate"]
+
+With the trainer, the components as extra reward columns (logged only, weight 0)::
+
+    funcs = component_rewards(["exact_state_match", "invalid_action_rate"])
+    GRPOTrainer(model=..., train_dataset=rows, environment_factory=VehicleMemToolEnv, reward_funcs=funcs,
+                args=GRPOConfig(reward_weights=[0.0, 0.0], ...))
 """
 
 from __future__ import annotations
@@ -39,10 +51,11 @@ import gymnasium as gym
 import orjson
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle.schema import all_vehicle_schemas
 
-__all__ = ["DEFAULT_VEHICLE_TOOLS", "VehicleMemToolEnv", "make_tool_env_class"]
+__all__ = ["DEFAULT_VEHICLE_TOOLS", "ComponentReward", "VehicleMemToolEnv", "component_rewards", "make_tool_env_class"]
 
 #: Vehicle functions exposed as their own typed methods by :class:`VehicleMemToolEnv`.
 DEFAULT_VEHICLE_TOOLS: tuple[str, ...] = (
@@ -73,7 +86,8 @@ class VehicleMemToolEnv:
         memory: memory module (``"gold"`` puts the evidence in the first observation; a
             retrieval module such as ``"bm25"`` makes ``search_memory`` useful).
         schema: tool-schema flavour of the env (``"official"`` or ``"rich"``).
-        reward: the env's reward metric (``"f1_change"``, ``"f1_positive"``, ``"esm"``).
+        reward: the env's reward (``"f1_change"``, ``"f1_positive"``, ``"esm"``, or a weighted mapping
+            of reward components such as ``{"state_f1_change": 1.0, "invalid_action_rate": -0.1}``).
         max_steps: tool calls allowed per episode; later calls are refused.
         seed: seed of the task cycle used when ``reset`` gets no ``task_id``.
     """
@@ -86,7 +100,7 @@ class VehicleMemToolEnv:
         task_ids: Sequence[str] | None = None,
         memory: str = "gold",
         schema: str = "official",
-        reward: str = "f1_change",
+        reward: str | Mapping[str, float] = "f1_change",
         max_steps: int = 20,
         seed: int = 0,
     ) -> None:
@@ -94,6 +108,7 @@ class VehicleMemToolEnv:
                             schema=schema, reward=reward, max_steps=max_steps)
         self._seed: int | None = seed
         self._reward: float | None = None
+        self._components: dict[str, float] = {}
         self._done = True
         self.last_info: dict[str, Any] = {}
         self.task_id: str | None = None
@@ -108,6 +123,7 @@ class VehicleMemToolEnv:
         obs, info = self.env.reset(seed=self._seed, options=options)
         self._seed = None  # seed the cycle once, then walk it
         self._reward = None
+        self._components = {}
         self._done = False
         self.last_info = info
         self.task_id = info["task_id"]
@@ -120,6 +136,16 @@ class VehicleMemToolEnv:
                 return 0.0
             self._step({"name": "finish", "arguments": {}})
         return float(self._reward or 0.0)
+
+    @property
+    def reward_components(self) -> dict[str, float]:
+        """The named reward components of the finished episode (empty while it runs; a copy).
+
+        Keys: :data:`~vmb_gym.envs.rewards.REWARD_COMPONENTS` (``state_f1_change``,
+        ``state_f1_positive``, ``exact_state_match``, ``invalid_action_rate``,
+        ``tool_error_rate``, ``format_share``). A property, so TRL does not expose it as a tool.
+        """
+        return dict(self._components)
 
     # ------------------------------------------------------------------ tools
     def list_module_tools(self, module_name: str) -> str:
@@ -177,7 +203,63 @@ class VehicleMemToolEnv:
         if terminated or truncated:
             self._done = True
             self._reward = float(reward)
+            self._components = dict(info.get("reward_components", {}))
         return obs
+
+
+class ComponentReward:
+    """One reward component as a TRL reward function: its column is named after the component.
+
+    TRL calls it with the rollouts' environments (``environments=[...]``); each
+    :class:`VehicleMemToolEnv` is finished first when the model did not call ``finish`` (as
+    :meth:`VehicleMemToolEnv.get_reward` does) and gives its component; other environments give
+    None (TRL ignores those). An instance pickles, as AsyncGRPO needs.
+
+    Args:
+        component: one of :data:`~vmb_gym.envs.rewards.REWARD_COMPONENTS`.
+
+    Raises:
+        ConfigError: an unknown component (the message names them).
+    """
+
+    def __init__(self, component: str) -> None:
+        if component not in REWARD_COMPONENTS:
+            raise ConfigError(f"unknown reward component {component!r}; expected one of {', '.join(REWARD_COMPONENTS)}")
+        self.component = component
+        self.__name__ = component  # TRL names the reward column after it
+
+    def __repr__(self) -> str:
+        return f"ComponentReward({self.component!r})"
+
+    def __call__(self, *args: Any, environments: Sequence[Any] | None = None, **kwargs: Any) -> list[float | None]:
+        """The component of each rollout's environment (None for environments of another type).
+
+        Raises:
+            ConfigError: called without ``environments`` (the trainer has no ``environment_factory``).
+        """
+        if environments is None:
+            raise ConfigError(f"reward {self.component!r} reads the rollouts' environments; expected "
+                              "GRPOTrainer(environment_factory=VehicleMemToolEnv, ...), found no environments")
+        out: list[float | None] = []
+        for env in environments:
+            if not isinstance(env, VehicleMemToolEnv):
+                out.append(None)
+                continue
+            env.get_reward()  # finishes an episode the model left open
+            out.append(env.reward_components.get(self.component))
+        return out
+
+
+def component_rewards(components: Sequence[str] = REWARD_COMPONENTS) -> list[ComponentReward]:
+    """TRL reward functions, one per named component (for ``GRPOTrainer(reward_funcs=...)``).
+
+    Args:
+        components: component names (default: all six, in :data:`~vmb_gym.envs.rewards.REWARD_COMPONENTS` order).
+
+    Raises:
+        ConfigError: an unknown component.
+    """
+    return [ComponentReward(c) for c in components]
 
 
 def _vehicle_method(schema: Mapping[str, Any]) -> Any:

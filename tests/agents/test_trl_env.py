@@ -6,7 +6,15 @@ import inspect
 
 import pytest
 
-from agents.llm.trl_env import DEFAULT_VEHICLE_TOOLS, VehicleMemToolEnv, make_tool_env_class, observation_json
+from agents.llm.trl_env import (
+    DEFAULT_VEHICLE_TOOLS,
+    ComponentReward,
+    VehicleMemToolEnv,
+    component_rewards,
+    make_tool_env_class,
+    observation_json,
+)
+from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
 
 
@@ -86,6 +94,71 @@ def test_reset_without_task_cycles_tasks() -> None:
         env.reset()
         ids[k] = env.task_id
     assert len(set(ids)) == 3
+
+
+def test_reward_components_as_reward_functions() -> None:
+    import pickle
+
+    gold = VehicleMemToolEnv(files=[1], memory="gold")
+    query = gold.env.unwrapped.tasks.queries[0]
+    gold.reset(task_id=query.task_id)
+    for call in query.gold_calls:
+        gold.call_vehicle(call.name, dict(call.arguments))
+    messy = VehicleMemToolEnv(files=[1], memory="gold", reward={"state_f1_change": 1.0, "tool_error_rate": -0.5})
+    messy.reset(task_id=query.task_id)
+    messy.call_vehicle("carcontrol_does_not_exist", {})
+    messy.list_module_tools("seat")
+    assert messy.reward_components == {}  # still running: nothing yet
+    funcs = component_rewards()
+    assert [f.__name__ for f in funcs] == list(REWARD_COMPONENTS)  # TRL's column names
+    columns = {f.__name__: f(prompts=["p"] * 3, completions=["c"] * 3, environments=[gold, messy, object()])
+               for f in funcs}
+    # both episodes were finished by the reward functions (the model never called finish)
+    assert columns["state_f1_change"] == [1.0, 0.0, None] and columns["exact_state_match"] == [1.0, 0.0, None]
+    assert columns["tool_error_rate"] == [0.0, 0.5, None]  # 1 of 2 calls failed
+    assert columns["invalid_action_rate"] == [0.0, pytest.approx(1 / 3), None]  # 3 steps (finish included)
+    assert columns["format_share"] == [1.0, 1.0, None]
+    assert gold.get_reward() == 1.0 and messy.get_reward() == pytest.approx(0.0 - 0.5 * 0.5)
+    assert messy.last_info["reward_components"] == messy.reward_components
+    assert pickle.loads(pickle.dumps(funcs[0])).__name__ == "state_f1_change"
+    with pytest.raises(ConfigError, match="unknown reward component 'f1'.*state_f1_change"):
+        ComponentReward("f1")
+    with pytest.raises(ConfigError, match="environment_factory"):
+        funcs[0](prompts=["p"], completions=["c"])
+
+
+@pytest.mark.slow
+def test_grpo_trainer_logs_component_columns(tmp_path) -> None:
+    """One GRPOTrainer step whose reward columns are the env's reward plus the six components (weight 0)."""
+    pytest.importorskip("trl")
+    datasets = pytest.importorskip("datasets")
+    import os
+    from functools import partial
+
+    import gymnasium as gym
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen2_5_chat_template
+
+    from agents.train.lm import Args, load_model
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    args = Args(out=str(tmp_path), train_files="1", max_new_tokens=8, max_steps=2, backend="trl", threads=1)
+    model, tok = load_model(args, gym.make("VehicleMem-v0", files=[1], memory="gold"))
+    tok.chat_template = qwen2_5_chat_template
+    tok.padding_side = "left"
+    rows = [{"prompt": [{"role": "user", "content": ""}], "task_id": "1_0"}]
+    config = GRPOConfig(output_dir=str(tmp_path / "trl"), max_steps=1, per_device_train_batch_size=2, num_generations=2,
+                        max_completion_length=8, beta=0.0, logging_steps=1, save_strategy="no", report_to=[],
+                        use_cpu=True, max_tool_calling_iterations=2, reward_weights=[0.0] * len(REWARD_COMPONENTS))
+    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=datasets.Dataset.from_list(rows),
+                          reward_funcs=component_rewards(),
+                          environment_factory=partial(VehicleMemToolEnv, files=[1], memory="gold", max_steps=2))
+    trainer.train()
+    logged = next(e for e in trainer.state.log_history if "step" in e and any(k.startswith("rewards/") for k in e))
+    for name in (*REWARD_COMPONENTS, "VehicleMemToolEnv"):
+        assert f"rewards/{name}/mean" in logged
+    assert 0.0 <= logged["rewards/format_share/mean"] <= 1.0
+    assert logged["rewards/state_f1_change/mean"] == pytest.approx(logged["rewards/VehicleMemToolEnv/mean"])
 
 
 @pytest.mark.slow

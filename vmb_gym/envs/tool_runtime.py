@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from vmb_gym.envs.actions import parse_action
+from vmb_gym.envs.rewards import REWARDS, RewardSpec, rates
 from vmb_gym.errors import ActionError
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.base import MemoryHit
@@ -24,8 +25,8 @@ from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.schema import MAX_CONTEXT, module_schemas
 
-#: Rewards an episode can end with (metric names of the scorer).
-REWARDS = ("f1_change", "f1_positive", "esm")
+__all__ = ["ANSWER_TOOL", "REWARDS", "TextFitter", "ToolRuntime", "chat_messages", "dump_results",
+           "hit_record", "memory_hit_info", "render_results", "to_json_text"]
 
 #: The one tool of the QA diagnostic track.
 ANSWER_TOOL = {
@@ -80,6 +81,10 @@ class ToolRuntime:
         self.pred_calls: list[ToolCall] = []
         self.executions = 0
         self.invalid = 0
+        #: Actions run, actions that were unreadable, actions with an unreadable form or an invalid call.
+        self.actions = 0
+        self.unreadable = 0
+        self.failed_actions = 0
         #: The memory accounting of this query (searches, tokens incl. injected context, hits).
         self.memory_session = MemorySession(memory, prepare=prepare_memory)
         self.memory_session.add_context(context_tokens)
@@ -126,12 +131,21 @@ class ToolRuntime:
             the first error that made a call invalid, and whether the session ended
             (``finish``, or a QA answer).
         """
+        self.actions += 1
         try:
             calls = parse_action(action)
         except ActionError as exc:
             return self._reject(str(exc))
         except Exception as exc:  # defensive: a parser bug must not crash a training run
             return self._reject(f"could not read the action ({type(exc).__name__}: {exc})")
+        invalid_before = self.invalid
+        records, action_error, finished = self._run_calls(calls)
+        if self.invalid > invalid_before:
+            self.failed_actions += 1
+        return records, action_error, finished
+
+    def _run_calls(self, calls: Sequence[ToolCall]) -> tuple[list[Record], str | None, bool]:
+        """Run the calls of one readable action in order, up to ``finish`` (or a QA answer)."""
         records: list[Record] = []
         action_error: str | None = None
         for call in calls:
@@ -150,6 +164,8 @@ class ToolRuntime:
 
     def _reject(self, message: str) -> tuple[list[Record], str, bool]:
         self.invalid += 1
+        self.unreadable += 1
+        self.failed_actions += 1
         return [{"name": None, "arguments": None, "result": {"success": False, "error": message}}], message, False
 
     def execute(self, call: ToolCall) -> tuple[dict[str, Any], bool]:
@@ -229,22 +245,37 @@ class ToolRuntime:
         return {"success": True, "message": "answer recorded"}, False
 
     # ------------------------------------------------------------------ scoring
-    def final_metrics(self, reward: str, steps: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Score the session: ``(metrics incl. "reward", episode figures)``."""
+    def final_metrics(self, reward: str | RewardSpec, steps: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
+        """Score the session: ``(metrics incl. "reward", episode figures, reward components)``.
+
+        Args:
+            reward: a metric name of :data:`REWARDS` or a checked :class:`~vmb_gym.envs.rewards.RewardSpec`.
+            steps: the steps the episode (or request) took.
+
+        Returns:
+            The scorer's metrics with ``"reward"`` (the combined reward), the ``episode_stats``
+            figures, and the named components (:mod:`vmb_gym.envs.rewards`).
+        """
+        spec = reward if isinstance(reward, RewardSpec) else RewardSpec.parse(reward, self.task_mode)
         query = self.query
         if self.task_mode == "qa":
             from vmb_gym.generator import score_qa
 
             correct = self.answer is not None and score_qa(query, self.answer)
             metrics: dict[str, Any] = {"task_id": query.task_id, "reasoning_type": query.reasoning_type,
-                                       "exact_match": bool(correct), "reward": float(correct)}
+                                       "exact_match": bool(correct)}
+            components = {"answer_exact_match": float(correct)}
         else:
             from vmb_gym.scoring.scorer import score_final_state
 
             score = score_final_state(query, self.sim, self.pred_calls)
             metrics = score.to_record()
-            metrics["reward"] = {"esm": float(score.exact_match), "f1_change": float(score.state.f1_change),
-                                 "f1_positive": float(score.state.f1_positive)}[reward]
+            components = {"state_f1_change": float(score.state.f1_change),
+                          "state_f1_positive": float(score.state.f1_positive),
+                          "exact_state_match": float(score.exact_match)}
+        components.update(rates(self.actions, self.failed_actions, self.unreadable, self.executions,
+                                self.invalid - self.unreadable))
+        metrics["reward"] = spec.combine(components)
         episode: dict[str, Any] = {
             "steps": steps,
             "tool_executions": self.executions,
@@ -258,7 +289,7 @@ class ToolRuntime:
         if self.memory_hits:
             episode["memory_audit"] = audit_hits(query, self.memory_hits)
             episode["memory_hit_line_ids"] = sorted({i for h in self.memory_hits for i in h.line_ids})
-        return metrics, episode
+        return metrics, episode, components
 
 
 def hit_record(hit: MemoryHit) -> dict[str, Any]:

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
 import orjson
 from gymnasium import spaces
 
+from vmb_gym.envs.rewards import RewardSpec
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.envs.tool_runtime import (
     ANSWER_TOOL,
-    REWARDS,
     TextFitter,
     ToolRuntime,
     chat_messages,
@@ -93,6 +93,14 @@ class VehicleMemEnv(gym.Env[str, Any]):
     reward is a metric of the official scorer between the final state and the gold final state:
     ``"f1_change"`` (value-level F1, default), ``"f1_positive"`` (field-level F1) or ``"esm"``
     (exact state match, 0/1). A truncated episode is scored the same way on the state it reached.
+    The final ``info["reward_components"]`` holds the named components of the episode
+    (:mod:`vmb_gym.envs.rewards`): ``state_f1_change``, ``state_f1_positive``,
+    ``exact_state_match``, ``invalid_action_rate`` (share of steps with an unreadable action or
+    an invalid call), ``tool_error_rate`` (share of the calls that ran and failed) and
+    ``format_share`` (share of steps whose action was readable); in the QA track
+    ``answer_exact_match`` replaces the three state ones. ``reward`` may also be a weighted
+    mapping of them, e.g. ``{"state_f1_change": 1.0, "invalid_action_rate": -0.1}``: the reward
+    is then the weighted sum.
 
     ## Starting State
     A fresh car (the official initial state) and the request of the chosen task. ``reset(seed=s)``
@@ -102,8 +110,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
     ## Episode End
     ``terminated`` when the policy calls ``finish``; ``truncated`` after ``max_steps`` steps.
     The final ``info`` holds ``metrics`` (every per-task metric of the scorer, tool-call F1 and
-    the list of differences) and ``episode_stats`` (steps, tool executions, invalid actions, memory
-    searches, memory tokens, memory-retrieval audit).
+    the list of differences), ``episode_stats`` (steps, tool executions, invalid actions, memory
+    searches, memory tokens, memory-retrieval audit) and ``reward_components`` (see Rewards).
 
     ## Arguments
     * ``data``: ``"default"`` (the embedded generated benchmark), ``"official:DIR"`` (a folder in
@@ -113,7 +121,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
     * ``memory``: a registered memory module name (``"none"``, ``"gold"``, ``"bm25"``, ...).
     * ``memory_kwargs``: keyword arguments of the memory module.
     * ``schema``: ``"official"`` (one-line descriptions, no enums) or ``"rich"``.
-    * ``reward``: one of ``"f1_change"``, ``"f1_positive"``, ``"esm"``.
+    * ``reward``: one of ``"f1_change"``, ``"f1_positive"``, ``"esm"``, or a mapping of reward
+      components to weights (see Rewards).
     * ``max_steps``: step limit (default 20).
     * ``observation``: ``"text"`` or ``"json"``.
     * ``gated``: if True, a vehicle function runs only after its module was listed.
@@ -145,7 +154,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         memory: str = "none",
         memory_kwargs: dict[str, Any] | None = None,
         schema: str = "official",
-        reward: str = "f1_change",
+        reward: str | Mapping[str, float] = "f1_change",
         max_steps: int = 20,
         observation: str = "text",
         gated: bool = False,
@@ -153,12 +162,11 @@ class VehicleMemEnv(gym.Env[str, Any]):
         max_observation_length: int = 65_536,
         render_mode: str | None = None,
     ) -> None:
-        if reward not in REWARDS:
-            raise ConfigError(f"reward must be one of {REWARDS}, got {reward!r}")
         if observation not in OBSERVATION_MODES:
             raise ConfigError(f"observation must be one of {OBSERVATION_MODES}, got {observation!r}")
         if task_mode not in TASK_MODES:
             raise ConfigError(f"task_mode must be one of {TASK_MODES}, got {task_mode!r}")
+        self.reward_spec = RewardSpec.parse(reward, task_mode)  # ConfigError names the components
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive integer, got {max_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -169,7 +177,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         self.tasks = TaskSet.load(data, files=files, task_ids=task_ids, reasoning_types=reasoning_types,
                                   need_qa=task_mode == "qa")
         self.schema_flavour = schema
-        self.reward_name = reward
+        self.reward_name = reward if isinstance(reward, str) else "weighted"
         self.max_steps = max_steps
         self.observation_mode = observation
         self.gated = gated
@@ -260,10 +268,11 @@ class VehicleMemEnv(gym.Env[str, Any]):
         reward = 0.0
         if terminated or truncated:
             self._episode_over = True
-            metrics, episode = self._runtime.final_metrics(self.reward_name, self._steps)
+            metrics, episode, components = self._runtime.final_metrics(self.reward_spec, self._steps)
             reward = float(metrics["reward"])
             info["metrics"] = metrics
             info["episode_stats"] = episode
+            info["reward_components"] = components
         info["messages"] = new_messages
         self._last_obs = obs
         if self.render_mode == "human":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,7 +15,8 @@ from gymnasium import spaces
 from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
-from vmb_gym.envs.tool_runtime import REWARDS, TextFitter, ToolRuntime, dump_results, render_results
+from vmb_gym.envs.rewards import RewardSpec
+from vmb_gym.envs.tool_runtime import TextFitter, ToolRuntime, dump_results, render_results
 from vmb_gym.errors import ActionError, ConfigError
 from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory
 from vmb_gym.memory.tokens import count_tokens
@@ -185,7 +186,11 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     ## Rewards
     When a request ends (``finish`` or ``max_query_steps`` steps) the step's reward is the
     official scorer's metric for that request (``reward``: ``"f1_change"`` default,
-    ``"f1_positive"`` or ``"esm"``). Each write step costs ``memory_cost`` per stored token
+    ``"f1_positive"`` or ``"esm"``, or a weighted mapping of the reward components, as in
+    ``VehicleMem-v0``); that step's ``info["reward_components"]`` holds the request's named
+    components (``state_f1_change``, ``state_f1_positive``, ``exact_state_match``,
+    ``invalid_action_rate``, ``tool_error_rate``, ``format_share``: :mod:`vmb_gym.envs.rewards`;
+    the rates count the request's steps and calls). Each write step costs ``memory_cost`` per stored token
     (cl100k tokens of the text written by ``store``/``update``), so an episode's return is
     ``sum(request metric) - memory_cost * tokens written``.
 
@@ -245,15 +250,14 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         window_days: float | None = None,
         memory_cost: float = 0.0,
         schema: str = "official",
-        reward: str = "f1_change",
+        reward: str | Mapping[str, float] = "f1_change",
         gated: bool = False,
         max_query_steps: int = 20,
         max_chunk_steps: int = 8,
         max_observation_length: int = 65_536,
         render_mode: str | None = None,
     ) -> None:
-        if reward not in REWARDS:
-            raise ConfigError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.reward_spec = RewardSpec.parse(reward)  # ConfigError names the components
         for name, value in (("max_query_steps", max_query_steps), ("max_chunk_steps", max_chunk_steps),
                             ("chunk_minutes", chunk_minutes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -289,7 +293,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         self.window_days = window_days
         self.memory_cost = float(memory_cost)
         self.schema_flavour = schema
-        self.reward_name = reward
+        self.reward_name = reward if isinstance(reward, str) else "weighted"
         self.gated = gated
         self.max_query_steps = max_query_steps
         self.max_chunk_steps = max_chunk_steps
@@ -563,7 +567,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         text = render_results(records, dump_results(records), "text")
         reward = 0.0
         if finished or self._query_steps >= self.max_query_steps:
-            metrics, episode = runtime.final_metrics(self.reward_name, self._query_steps)
+            metrics, episode, components = runtime.final_metrics(self.reward_spec, self._query_steps)
             reward = float(metrics["reward"])
             query = runtime.query
             self._query_records.append({
@@ -571,7 +575,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
                 "esm": float(metrics["exact_match"]), "f1_change": float(metrics["f1_change"]),
                 "steps": self._query_steps, "truncated": not finished, **self._query_recall})
             info.update({"query_metrics": metrics, "query_episode": episode, "query_truncated": not finished,
-                         "task_id": query.task_id})
+                         "task_id": query.task_id, "reward_components": components})
             nxt = self._advance(info)
             if nxt:
                 text += "\n\n" + nxt
