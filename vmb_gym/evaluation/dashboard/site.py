@@ -1,0 +1,165 @@
+"""Writing the dashboard: a static site that works offline, from run directories.
+
+The site holds ``index.html`` (the comparison tables and the SVG charts, rendered here),
+``assets/`` (the page's script and stylesheet, copied from the package), ``data/index.js``
+(one compact row per task: the filters and the task table read it) and ``tasks/tN.js``, one
+small file per task with its drill-down, loaded by the page only when the task is opened.
+Data files are JavaScript (``window.VMB_DATA = ...`` and ``vmbTask(...)``), not JSON fetched
+at run time, so the site also works opened from disk (``file://``), where browsers refuse
+``fetch``.
+
+Every string from the runs is escaped: HTML text here with :func:`html.escape`, JSON in the
+data files with ``<`` written as ``\\u003c`` (so no ``</script>`` can close a tag), and the page
+inserts data with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import string
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from vmb_gym.errors import ConfigError
+from vmb_gym.evaluation.attribution import FAILURE_LABELS
+from vmb_gym.evaluation.dashboard.charts import PALETTE, esm_by_group_svg, tokens_vs_esm_svg
+from vmb_gym.evaluation.dashboard.overview import Table, attribution_table, by_group_table, run_names, runs_table
+from vmb_gym.evaluation.dashboard.task_detail import HistoryTexts, task_payload, tasks_by_id
+from vmb_gym.evaluation.runs import Run, load_runs
+
+__all__ = ["REQUEST_CHARS", "build_site", "js_data", "render_table"]
+
+#: Characters of a request kept in the task index (the drill-down has the whole text).
+REQUEST_CHARS = 240
+_STATIC = ("app.js", "style.css")
+
+
+def js_data(obj: Any) -> bytes:
+    """JSON bytes safe to place in a script: ``<`` becomes ``\\u003c`` (``<`` only occurs in strings)."""
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).replace(b"<", b"\\u003c")
+
+
+def _cell(value: Any, kind: str) -> str:
+    if value is None:
+        return '<td class="num">-</td>' if kind != "text" else "<td>-</td>"
+    if kind == "rate":
+        return f'<td class="num">{float(value):.3f}</td>'
+    if kind == "num":
+        v = float(value)
+        return f'<td class="num">{v:.1f}</td>' if abs(v) >= 10 else f'<td class="num">{v:.3f}</td>'
+    if kind == "int":
+        return f'<td class="num">{int(value)}</td>'
+    return f"<td>{escape(str(value))}</td>"
+
+
+def render_table(table: Table, table_id: str) -> str:
+    """An HTML ``<table>`` of a :class:`Table` (every cell escaped)."""
+    head = "".join(f'<th class="num">{escape(h)}</th>' if k != "text" else f"<th>{escape(h)}</th>"
+                   for h, k in zip(table.headings, table.kinds))
+    body = "\n".join("<tr>" + "".join(_cell(v, k) for v, k in zip(row, table.kinds)) + "</tr>"
+                     for row in table.rows)
+    if not table.rows:
+        body = f'<tr><td colspan="{len(table.headings)}" class="none">nothing to show</td></tr>'
+    return (f'<div class="table-wrap"><table id="{escape(table_id)}"><thead><tr>{head}</tr></thead>'
+            f"<tbody>\n{body}\n</tbody></table></div>")
+
+
+def _index(runs: Sequence[Run], tasks: dict[str, list[Any]]) -> dict[str, Any]:
+    """The task index: filters' choices and one compact row per task (see ``app.js``)."""
+    rows, types, modules, labels = [], set(), set(), set()
+    for n, (task_id, cells) in enumerate(tasks.items()):
+        first = next(c for c in cells if c is not None)
+        request = str(first.raw.get("request") or first.raw.get("query") or "")
+        types.add(first.reasoning_type)
+        modules.update(first.modules)
+        labels.update(c.failure_label for c in cells if c is not None and c.failure_label)
+        rows.append([task_id, first.reasoning_type, list(first.modules), request[:REQUEST_CHARS], n,
+                     [None if c is None else int(c.exact_match) for c in cells],
+                     [None if c is None else c.failure_label for c in cells]])
+    ordered_labels = [lb for lb in FAILURE_LABELS if lb in labels] + sorted(labels - set(FAILURE_LABELS))
+    names = run_names(runs)
+    return {
+        "runs": [{"name": name, "policy": r.config.policy, "memory": r.config.memory, "data": r.config.data}
+                 for name, r in zip(names, runs)],
+        "types": sorted(types), "modules": sorted(modules), "labels": ordered_labels,
+        "palette": list(PALETTE), "tasks": rows,
+    }
+
+
+def _charts(runs: Sequence[Run], types_table: Table) -> tuple[str, str]:
+    names = run_names(runs)
+    groups = [row[0] for row in types_table.rows]
+    values = [list(row[2:]) for row in types_table.rows]
+    rows = runs_table(runs).rows
+    tokens = [row[10] for row in rows]
+    return esm_by_group_svg(groups, names, values), tokens_vs_esm_svg(names, tokens, [run.esm for run in runs])
+
+
+def _write_tasks(out: Path, runs: Sequence[Run], tasks: dict[str, list[Any]]) -> None:
+    folder = out / "tasks"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    history = HistoryTexts()
+    for n, (task_id, cells) in enumerate(tasks.items()):
+        payload = task_payload(task_id, cells, runs, history)
+        (folder / f"t{n}.js").write_bytes(b"vmbTask(" + js_data(payload) + b");\n")
+
+
+def _page(runs: Sequence[Run], title: str) -> str:
+    types_table = by_group_table(runs, "reasoning_type")
+    chart_types, chart_tokens = _charts(runs, types_table)
+    template = string.Template(resources.files(__package__).joinpath("static/index.html").read_text("utf-8"))
+    data = sorted({r.config.data for r in runs})
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return template.substitute(
+        title=escape(title),
+        subtitle=escape(f"{len(runs)} run(s) on {', '.join(data)}"),
+        runs_table=render_table(runs_table(runs), "runs"),
+        chart_types=chart_types, chart_tokens=chart_tokens,
+        types_table=render_table(types_table, "by-type"),
+        labels_table=render_table(attribution_table(runs), "by-label"),
+        modules_table=render_table(by_group_table(runs, "module"), "by-module"),
+        footer=escape(f"made by vmb dashboard on {stamp} from: " + ", ".join(str(r.path) for r in runs)),
+    )
+
+
+def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: str | os.PathLike[str], *,
+               title: str = "vmb_gym runs") -> Path:
+    """Write the dashboard of some runs into ``out``; returns the path of ``index.html``.
+
+    Args:
+        run_dirs: run directories (``vmb eval`` or ``vmb eval-stream`` outputs) or loaded runs.
+        out: the site folder (created; its ``tasks/`` sub-folder is rewritten, nothing else removed).
+        title: the page title.
+
+    Raises:
+        ConfigError: no run given, or no scored task in any run.
+        DataError: a directory is not a run (see :func:`vmb_gym.evaluation.runs.load_run`).
+    """
+    items = list(run_dirs)
+    runs = items if all(isinstance(r, Run) for r in items) else load_runs(items)  # type: ignore[arg-type]
+    if not runs:
+        raise ConfigError("expected at least one run directory for the dashboard, found none")
+    tasks = tasks_by_id(runs)
+    if not tasks:
+        raise ConfigError(f"expected scored tasks in the runs, found none in {', '.join(str(r.path) for r in runs)}; "
+                          "run vmb eval first")
+    site = Path(out)
+    (site / "assets").mkdir(parents=True, exist_ok=True)
+    (site / "data").mkdir(exist_ok=True)
+    static = resources.files(__package__).joinpath("static")
+    for name in _STATIC:
+        (site / "assets" / name).write_bytes(static.joinpath(name).read_bytes())
+    (site / "data" / "index.js").write_bytes(b"window.VMB_DATA = " + js_data(_index(runs, tasks)) + b";\n")
+    _write_tasks(site, runs, tasks)
+    index = site / "index.html"
+    index.write_text(_page(runs, title), encoding="utf-8")
+    return index
