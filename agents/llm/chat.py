@@ -25,6 +25,7 @@ from typing import Any
 from agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.errors import ActionError, ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
+from vmb_gym.memory.session import MemorySession
 
 __all__ = [
     "FINISH",
@@ -415,12 +416,10 @@ class ToolChatPolicy:
         """Figures of the current (single-env) episode."""
         return self.state.stats
 
-    def memory_figures(self) -> dict[str, Any]:
-        """This episode's memory use inside the policy (the prompter's search), in the env's terms."""
-        stats = self.stats
-        hits = list(getattr(self.memory, "last_hits", [])) if self.memory is not None else []
-        return {"memory_searches": int(stats.get("memory_searches", 0)),
-                "memory_tokens": int(stats.get("memory_tokens", 0)), "memory_hits": hits}
+    @property
+    def memory_session(self) -> MemorySession | None:
+        """The memory accounting of the prompter's retrieval for the current (single-env) episode."""
+        return getattr(self.memory, "session", None) if self.memory is not None else None
 
     def new_state(self, observation: str, info: Mapping[str, Any]) -> EpisodeState:
         """A fresh episode state from the reset observation and info (memory put in the prompt)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import Messages
+from vmb_gym.memory.session import MemorySession
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
 
@@ -75,7 +76,13 @@ class MemoryPrompter:
                 self._scenarios[s.scenario_id] = s
                 for q in s.queries:
                     self._queries[q.task_id] = q
-        self.last_hits: list[Any] = []
+        #: The episode's memory accounting (the one the env's ``search_memory`` uses); reset per retrieval.
+        self.session = MemorySession(memory)
+
+    @property
+    def last_hits(self) -> list[Any]:
+        """The hits of the last retrieval (empty for a context module)."""
+        return list(self.session.hits)
 
     def _scenario(self, info: Mapping[str, Any]) -> Scenario | None:
         sid = info.get("scenario_id")
@@ -105,7 +112,7 @@ class MemoryPrompter:
                               f"is in scenario {sid!r}; pass data=env.unwrapped.tasks to MemoryPrompter")
         query_obj = self._queries.get(str(info.get("task_id")))
         figures: dict[str, Any] = {"memory_searches": 0, "memory_tokens": 0, "memory_hit_line_ids": []}
-        self.last_hits = []
+        self.session.reset()
         if getattr(self.memory, "provides_search", False):
             as_of_raw = info.get("as_of")
             if as_of_raw is None and query_obj is not None:
@@ -114,21 +121,21 @@ class MemoryPrompter:
                 raise ConfigError("memory search needs the request time: info['as_of'] is missing")
             as_of = as_of_raw if isinstance(as_of_raw, datetime) else datetime.fromisoformat(str(as_of_raw))
             text = str(info.get("request", "")) if self.query == "request" else str(self.query(info))
-            hits = list(self.memory.search(text, as_of=as_of, top_k=self.top_k))
-            self.last_hits = hits
-            memory_text = "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
+            result = self.session.search(text, as_of=as_of, top_k=self.top_k)
+            memory_text = result.text
             figures["memory_searches"] = 1
-            figures["memory_hit_line_ids"] = [[i for h in hits for i in h.line_ids]]
+            figures["memory_hit_line_ids"] = [[i for h in result.hits for i in h.line_ids]]
             if query_obj is not None:
                 from vmb_gym.memory.audit import audit_hits
 
-                figures["memory_audit"] = audit_hits(query_obj, hits)
+                figures["memory_audit"] = audit_hits(query_obj, list(result.hits))
         else:
             if query_obj is None:
                 raise ConfigError(f"context memory needs the episode's query; task {info.get('task_id')!r} is not in "
                                   "the data given to MemoryPrompter")
             memory_text = self.memory.context(query_obj)
-        figures["memory_tokens"] = count_tokens(memory_text)
+            self.session.add_context(count_tokens(memory_text))
+        figures["memory_tokens"] = self.session.tokens
         return memory_text, figures
 
     def augment(self, messages: Messages, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
