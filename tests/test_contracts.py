@@ -53,11 +53,7 @@ def test_every_registered_env_meets_the_contract(env_id: str, tiny_data: str) ->
     check_vmb_env(env_id, data=tiny_data, steps=10, bombard_actions=150, mid_episode_pickle=False)
 
 
-@pytest.mark.parametrize("env_id", [
-    pytest.param("VehicleMem-v0", marks=pytest.mark.xfail(
-        strict=False, raises=EnvContractError,
-        reason="VehicleMemEnv.reset hands its ToolRuntime a lambda (prepare_memory): not picklable mid-episode")),
-    "VehicleMemStream-v0"])
+@pytest.mark.parametrize("env_id", sorted(vmb_gym.ENVS))
 def test_every_registered_env_pickles_mid_episode(env_id: str, tiny_data: str) -> None:
     check_vmb_env(env_id, data=tiny_data, steps=6, bombard_actions=0)
 

@@ -234,7 +234,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         obs, messages, context_tokens = self._first_observation(query)
         self._runtime = ToolRuntime(
             query, self.memory, schema=self.schema_flavour, gated=self.gated, task_mode=self.task_mode,
-            prepare_memory=lambda: self._ensure_memory(self._scenario), context_tokens=context_tokens,
+            prepare_memory=self._serve_episode_scenario, context_tokens=context_tokens,
         )
         self._messages = list(messages)
         self._last_obs = obs
@@ -297,6 +297,10 @@ class VehicleMemEnv(gym.Env[str, Any]):
         return getattr(self, "_last_obs", "")
 
     # ------------------------------------------------------------------ memory and observations
+    def _serve_episode_scenario(self) -> None:
+        """Make the memory module serve this episode's scenario (a bound method, so the env pickles mid-episode)."""
+        self._ensure_memory(self._scenario)
+
     def _ensure_memory(self, scenario: Scenario) -> None:
         """Make the memory module serve ``scenario`` (ingested once, then restored from its cache)."""
         if getattr(self.memory, "scenario_id", None) != scenario.scenario_id:
