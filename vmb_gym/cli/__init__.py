@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "train": "train",
     "eval-stream": "eval_stream",
     "dashboard": "dashboard",
+    "serve": "serve",
 }
 
 

@@ -1,0 +1,17 @@
+"""``vmb serve``: VehicleMem-v0 (and the stream env) as an OpenEnv environment server.
+
+The package needs the ``server`` extra (``pip install 'vmb_gym[server]'``: ``openenv-core`` with
+FastAPI, uvicorn and websockets). Its modules:
+
+* :mod:`vmb_gym.server.models`: the pydantic ``VmbAction`` / ``VmbObservation`` / ``VmbState``;
+* :mod:`vmb_gym.server.environment`: ``VehicleMemEnvironment``, the OpenEnv ``Environment``
+  subclass (one session, one gym env, one car), and the ``EnvPool`` the sessions draw from;
+* :mod:`vmb_gym.server.guard`: the ASGI guard (bearer token, request-size cap);
+* :mod:`vmb_gym.server.app`: ``ServeConfig``, ``create_vmb_app`` (OpenEnv ``create_app`` wiring) and
+  ``serve`` (uvicorn);
+* :mod:`vmb_gym.server.client`: ``VmbEnvClient``, OpenEnv's ``EnvClient`` for this server;
+* :mod:`vmb_gym.server.tools`: tool methods over any step function (shared by the TRL adapters);
+* :mod:`vmb_gym.server.trl`: ``RemoteToolEnv``, a TRL ``environment_factory`` class over the client.
+
+This ``__init__`` imports nothing heavy: ``vmb_gym.server.tools`` works without the extra.
+"""

@@ -1,0 +1,114 @@
+"""``vmb serve``'s app: OpenEnv's ``create_app`` over :class:`VehicleMemEnvironment`, behind the guard.
+
+OpenEnv gives the routes: ``WS /ws`` (one session per connection: ``reset`` / ``step`` / ``state``
+/ ``close`` messages, each answered by an observation, a state or an error message), ``GET
+/health``, ``GET /schema``, ``GET /metadata`` and the stateless ``POST /reset`` / ``POST /step``
+(a fresh env per request). Sessions are capped (``max_sessions``; one more is answered with a
+``CAPACITY_REACHED`` error) and idle ones closed (``session_timeout``).
+
+Example::
+
+    from vmb_gym.server.app import ServeConfig, serve
+    serve(ServeConfig(port=8000, data=("default",), memory=("bm25",)))
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from vmb_gym.errors import ConfigError
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "TOKEN_ENV", "ServeConfig", "create_vmb_app", "serve"]
+
+#: Environment variable read for the bearer token when ``--token`` is not given.
+TOKEN_ENV = "VMB_SERVE_TOKEN"
+#: Default cap on one HTTP body or WebSocket message (1 MiB).
+DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything ``vmb serve`` needs.
+
+    Attributes:
+        host: the address to bind (loopback unless said otherwise).
+        port: the TCP port.
+        env_id: ``VehicleMem-v0`` or ``VehicleMemStream-v0``.
+        data: data specs sessions may use (the first is the default).
+        memory: memory modules (stream env: stores) sessions may use (the first is the default).
+        token: bearer token every request must carry (None: none needed).
+        max_sessions: most concurrent WebSocket sessions.
+        session_timeout: seconds after which an idle session is closed (None: never).
+        max_request_bytes: largest HTTP body or WebSocket message accepted.
+        warm: envs built at start-up, ahead of the first sessions.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    env_id: str = "VehicleMem-v0"
+    data: tuple[str, ...] = ("default",)
+    memory: tuple[str, ...] = ("bm25",)
+    token: str | None = None
+    max_sessions: int = 64
+    session_timeout: float | None = 600.0
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    warm: int = 1
+
+    def __post_init__(self) -> None:
+        if self.max_sessions < 1:
+            raise ConfigError(f"--max-sessions must be at least 1, got {self.max_sessions}")
+        if self.session_timeout is not None and self.session_timeout <= 0:
+            raise ConfigError(f"--session-timeout must be positive seconds, got {self.session_timeout}")
+        if self.max_request_bytes < 1024:
+            raise ConfigError(f"--max-request-bytes must be at least 1024, got {self.max_request_bytes}")
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"--port must be 0-65535, got {self.port}")
+
+    @classmethod
+    def with_env_token(cls, **kwargs: Any) -> ServeConfig:
+        """A config whose token, when not given, comes from ``$VMB_SERVE_TOKEN``."""
+        if kwargs.get("token") is None:
+            kwargs["token"] = os.environ.get(TOKEN_ENV) or None
+        return cls(**kwargs)
+
+
+def create_vmb_app(config: ServeConfig) -> Any:
+    """The ASGI app: OpenEnv's FastAPI app for the env, wrapped by :class:`GuardMiddleware`.
+
+    Raises:
+        ConfigError: an unknown env id; a data spec or memory module that does not load.
+    """
+    from openenv.core.env_server.http_server import create_fastapi_app
+    from openenv.core.env_server.types import ConcurrencyConfig
+
+    from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
+    from vmb_gym.server.guard import GuardMiddleware
+    from vmb_gym.server.models import VmbAction, VmbObservation
+
+    pool = EnvPool(config.env_id, config.data, config.memory)
+    for data in config.data:  # fail at start-up, not in the first session
+        for memory in config.memory:
+            pool.warm(config.warm if (data, memory) == (config.data[0], config.memory[0]) else 1,
+                      pool.key(data, memory))
+
+    def factory() -> VehicleMemEnvironment:
+        return VehicleMemEnvironment(pool, session_timeout=config.session_timeout)
+
+    concurrency = ConcurrencyConfig(max_concurrent_envs=config.max_sessions, session_timeout=config.session_timeout)
+    app = create_fastapi_app(factory, VmbAction, VmbObservation, concurrency_config=concurrency)
+    guarded = GuardMiddleware(app, token=config.token, max_request_bytes=config.max_request_bytes)
+    guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
+    return guarded
+
+
+def serve(config: ServeConfig) -> None:
+    """Run the server in the foreground until interrupted."""
+    import uvicorn
+
+    app = create_vmb_app(config)
+    # WebSocket frames up to 4x the cap reach the guard (which answers them with an error);
+    # larger ones are refused by the protocol layer (close code 1009).
+    uvicorn.run(app, host=config.host, port=config.port, log_level="warning",
+                ws_max_size=4 * config.max_request_bytes)

@@ -1,0 +1,236 @@
+"""The OpenEnv ``Environment`` of ``vmb serve``: one session, one gym env, one car.
+
+Each WebSocket session gets its own :class:`VehicleMemEnvironment`, which holds its own
+``VehicleMem-v0`` (or ``VehicleMemStream-v0``) instance for as long as the session lives: its own
+simulated car, task and memory view. Building an env costs about half a second (the observation
+charset), so closed sessions hand their env back to an :class:`EnvPool` and new sessions take one
+from it; every session's first reset re-seeds the env's task cycle (``seed`` or 0), and each
+reset starts a fresh car, so nothing of a previous session survives. Env calls run under one
+process-wide lock: the envs' memory modules share an in-process ingestion cache, and Python runs
+one thread at a time anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import orjson
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import EnvironmentMetadata
+
+import vmb_gym  # noqa: F401  (registers the envs)
+from vmb_gym.errors import ConfigError, VmbError
+from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
+
+__all__ = ["ENV_IDS", "EnvKey", "EnvPool", "SessionExpired", "VehicleMemEnvironment"]
+
+#: Gymnasium ids ``vmb serve`` can serve.
+ENV_IDS: tuple[str, ...] = ("VehicleMem-v0", "VehicleMemStream-v0")
+
+#: One lock for every env call of the process (see the module docstring).
+_ENV_LOCK = threading.Lock()
+
+
+class SessionExpired(VmbError):
+    """A session was idle longer than the server's ``--session-timeout``."""
+
+
+@dataclass(frozen=True)
+class EnvKey:
+    """What an env is built from: the Gymnasium id, the data spec and the memory module (or store)."""
+
+    env_id: str
+    data: str
+    memory: str
+
+    def make(self) -> gym.Env[Any, Any]:
+        """Build the env this key names."""
+        if self.env_id == "VehicleMemStream-v0":
+            return gym.make(self.env_id, data=self.data, store=self.memory).unwrapped
+        return gym.make(self.env_id, data=self.data, memory=self.memory).unwrapped
+
+
+class EnvPool:
+    """Envs per :class:`EnvKey`, built on demand and reused once a session lets them go.
+
+    Args:
+        env_id: the Gymnasium id served.
+        data: the data specs a session may ask for (the first is the default).
+        memory: the memory modules (stream env: stores) a session may ask for (the first is the default).
+    """
+
+    def __init__(self, env_id: str, data: Sequence[str], memory: Sequence[str]) -> None:
+        if env_id not in ENV_IDS:
+            raise ConfigError(f"--env must be one of {ENV_IDS}, got {env_id!r}")
+        if not data or not memory:
+            raise ConfigError("EnvPool needs at least one data spec and one memory module")
+        self.env_id = env_id
+        self.data = tuple(data)
+        self.memory = tuple(memory)
+        self._idle: dict[EnvKey, list[gym.Env[Any, Any]]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def default_key(self) -> EnvKey:
+        """The key of a session that names no data or memory."""
+        return EnvKey(self.env_id, self.data[0], self.memory[0])
+
+    def key(self, data: str | None = None, memory: str | None = None) -> EnvKey:
+        """The key for a reset's ``data`` / ``memory``; raises :class:`ConfigError` outside the served sets."""
+        data = self.data[0] if data is None else str(data)
+        memory = self.memory[0] if memory is None else str(memory)
+        if data not in self.data:
+            raise ConfigError(f"data {data!r} is not served here; this server serves {list(self.data)} "
+                              "(start vmb serve with --data for more)")
+        if memory not in self.memory:
+            raise ConfigError(f"memory {memory!r} is not served here; this server serves {list(self.memory)} "
+                              "(start vmb serve with --memory for more)")
+        return EnvKey(self.env_id, data, memory)
+
+    def acquire(self, key: EnvKey) -> gym.Env[Any, Any]:
+        """An env of ``key`` no session holds (built when none is idle)."""
+        with self._lock:
+            idle = self._idle.get(key)
+            if idle:
+                return idle.pop()
+        with _ENV_LOCK:
+            return key.make()
+
+    def release(self, key: EnvKey, env: gym.Env[Any, Any]) -> None:
+        """Give an env back for a later session."""
+        with self._lock:
+            self._idle.setdefault(key, []).append(env)
+
+    def warm(self, count: int, key: EnvKey | None = None) -> None:
+        """Build ``count`` idle envs of ``key`` (default key) ahead of the sessions."""
+        key = key or self.default_key
+        built = [self.acquire(key) for _ in range(count)]
+        for env in built:
+            self.release(key, env)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON types (the env's info holds dicts, lists, numbers and strings)."""
+    return orjson.loads(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
+
+
+class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
+    """One OpenEnv session over one vmb_gym env.
+
+    ``reset(seed=None, episode_id=None, task_id=None, data=None, memory=None)`` starts an episode
+    (``task_id`` pins the request; the stream env also takes ``scenario_id``); ``step(action)`` runs
+    one :class:`VmbAction`; ``state`` is the session's :class:`VmbState`. Env-level mistakes
+    (unknown tool, bad arguments) come back in the observation as the env reports them; a
+    request the server cannot run (unknown task, data or memory not served, a step before reset,
+    an expired session) raises, and the server answers it with an error message.
+
+    Args:
+        pool: where the session's env comes from and goes back to.
+        session_timeout: seconds of idleness after which the session refuses every call.
+        clock: the time source (tests).
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, pool: EnvPool, *, session_timeout: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self._pool = pool
+        self._timeout = session_timeout
+        self._clock = clock
+        self._last = clock()
+        self._expired = False
+        self._key: EnvKey | None = None
+        self._env: gym.Env[Any, Any] | None = None
+        self._state = VmbState(env_id=pool.env_id, data=pool.data[0], memory=pool.memory[0])
+
+    # ------------------------------------------------------------------ OpenEnv API
+    def reset(self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None,
+              data: str | None = None, memory: str | None = None, scenario_id: int | None = None,
+              **kwargs: Any) -> VmbObservation:
+        """Start an episode; see the class docstring for the arguments."""
+        self._touch()
+        if kwargs:
+            raise ConfigError(f"unknown reset arguments {sorted(kwargs)}; expected seed, episode_id, "
+                              "task_id, data, memory (stream env: scenario_id)")
+        key = self._pool.key(data, memory)
+        if key != self._key:
+            self._drop_env()
+            self._env, self._key = self._pool.acquire(key), key
+            if seed is None:
+                seed = 0  # a session's task cycle starts from a known seed, never from a predecessor's
+        options = self._reset_options(task_id, scenario_id)
+        with _ENV_LOCK:
+            obs, info = self._env.reset(seed=seed, options=options or None)
+        self._state = VmbState(episode_id=episode_id or uuid.uuid4().hex, step_count=0,
+                               task_id=info.get("task_id") or info.get("anchor_task_id"),
+                               env_id=key.env_id, data=key.data, memory=key.memory, done=False)
+        return VmbObservation(text=obs, task_id=self._state.task_id, info=json_safe(info))
+
+    def step(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
+        """Run one action on the session's env (never raises on what the action asks)."""
+        self._touch()
+        if self._env is None:
+            raise VmbError("no episode: send reset before step")
+        with _ENV_LOCK:
+            obs, reward, terminated, truncated, info = self._env.step(action.to_env_action())
+        state = self._state
+        if not state.done:
+            state.step_count += 1
+        if terminated or truncated:
+            state.done = True
+            state.reward = float(reward)
+        return VmbObservation(text=obs, task_id=state.task_id, step=state.step_count, done=bool(terminated or truncated),
+                              truncated=bool(truncated), reward=float(reward), info=json_safe(info))
+
+    @property
+    def state(self) -> VmbState:
+        """The session's state (a copy)."""
+        self._touch()
+        return self._state.model_copy()
+
+    def close(self) -> None:
+        """End the session: its env goes back to the pool (idempotent)."""
+        self._drop_env()
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        """Name, description and version of the served env."""
+        return EnvironmentMetadata(name=self._pool.env_id, version=vmb_gym.__version__,
+                                   description="VehicleMemBench: memory-using, tool-using in-car agents "
+                                               "scored by the final vehicle state (vmb_gym)")
+
+    # ------------------------------------------------------------------ mechanics
+    def _reset_options(self, task_id: str | None, scenario_id: int | None) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if self._pool.env_id == "VehicleMemStream-v0":
+            if task_id is not None:
+                options["anchor_task_id"] = str(task_id)
+            if scenario_id is not None:
+                options["scenario_id"] = int(scenario_id)
+        elif scenario_id is not None:
+            raise ConfigError("scenario_id is a VehicleMemStream-v0 reset argument; VehicleMem-v0 takes task_id")
+        elif task_id is not None:
+            options["task_id"] = str(task_id)
+        return options
+
+    def _touch(self) -> None:
+        now = self._clock()
+        if not self._expired and self._timeout is not None and now - self._last > self._timeout:
+            self._expired = True
+            self._drop_env()
+        if self._expired:
+            raise SessionExpired(f"the session was idle longer than the server's session timeout "
+                                 f"({self._timeout} s) and is closed; open a new session")
+        self._last = now
+
+    def _drop_env(self) -> None:
+        if self._env is not None and self._key is not None:
+            self._pool.release(self._key, self._env)
+        self._env = None
+        self._key = None

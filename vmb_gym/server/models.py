@@ -1,0 +1,76 @@
+"""The wire types of ``vmb serve``: OpenEnv pydantic ``Action`` / ``Observation`` / ``State``.
+
+An action carries the structured call (``name`` + ``arguments``), a list of them (``calls``) or
+the env's text form (``text``: a JSON call or the Python-call form of the gold answers). An
+observation carries the env's text observation and the step's ``info`` (JSON-safe; the final
+step's ``info`` holds ``metrics``, ``episode_stats`` and whatever else the env reports, e.g.
+``reward_components``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openenv.core.env_server.types import Action, Observation, State
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+__all__ = ["ToolCall", "VmbAction", "VmbObservation", "VmbState"]
+
+
+class ToolCall(BaseModel):
+    """One tool call: a tool name and its keyword arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, description="tool name, e.g. 'carcontrol_seat_set_heating_level'")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="the tool's keyword arguments")
+
+
+class VmbAction(Action):
+    """One env action: exactly one of ``name`` (+ ``arguments``), ``calls`` or ``text``."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=200, description="tool name of a single call")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="arguments of the single call")
+    calls: list[ToolCall] | None = Field(default=None, min_length=1, description="several calls in one step")
+    text: str | None = Field(default=None, min_length=1, description="the env's text form of the action")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> VmbAction:
+        given = [f for f in ("name", "calls", "text") if getattr(self, f) is not None]
+        if len(given) != 1:
+            # PydanticCustomError (not ValueError): its error details stay JSON-serialisable on the wire
+            raise PydanticCustomError("action_form", "expected exactly one of 'name', 'calls' or 'text', got {given}",
+                                      {"given": ", ".join(given) or "none"})
+        if self.arguments and self.name is None:
+            raise PydanticCustomError("action_form", "'arguments' goes with 'name'; put per-call arguments inside 'calls'")
+        return self
+
+    def to_env_action(self) -> Any:
+        """The action in the form ``VehicleMem-v0.step`` takes."""
+        if self.text is not None:
+            return self.text
+        if self.calls is not None:
+            return [{"name": c.name, "arguments": dict(c.arguments)} for c in self.calls]
+        return {"name": self.name, "arguments": dict(self.arguments)}
+
+
+class VmbObservation(Observation):
+    """The env's observation after ``reset`` or ``step``."""
+
+    text: str = Field(description="the env's text observation")
+    task_id: str | None = Field(default=None, description="the episode's task (request) id")
+    step: int = Field(default=0, description="steps taken in this episode")
+    truncated: bool = Field(default=False, description="the episode ended at the step limit")
+    info: dict[str, Any] = Field(default_factory=dict, description="the env's info dict (JSON-safe)")
+
+
+class VmbState(State):
+    """The session's state: episode id and step count (OpenEnv's fields) plus the episode's task."""
+
+    task_id: str | None = Field(default=None, description="the current task id")
+    env_id: str = Field(default="VehicleMem-v0", description="the Gymnasium id served")
+    data: str = Field(default="default", description="the data spec of the session's env")
+    memory: str = Field(default="none", description="the memory module (the store of the stream env)")
+    done: bool = Field(default=True, description="no episode is running")
+    reward: float | None = Field(default=None, description="the final reward of the last finished episode")
