@@ -249,6 +249,39 @@ def bench_memory(name: str, scenarios: list, searches: int, offset: int = 0) -> 
     return ingest, search, (time.perf_counter() - t0) / len(texts)
 
 
+def bench_dashboard(runs: int = 10) -> str:
+    """Load time of a ``vmb dashboard`` over ``runs`` runs x 500 episodes, in headless Chromium.
+
+    The runs are copies, under distinct names, of an oracle and a rules (bm25) run of the
+    default set; those two are made once with ``vmb eval`` and kept in
+    ``~/.cache/vmb_gym/bench_dashboard``.
+    """
+    from vmb_gym.evaluation.dashboard import build_site
+    from vmb_gym.evaluation.dashboard.browser import find_chromium
+    from vmb_gym.evaluation.dashboard.load_time import copy_runs, measure_load
+
+    if find_chromium() is None:
+        return "unavailable (no Chromium: scripts/setup.sh installs it)"
+    cache = Path.home() / ".cache" / "vmb_gym" / "bench_dashboard"
+    sources = []
+    for policy in ("oracle", "rules"):
+        run = cache / f"{policy}-default"
+        if not (run / "metric.json").is_file():
+            resume = ["--resume"] if (run / "results.jsonl").is_file() else []
+            subprocess.run([sys.executable, "-m", "vmb_gym.cli", "eval", "--policy", policy, "--memory", "bm25",
+                            "--out", str(run), "--no-progress", "--no-plots", *resume],
+                           cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        sources.append(run)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        t0 = time.perf_counter()
+        index = build_site(copy_runs(sources, runs, folder / "runs"), folder / "site")
+        build_s = time.perf_counter() - t0
+        times = measure_load(index)
+    return (f"{times.first:.2f} s (best {times.best:.2f}; drill-down {times.task:.2f} s; "
+            f"build {build_s:.1f} s; {times.runs} runs x {times.tasks} tasks)")
+
+
 def bench_dense_floor(scenarios: list) -> dict[str, float]:
     """The compute floor of encoding one query with MiniLM on this CPU (why dense search is not 2 ms).
 
@@ -336,6 +369,7 @@ def main() -> int:
                          f"({fl['gflop']:.2f} GFLOP at {fl['gflops']:.0f} GFLOP/s, 1 core)", "<= 2 ms"))
         except Exception as exc:  # noqa: BLE001  (an optional backend missing)
             rows.append(("dense compute floor", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
+    rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory (RSS)", f"{peak:.0f} MiB", ""))
     return _print(rows)

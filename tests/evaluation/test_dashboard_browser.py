@@ -18,6 +18,7 @@ import pytest
 from vmb_gym.cli import main
 from vmb_gym.evaluation.dashboard import build_site, make_server
 from vmb_gym.evaluation.dashboard.browser import HeadlessChromium, find_chromium
+from vmb_gym.evaluation.dashboard.load_time import measure_load
 from vmb_gym.evaluation.dashboard.screenshots import READY, TASK_LOADED
 
 pytestmark = pytest.mark.skipif(
@@ -131,3 +132,10 @@ def test_site_served_over_http_loads_task_files_on_demand(site: tuple[Path, list
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_load_time_measure_reports_the_sites_size(site: tuple[Path, list[list[dict]]]) -> None:
+    out, _ = site
+    times = measure_load(out / "index.html", repeats=1)
+    assert (times.runs, times.tasks) == (3, LIMIT)
+    assert times.first == times.best and times.first > 0 and times.task > 0  # measured, not asserted fast

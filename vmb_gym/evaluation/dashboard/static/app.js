@@ -12,6 +12,7 @@
   var byId = {};
   var cache = {};
   var waiting = {};
+  var openedAt = 0;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -153,6 +154,7 @@
   function openTask(id) {
     if (!byId[id]) return;
     if (location.hash !== "#task=" + encodeURIComponent(id)) history.replaceState(null, "", "#task=" + encodeURIComponent(id));
+    openedAt = performance.now();
     var sec = document.getElementById("detail");
     sec.hidden = false;
     document.body.classList.add("detail-open");
@@ -225,6 +227,7 @@
     document.getElementById("detail-request").textContent = p.request;
     var grid = document.getElementById("detail-runs");
     grid.replaceChildren.apply(grid, p.runs.map(runCard));
+    window.VMB_TASK_MS = performance.now() - openedAt;  /* read by scripts/bench.py */
     document.body.setAttribute("data-task-loaded", p.id);
   }
 
@@ -244,5 +247,6 @@
   });
   window.addEventListener("hashchange", fromHash);
   fromHash();
+  window.VMB_READY_MS = performance.now();  /* since navigation start; read by scripts/bench.py */
   document.body.setAttribute("data-ready", "true");
 })();
