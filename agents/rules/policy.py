@@ -1,4 +1,7 @@
-"""The rules baseline's policy: :class:`RulesPolicy` plans a request's calls from memory hits.
+"""The rules baseline's policy: :class:`RulesPolicy` plans a request's calls from memory lines.
+
+The lines are the hits of its searches (a module with search) and the lines of the memory given
+as context (a module with context: the gold memory's events, the history, a summary's lines).
 
 The reading itself lives beside it: :mod:`agents.rules.request` (the request),
 :mod:`agents.rules.words` (which function a wording names), :mod:`agents.rules.values` (the value a
@@ -7,6 +10,7 @@ line states) and :mod:`agents.rules.hits` (a hit's text and person).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,12 +23,16 @@ from agents.rules.words import conditions_in, module_words, score_apis, top_scor
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
+from vmb_gym.memory.base import hits_from_context
+from vmb_gym.memory.session import MemorySession
 from vmb_gym.memory.tokens import count_tokens
-from vmb_gym.types import Scenario
+from vmb_gym.types import Query, Scenario
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.lexicon import API_WORDS, OPPOSITE, PREFERENCE_WORDS
 
 FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,13 +49,21 @@ class RulesPolicy:
     """Rule-based reading baseline over a memory module (no language model).
 
     Args:
-        memory: a memory module name (``"bm25"``, ``"layered"``, ...), a module instance, or
-            ``"none"`` (no hits: the policy only picks the function and takes the minimal action).
+        memory: a memory module name (``"bm25"``, ``"gold"``, ...), a module instance, ``"none"``
+            (no lines: the policy only picks the function and takes the minimal action), or
+            ``None``: the memory module of the env given as ``source`` (``"bm25"`` when ``source``
+            is no env). A name equal to the env's memory name also reads the env's module; another
+            module is the policy's own, and the choice is logged (a warning).
         top_k: hits per memory search.
         source: where scenarios come from: an env (its ``unwrapped.tasks``), a
             :class:`~vmb_gym.envs.task_set.TaskSet` or a sequence of scenarios. May also be set
-            later with :meth:`bind`. Only the scenario's history is read, never its gold answers.
+            later with :meth:`bind`. Only the scenario's history (and, for a context module, the
+            context it gives for the query) is read, never its gold answers.
         memory_kwargs: keyword arguments of the memory module (when given by name).
+
+    Attributes:
+        memory_session: the :class:`~vmb_gym.memory.session.MemorySession` that runs the searches
+            and records the lines read (the episode's memory figures).
 
     Example:
         >>> env = gym.make("VehicleMem-v0", data="official:/path")            # doctest: +SKIP
@@ -57,16 +73,25 @@ class RulesPolicy:
 
     def __init__(
         self,
-        memory: str | MemoryModule = "bm25",
+        memory: str | MemoryModule | None = None,
         top_k: int = 10,
         source: Any = None,
         memory_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        self.memory: MemoryModule = make_memory(memory, **(memory_kwargs or {})) if isinstance(memory, str) else memory
+        env_memory = _env_memory(source)
+        self._shared = False  # the env's own module: the env counts its context tokens
+        if memory is None:
+            memory = env_memory if env_memory is not None else "bm25"
+            self._shared = env_memory is not None
+        elif env_memory is not None and memory_kwargs is None and memory in (env_memory, env_memory.name):
+            memory, self._shared = env_memory, True
+        elif env_memory is not None:
+            log.warning("RulesPolicy reads its own memory %r, not the env's %r (pass memory=None to read the env's)",
+                        memory if isinstance(memory, str) else memory.name, env_memory.name)
+        self.memory = make_memory(memory, **(memory_kwargs or {})) if isinstance(memory, str) else memory
         self.top_k = top_k
         self._scenarios: dict[int, Scenario] = {}
-        self._memory_searches = 0
-        self._memory_hits: list[MemoryHit] = []
+        self._queries: dict[str, Query] = {}
         if source is not None:
             self.bind(source)
         self._calls: list[dict[str, Any]] = []
@@ -75,25 +100,29 @@ class RulesPolicy:
         self.last: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ wiring
+    @property
+    def memory(self) -> MemoryModule:
+        """The memory module read (setting it starts a new :attr:`memory_session` on it)."""
+        return self._memory
+
+    @memory.setter
+    def memory(self, module: MemoryModule) -> None:
+        self._memory = module
+        self.memory_session = MemorySession(module)
+
     def bind(self, source: Any) -> None:
-        """Take scenarios from an env, a TaskSet or a sequence of scenarios."""
+        """Take scenarios (and the queries, for context memory) from an env, a TaskSet or scenarios."""
         tasks = getattr(getattr(source, "unwrapped", None), "tasks", None)
         if isinstance(tasks, TaskSet):
             source = tasks
         if isinstance(source, TaskSet):
             self._scenarios.update(source.scenarios)
+            self._queries.update((q.task_id, q) for q in source.queries)
         elif isinstance(source, Scenario):
             self._scenarios[source.scenario_id] = source
         else:
             for s in source:
                 self._scenarios[s.scenario_id] = s
-
-    def memory_figures(self) -> dict[str, Any]:
-        """This episode's memory use inside the policy: searches, tokens read, and the hits."""
-        text = "\n".join(h.render() for h in self._memory_hits)
-        return {"memory_searches": self._memory_searches,
-                "memory_tokens": count_tokens(text) if text else 0,
-                "memory_hits": list(self._memory_hits)}
 
     def reset(self, observation: str, info: dict[str, Any]) -> None:
         """Plan the episode's calls from the request in ``info`` and the memory."""
@@ -103,7 +132,7 @@ class RulesPolicy:
                               "scenarios) to RulesPolicy or call bind()")
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else scenario.end_time
         self.clear_memory_figures()
-        self._calls = self.plan(info["request"], scenario, as_of)
+        self._calls = self.plan(info["request"], scenario, as_of, query=self._queries.get(info.get("task_id", "")))
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
         """All planned calls and ``finish`` in one action."""
@@ -121,16 +150,19 @@ class RulesPolicy:
 
     def clear_memory_figures(self) -> None:
         """Start a new episode's memory counts (what :meth:`reset` does before planning)."""
-        self._memory_searches = 0
-        self._memory_hits = []
+        self.memory_session.reset()
 
     # ------------------------------------------------------------------ planning
-    def plan(self, request: str, scenario: Scenario, as_of: datetime | None) -> list[dict[str, Any]]:
-        """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts)."""
+    def plan(self, request: str, scenario: Scenario, as_of: datetime | None,
+             query: Query | None = None) -> list[dict[str, Any]]:
+        """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts).
+
+        ``query`` is the task, needed only to read a context module (:meth:`context_lines`).
+        """
         req = read_request(request, scenario.speakers)
         self._names = tuple(scenario.speakers)
         req_scores = score_apis(api_text(req))
-        hits = self.search(req, req_scores, scenario, as_of)
+        hits = self.search(req, req_scores, scenario, as_of) + self.context_lines(scenario, query)
         candidates = self.candidates(req, req_scores, hits)
         self.last = {"request": req, "request_scores": top_scores(req_scores, 5), "hits": hits,
                      "candidates": candidates[:8]}
@@ -153,7 +185,7 @@ class RulesPolicy:
     def search(self, req: Request, req_scores: dict[str, float], scenario: Scenario,
                as_of: datetime | None) -> list[MemoryHit]:
         """Search the memory for ``req``: the request's quotes, then "person + setting words" for the
-        three best-scored functions; the distinct hits, counted in :meth:`memory_figures`.
+        three best-scored functions; the distinct hits, counted by :attr:`memory_session`.
 
         Ingests ``scenario`` first when the module holds another one; returns ``[]`` for a module
         without search or when ``as_of`` is None.
@@ -168,13 +200,30 @@ class RulesPolicy:
             spec = API_SPECS[api]
             words = " ".join([*API_WORDS.get(api, ())[:3], *module_words(spec.module)[:2]])
             queries.append(f"{first} {words}".strip())
-        seen: dict[str, MemoryHit] = {}
-        for q in queries:
-            for h in self.memory.search(q, as_of=as_of, top_k=self.top_k):
-                seen.setdefault(h.entry_id, h)
-        self._memory_searches += len(queries)
-        self._memory_hits = list(seen.values())
-        return self._memory_hits
+        return list(self.memory_session.search_pooled(queries, as_of=as_of, top_k=self.top_k).hits)
+
+    def context_lines(self, scenario: Scenario, query: Query | None) -> list[MemoryHit]:
+        """The lines of the memory given as context for ``query`` (``[]`` for a module without context).
+
+        Read as hits (the module's ``context_hits``, else one per line of its ``context``) and
+        recorded by :attr:`memory_session`; their tokens count here unless the module is the
+        env's, whose first observation already counted them.
+
+        Raises:
+            ConfigError: a context module but no query (the policy was bound to bare scenarios).
+        """
+        if not getattr(self.memory, "provides_context", False):
+            return []
+        if query is None:
+            raise ConfigError(f"RulesPolicy reads memory {self.memory.name!r} as context and needs the task's query; "
+                              "found none; bind it to the env or a TaskSet (source=env), not bare scenarios")
+        if getattr(self.memory, "scenario_id", None) != scenario.scenario_id:
+            self.memory.ingest(scenario)
+        reader = getattr(self.memory, "context_hits", None)
+        hits = list(reader(query)) if callable(reader) else hits_from_context(self.memory.context(query))
+        tokens = 0 if self._shared else count_tokens(self.memory.context(query))
+        self.memory_session.add_context(tokens, hits)
+        return hits
 
     def candidates(self, req: Request, req_scores: dict[str, float], hits: list[MemoryHit]) -> list[Candidate]:
         """Every (function, value) the hits state, best first.
@@ -265,3 +314,9 @@ class RulesPolicy:
     # Old private spellings, kept until the SB3 slot design calls the public ones.
     _search = search
     _candidates = candidates
+
+
+def _env_memory(source: Any) -> MemoryModule | None:
+    """The memory module of ``source`` when it is an env (``unwrapped.memory``), else None."""
+    memory = getattr(getattr(source, "unwrapped", None), "memory", None)
+    return memory if hasattr(memory, "provides_search") else None

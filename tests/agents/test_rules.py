@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401  (registers the envs)
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.baselines import NoopPolicy
 from agents.rules import Candidate, RulesPolicy, enable_api, extract_value, numbers_in, read_request, score_apis
 from agents.rules.request import api_text
@@ -152,7 +152,7 @@ def test_public_search_and_candidates_plan_like_the_policy() -> None:
     assert policy._candidates(req, scores, [hit]) == cands  # the old spelling still works
     assert policy.search(req, scores, None, None) == []  # type: ignore[arg-type]  # "none" memory: no search
     policy.clear_memory_figures()
-    assert policy.memory_figures() == {"memory_searches": 0, "memory_tokens": 0, "memory_hits": []}
+    assert policy.memory_session.figures() == {"memory_searches": 0, "memory_tokens": 0, "memory_hits": []}
 
 
 def test_rules_read_the_lexicon_tables() -> None:

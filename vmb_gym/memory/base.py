@@ -191,6 +191,12 @@ def clear_snapshots() -> None:
     _SNAPSHOTS.clear()
 
 
+def hits_from_context(text: str, layer: str = "context") -> list[MemoryHit]:
+    """Context text as hits: one per non-empty line (ids ``C0``, ``C1``, ...; no time, no provenance)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return [MemoryHit(entry_id=f"C{i}", text=ln, score=0.0, timestamp=None, layer=layer) for i, ln in enumerate(lines)]
+
+
 class BaseMemory:
     """Shared machinery: entries, writes, time/scenario guards, counters.
 
@@ -384,6 +390,14 @@ class BaseMemory:
     def context(self, query: Query) -> str:
         """Text for the first observation ("" for retrieval-only modules)."""
         return ""
+
+    def context_hits(self, query: Query) -> list[MemoryHit]:
+        """:meth:`context` as structured lines, for a policy that reads lines rather than text.
+
+        One hit per non-empty line of the context (:func:`hits_from_context`); context modules
+        that know more (the time, the history lines) override it. ``[]`` for retrieval-only modules.
+        """
+        return hits_from_context(self.context(query)) if self.provides_context else []
 
     def visible(self, as_of: datetime, person: str | None = None) -> np.ndarray:
         """Indices (into :attr:`entries`) of active entries stamped at or before ``as_of``.

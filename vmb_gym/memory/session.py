@@ -87,9 +87,14 @@ class MemorySession:
         self.hits = []
         self.seconds = 0.0
 
-    def add_context(self, tokens: int) -> None:
-        """Count ``tokens`` of memory given to the policy outside a search (a context block)."""
+    def add_context(self, tokens: int, hits: Sequence[MemoryHit] = ()) -> None:
+        """Count ``tokens`` of memory given to the policy outside a search (a context block).
+
+        ``hits`` are the context's lines when the policy reads them as lines (a module's
+        ``context_hits``): they are recorded with the search hits (line ids, audit), no search counted.
+        """
         self.tokens += int(tokens)
+        self.hits.extend(hits)
 
     def _search(self, query: str, as_of: datetime | None, top_k: int, context: int) -> list[MemoryHit]:
         if self._prepare is not None:

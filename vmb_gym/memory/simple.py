@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
-from vmb_gym.memory.base import BaseMemory
+from vmb_gym.memory.base import BaseMemory, MemoryHit, hits_from_context
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import HistoryLine, Query
 
@@ -13,6 +14,10 @@ class NoMemory(BaseMemory):
     """No memory at all (the official ``none`` mode): no context, no search tool."""
 
     name: ClassVar[str] = "none"
+
+
+#: The ``[April 15, 2025] `` prefix of a gold-memory event line.
+_DATE_PREFIX = re.compile(r"^\[[^\]]*\]\s*")
 
 
 class GoldMemory(BaseMemory):
@@ -24,6 +29,14 @@ class GoldMemory(BaseMemory):
     def context(self, query: Query) -> str:
         """The query's ``gold_memory`` text, verbatim."""
         return query.gold_memory
+
+    def context_hits(self, query: Query) -> list[MemoryHit]:
+        """One hit per gold-memory event (ids ``G0``, ``G1``, ...): its text without the leading
+        ``[date]``, its time and its evidence lines; the plain lines when the query has no events."""
+        if not query.evidence:
+            return hits_from_context(query.gold_memory)
+        return [MemoryHit(entry_id=f"G{i}", text=_DATE_PREFIX.sub("", e.text, count=1), score=0.0, timestamp=e.when,
+                          line_ids=tuple(e.line_ids), layer="context") for i, e in enumerate(query.evidence)]
 
 
 class FullHistoryMemory(BaseMemory):
@@ -62,16 +75,24 @@ class FullHistoryMemory(BaseMemory):
     def _load_payload(self, payload: dict[str, object]) -> None:
         self._rendered = list(payload["rendered"])  # type: ignore[call-overload]
 
-    def context(self, query: Query) -> str:
-        """History lines stamped at or before ``query.as_of``, newest kept within the budget."""
-        history = [e for e in self.entries if e.source == "history"]
-        chosen: list[str] = []
+    def _chosen(self, query: Query) -> list[tuple[int, str]]:
+        """(entry index, rendered line) of the lines :meth:`context` shows, oldest first."""
+        history = [(i, e) for i, e in enumerate(self.entries) if e.source == "history"]
+        chosen: list[tuple[int, str]] = []
         used = 0
-        for entry, (text, n) in zip(reversed(history), reversed(self._rendered), strict=True):
+        for (i, entry), (text, n) in zip(reversed(history), reversed(self._rendered), strict=True):
             if query.as_of is not None and entry.timestamp > query.as_of:
                 continue
             if used + n > self.max_tokens:
                 break
-            chosen.append(text)
+            chosen.append((i, text))
             used += n
-        return "\n".join(reversed(chosen))
+        return chosen[::-1]
+
+    def context(self, query: Query) -> str:
+        """History lines stamped at or before ``query.as_of``, newest kept within the budget."""
+        return "\n".join(text for _, text in self._chosen(query))
+
+    def context_hits(self, query: Query) -> list[MemoryHit]:
+        """The history lines of :meth:`context` as hits (the entries themselves: time, speaker, line id)."""
+        return [self.entries[i].to_hit(0.0, layer="context") for i, _ in self._chosen(query)]

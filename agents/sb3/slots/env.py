@@ -19,6 +19,20 @@ from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText
 from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import EpisodeText
 
+
+def refuse_context_memory(env: gym.Env[Any, Any]) -> None:
+    """Refuse an env whose memory comes only as context: the slot design reads search hits only.
+
+    Raises:
+        ConfigError: the env's memory module provides context and no search (``gold``,
+            ``full_history``, ``summary``): the slot design would run without memory, silently.
+    """
+    memory = getattr(env.unwrapped, "memory", None)
+    if getattr(memory, "provides_context", False) and not getattr(memory, "provides_search", False):
+        raise ConfigError(f"the SB3 slot design reads memory through search_memory hits only; memory "
+                          f"{getattr(memory, 'name', '?')!r} comes as context, which it would ignore; use a "
+                          "search module (bm25, dense, hybrid, layered, key_value, ...) or --policy rules")
+
 class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
     """``VehicleMem-v0`` with the slot action space: ``Discrete(N_SLOT_ACTIONS)`` plus ``action_masks()``.
 
@@ -37,6 +51,7 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         super().__init__(env)
         self.f1_weight = f1_weight
         base = env.unwrapped
+        refuse_context_memory(env)
         self._memory_search = bool(getattr(getattr(base, "memory", None), "provides_search", False))
         self.catalogue = catalogue or SlotCatalogue()
         self.action_space = spaces.Discrete(self.catalogue.n)

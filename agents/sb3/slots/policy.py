@@ -18,7 +18,7 @@ from torch import nn
 
 from agents.sb3.checkpoint import check_spaces, load_checkpoint
 from agents.sb3.slots.catalogue import SlotCatalogue
-from agents.sb3.slots.env import slot_call, speakers_of
+from agents.sb3.slots.env import refuse_context_memory, slot_call, speakers_of
 from agents.sb3.slots.features import SlotFeaturizer
 from agents.sb3.slots.layout import N_SLOT_ACTIONS
 from agents.sb3.slots.records import SlotEpisodeText
@@ -91,6 +91,8 @@ class SlotSB3Policy:
         self.featurizer = SlotFeaturizer()
         self.deterministic = deterministic
         self.masked = type(model).__name__ == "MaskablePPO"
+        if env is not None:
+            refuse_context_memory(env)
         self.memory_search = True if env is None else bool(
             getattr(getattr(env.unwrapped, "memory", None), "provides_search", False))
         self.episode = SlotEpisodeText()
@@ -117,6 +119,7 @@ class SlotSB3Policy:
 
     def bind(self, env: gym.Env[Any, Any]) -> None:
         """Run in ``env`` (its task set names the speakers)."""
+        refuse_context_memory(env)
         self.env = env
         self.memory_search = bool(getattr(getattr(env.unwrapped, "memory", None), "provides_search", False))
 
