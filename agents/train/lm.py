@@ -71,7 +71,7 @@ import numpy as np
 import torch
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.baselines import OraclePolicy
 from agents.llm.chat import parse_tool_calls
 from agents.train.common import add_dataclass_arguments, write_csv

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import vmb_gym  # noqa: F401 - registers the env
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.llm.chat import FINISH
 from agents.llm.hf import HFPolicy
 from agents.llm.memory_prompt import MemoryPrompter

@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401 - registers the env
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.llm.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
 from agents.llm.chat import FINISH
 from vmb_gym.errors import ConfigError, VmbError

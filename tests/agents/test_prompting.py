@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401 - registers the env
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.llm.chat import (
     FINISH,
     ToolChatPolicy,

@@ -10,7 +10,7 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 import vmb_gym  # noqa: F401
-from agents.base import Policy, run_episode
+from vmb_gym.policy import Policy, run_episode
 from vmb_gym.wrappers.catalogue import Catalogue, CatalogueActionWrapper, EpisodeText
 from vmb_gym.wrappers.features import FeatureObservationWrapper, HashingFeaturizer
 from agents.sb3.catalogue_policy import SB3Policy

@@ -11,7 +11,7 @@ import pytest
 from stable_baselines3.common.env_checker import check_env
 
 import vmb_gym  # noqa: F401
-from agents.base import run_episode
+from vmb_gym.policy import run_episode
 from agents.rules import read_request
 from vmb_gym.envs.tool_runtime import hit_record
 from vmb_gym.memory import MemoryHit

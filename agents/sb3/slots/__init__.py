@@ -4,7 +4,7 @@ The actions name slots (the k-th candidate API of the request, the k-th candidat
 from the memory hits for that API, the k-th seat or zone), resolved into a concrete call for the
 episode at hand; per-slot features let one shared scorer learn which slot is right across
 households. Candidates and their ranking come from the rules baseline (:mod:`agents.rules`,
-:mod:`agents.vocabulary`), which is why this design lives in ``agents``.
+:mod:`agents.rules`), which is why this design lives in ``agents``.
 
 Modules: :mod:`.layout` (slot counts, index arithmetic), :mod:`.reading` (request and line
 reading), :mod:`.records` (the slot records, the episode record), :mod:`.hits` (hit pooling and

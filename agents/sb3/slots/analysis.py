@@ -20,7 +20,7 @@ from agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
 from agents.sb3.slots.reading import prior_text, relation_words, relative_names, situation_stems
 from agents.sb3.slots.records import ApiSlot, EvidencePool, SlotAnalysis, ValueSlot
 from agents.sb3.slots.values import value_slots
-from agents.vocabulary import enable_api, selector_param
+from agents.rules import enable_api, selector_param
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 

@@ -34,7 +34,7 @@ from agents.sb3.slots.layout import (
 from agents.sb3.slots.line_prior import LinePrior
 from agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
 from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
-from agents.vocabulary import module_words, selector_param, value_param
+from agents.rules import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText, call_key

@@ -24,9 +24,9 @@ from agents.sb3.slots.layout import (
     VALUE_MINIMAL,
     slot_index,
 )
-from agents.sb3.slots.reading import LINE_CUES
+from vmb_gym.vehicle.lexicon import LINE_CUES
 from agents.sb3.slots.records import search_rounds
-from agents.vocabulary import value_param
+from agents.rules import value_param
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.rules import STOP_WORDS, content_words, read_request, same_person
 from agents.sb3.slots.layout import N_LINE_HASH
-from agents.vocabulary import API_WORDS, MODULE_WORDS
+from agents.rules import API_WORDS, MODULE_WORDS
 from vmb_gym.vehicle import API_SPECS
 
 #: Kinship and relation words a request uses for a person who is not a speaker ("my grandmother").
@@ -30,24 +30,6 @@ RELATIONS = ("grandmother", "grandfather", "grandma", "grandpa", "mother", "fath
              "boyfriend", "classmate", "teammate", "mentor", "flatmate", "landlord", "babysitter", "nanny")
 RELATION_RE = re.compile(r"\b(?:my|his|her|their|\w+'s|\w+’s)\s+((?:best |old )?(?:" +
                           "|".join(sorted({r.split()[-1] for r in RELATIONS}, key=len, reverse=True)) + r"))\b", re.I)
-#: Cue words of a memory line (regexes, case-insensitive), each one feature of a value slot.
-LINE_CUES: Mapping[str, re.Pattern[str]] = {
-    "preference": re.compile(r"\b(usually|always|prefer|preferred|favou?rite|standard|normally|every time|whenever|"
-                             r"i like|i love|my usual|remember|just right|should be|feels? (?:just )?right|perfect)\b", re.I),
-    "revision": re.compile(r"\b(switched|switch(?:ed)? my|update[ds]?|going forward|from today|from now on|changed|"
-                           r"change my|instead|anymore|no longer|new preference|these days|lately|let's make|"
-                           r"i've decided|starting today|now on)\b", re.I),
-    "correction": re.compile(r"\b(wrong|mistake|mistaken|meant|sorry|correct(?:ion)?|i said|misspoke|scratch that|"
-                             r"not what i|actually)\b", re.I),
-    "hypothetical": re.compile(r"\b(wonder|if we|if i|would feel|would be|maybe i'd|might try|probably awful|not now|"
-                               r"sounds wrong|swears by|anyone know|how to change|redesigned|read that|couldn't find|"
-                               r"someday|one day|imagine|trade this car)\b", re.I),
-    "elsewhere": re.compile(r"\b(\w+'s car|work van|rental|taxi|dealership|demo(?:ed)?|car show|showroom|online|"
-                            r"other car|my old car|uber|hotel|office|at home|friend's|her car|his car)\b", re.I),
-    "negation": re.compile(r"\b(not|never|hate|don't|dont|too|no more|can't|cannot|awful|terrible|wrong)\b", re.I),
-    "self": re.compile(r"\b(i|i'm|i've|i'd|my|me|mine)\b", re.I),
-    "question": re.compile(r"\?"),
-}
 
 
 

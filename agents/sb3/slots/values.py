@@ -16,7 +16,6 @@ from agents.sb3.slots.line_prior import GENUINE
 from agents.sb3.slots.reading import (
     CONDITIONAL_RE,
     DEFAULT_LINE_RE,
-    LINE_CUES,
     NOW,
     line_hash,
     prior_text,
@@ -26,6 +25,7 @@ from agents.sb3.slots.reading import (
 )
 from agents.sb3.slots.records import EvidencePool, ValueSlot
 from vmb_gym.vehicle import API_SPECS
+from vmb_gym.vehicle.lexicon import LINE_CUES
 
 _UNCLEAN = ("hypothetical", "elsewhere", "question")
 
