@@ -36,10 +36,10 @@ def _legend(names: Sequence[str], x: float, y: float) -> list[str]:
 def esm_by_group_svg(groups: Sequence[str], runs: Sequence[str],
                      values: Sequence[Sequence[float | None]], title: str = "ESM by reasoning type") -> str:
     """Grouped horizontal bars: for each group, one bar per run (``values[group][run]``, 0-1)."""
-    label_w, plot_w, bar_h = 190, 420, 12
+    label_w, plot_w, bar_h = 160, 300, 12
     group_h = bar_h * len(runs) + 14
     legend_w = 40 + 7 * max((len(r) for r in runs), default=4)
-    width = label_w + plot_w + 40 + legend_w
+    width = label_w + plot_w + 50 + legend_w
     height = max(60 + group_h * len(groups), 60 + 18 * len(runs))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
              f'height="{height}" role="img" aria-label="{escape(title)}">',
@@ -58,7 +58,10 @@ def esm_by_group_svg(groups: Sequence[str], runs: Sequence[str],
             tip = f"{runs[r]}: {'-' if value is None else f'{value:.3f}'}"
             parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h - 2}" fill="{_colour(r)}">'
                          f'<title>{escape(group)} | {escape(tip)}</title></rect>')
-    parts += _legend(runs, label_w + plot_w + 40, top + 6)
+            if value is not None:
+                parts.append(f'<text x="{label_w + w + 3:.1f}" y="{y + bar_h - 3}" {_FONT} font-size="9" '
+                             f'fill="#555">{value:.2f}</text>')
+    parts += _legend(runs, label_w + plot_w + 50, top + 6)
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -76,7 +79,7 @@ def _nice_max(value: float) -> float:
 def tokens_vs_esm_svg(runs: Sequence[str], tokens: Sequence[float | None], esm: Sequence[float],
                       title: str = "Memory tokens vs ESM (one point per run)") -> str:
     """Scatter of mean memory tokens per episode (x) against ESM (y), one labelled point per run."""
-    left, plot_w, plot_h, top = 56, 460, 260, 36
+    left, plot_w, plot_h, top = 56, 340, 260, 36
     legend_w = 40 + 7 * max((len(r) for r in runs), default=4)
     width, height = left + plot_w + 40 + legend_w, top + plot_h + 44
     x_max = _nice_max(max((t or 0.0 for t in tokens), default=0.0))

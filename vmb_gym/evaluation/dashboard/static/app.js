@@ -207,7 +207,9 @@
     add(card, score);
     if (cell.label) add(card, add(el("p", "failure"), el("span", "label", cell.label), el("span", "detail", cell.detail || "")));
     var mem = cell.retrieved;
-    var memTitle = "Retrieved lines (" + (mem.module || "no memory") + (mem.context ? ", in context" : "") + ")";
+    var found = mem.gold_count - mem.missed.length;
+    var memTitle = "Retrieved lines (" + (mem.module || "no memory") + (mem.context ? ", in context" : "") + "): " +
+      (mem.lines.length + mem.more) + " lines, gold evidence " + found + " of " + mem.gold_count;
     card.appendChild(list(memTitle, mem.lines, lineItem, "no line retrieved"));
     if (mem.more) card.appendChild(el("p", "none", "… and " + mem.more + " more lines"));
     if (mem.missed.length) card.appendChild(list("Gold evidence not retrieved", mem.missed, lineItem, ""));
