@@ -32,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json")
     parser.add_argument("--files", default=None, metavar="RANGE",
                         help="only these scenario numbers, e.g. '1-10' or '1,3,5' (all when omitted)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="build the gold side from the QA files without reading or writing the on-disk "
+                             "gold cache ($VMB_CACHE_DIR or ~/.cache/vmb_gym, keyed by the QA files' and "
+                             "the scorer's bytes)")
 
 
 def _fmt(value: Any) -> str:
@@ -54,21 +58,23 @@ def format_table(metric: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Score, write the two files, print the table. Exit 2 on unusable input."""
-    from vmb_gym.data import load_gold, parse_file_range
+    from vmb_gym.data import parse_file_range
     from vmb_gym.errors import VmbError
-    from vmb_gym.scoring import aggregate, score_task
+    from vmb_gym.scoring import aggregate
+    from vmb_gym.scoring.batch import score_tasks
+    from vmb_gym.scoring.gold_cache import load_gold_tasks
     from vmb_gym.scoring.scorer import read_predictions
 
     try:
         files = parse_file_range(args.files) if args.files else None
-        queries = load_gold(args.data, files)  # the QA files only: scoring reads no history
+        tasks = load_gold_tasks(args.data, files, use_cache=not args.no_cache)  # QA files only: no history
         predictions = read_predictions(args.predictions)
     except VmbError as exc:
         print(f"vmb score: error: {exc}", file=sys.stderr)
         return 2
 
-    known = {q.task_id for q in queries}
-    missing = [q.task_id for q in queries if q.task_id not in predictions]
+    known = {t.task_id for t in tasks}
+    missing = [t.task_id for t in tasks if t.task_id not in predictions]
     unknown = [t for t in predictions if t not in known]
     if missing:
         shown = ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else "")
@@ -79,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"vmb score: warning: {len(unknown)} prediction(s) name tasks not in the data and are ignored: {shown}",
               file=sys.stderr)
 
-    records = [score_task(q, predictions.get(q.task_id, ())).to_record() for q in queries]
+    records, lines = score_tasks(tasks, predictions)  # lines: json.dumps(record, ensure_ascii=False) + "\n"
     metric = aggregate(records)
     metric["data"] = str(args.data)
     metric["predictions"] = str(args.predictions)
@@ -92,8 +98,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with OutLock(out, "vmb score"):  # one writer per --out
             with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
-                for record in records:
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.write("".join(lines))
             with open(out / "metric.json", "w", encoding="utf-8") as handle:
                 json.dump(metric, handle, ensure_ascii=False, indent=2)
                 handle.write("\n")

@@ -21,7 +21,10 @@ from vmb_gym.data.layout import checked_qa_path, select_scenarios
 from vmb_gym.errors import DataError
 from vmb_gym.types import REASONING_TYPES, Query, ToolCall
 
-__all__ = ["QAItem", "item_error", "load_gold_queries", "load_json", "read_gold", "read_qa"]
+__all__ = [
+    "QAItem", "gold_files", "item_error", "load_gold_queries", "load_json", "log_gold_warnings", "read_gold",
+    "read_gold_file", "read_qa",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -150,9 +153,34 @@ def read_gold(item: QAItem, qa_path: Path, number: int) -> tuple[tuple[ToolCall,
     """
     warnings: list[str] = []
     calls, dropped = parse_gold_calls(item.new_answer, warnings)
-    for warning in warnings:
-        logger.warning("%s item %d: %s", qa_path, number, warning)
+    log_gold_warnings(qa_path, [(number, warning) for warning in warnings])
     return tuple(calls), tuple(dropped)
+
+
+def log_gold_warnings(qa_path: Path, warnings: Iterable[tuple[int, str]]) -> None:
+    """Log ``(item number, parser warning)`` pairs of ``qa_path``, one line each."""
+    for number, warning in warnings:
+        logger.warning("%s item %d: %s", qa_path, number, warning)
+
+
+def read_gold_file(qa_path: Path, scenario_id: int) -> tuple[list[Query], list[tuple[int, str]]]:
+    """The queries of one QA file and its gold parser warnings as ``(item number, text)``, not logged.
+
+    Raises:
+        DataError: the QA file is unreadable or malformed.
+    """
+    queries: list[Query] = []
+    warnings: list[tuple[int, str]] = []
+    for number, item in enumerate(read_qa(qa_path)):
+        found: list[str] = []
+        calls, dropped = parse_gold_calls(item.new_answer, found)
+        warnings.extend((number, warning) for warning in found)
+        queries.append(Query(
+            task_id=f"{scenario_id}_{number}", scenario_id=scenario_id, index=number, text=item.query,
+            reasoning_type=item.reasoning_type, gold_calls=tuple(calls), gold_call_strings=item.new_answer,
+            gold_memory=item.gold_memory, evidence=(), as_of=None, unparsed_gold=tuple(dropped),
+        ))
+    return queries, warnings
 
 
 def load_gold_queries(
@@ -164,7 +192,8 @@ def load_gold_queries(
     ``history/history_N.txt`` names, a QA file required beside each) and the queries come in
     the same order with the same ids, text, reasoning type and gold calls. Neither the history
     files nor the ``meta/`` sidecars are read, so ``evidence`` is empty, ``as_of`` is ``None``
-    and ``qa`` is ``None``: use ``load_official`` for anything but scoring.
+    and ``qa`` is ``None``: use ``load_official`` for anything but scoring. Gold parser warnings
+    are logged (file and item number).
 
     Raises:
         DataError: the folder, a requested scenario or its QA file is missing, or a QA file is
@@ -172,13 +201,17 @@ def load_gold_queries(
     """
     root = Path(folder).expanduser().resolve()
     queries: list[Query] = []
-    for scenario_id in select_scenarios(root, files):
-        qa_path = checked_qa_path(root, scenario_id)
-        for number, item in enumerate(read_qa(qa_path)):
-            calls, dropped = read_gold(item, qa_path, number)
-            queries.append(Query(
-                task_id=f"{scenario_id}_{number}", scenario_id=scenario_id, index=number, text=item.query,
-                reasoning_type=item.reasoning_type, gold_calls=calls, gold_call_strings=item.new_answer,
-                gold_memory=item.gold_memory, evidence=(), as_of=None, unparsed_gold=dropped,
-            ))
+    for scenario_id, qa_path in gold_files(root, files):
+        found, warnings = read_gold_file(qa_path, scenario_id)
+        log_gold_warnings(qa_path, warnings)
+        queries.extend(found)
     return queries
+
+
+def gold_files(root: Path, files: Iterable[int] | None = None) -> list[tuple[int, Path]]:
+    """``(scenario id, QA file)`` of the scenarios of ``root`` to score, in load order.
+
+    Raises:
+        DataError: ``root`` has no ``history/`` folder, or a requested scenario or its QA file is missing.
+    """
+    return [(n, checked_qa_path(root, n)) for n in select_scenarios(root, files)]

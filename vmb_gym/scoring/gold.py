@@ -248,12 +248,21 @@ class GoldReference:
     @classmethod
     def from_sim(cls, sim: VehicleSimulator) -> GoldReference:
         """Snapshot a simulator on which the gold calls have been executed."""
+        return cls.from_fields(_changed_fields(sim).items())
+
+    @classmethod
+    def from_fields(cls, values: Iterable[tuple[FieldKey, Any]]) -> GoldReference:
+        """A reference from the ``((module, field), value)`` pairs that :meth:`field_values` gives."""
         fields: dict[FieldKey, _GoldField] = {}
         initial_paths = 0
-        for field, value in _changed_fields(sim).items():
+        for field, value in values:
             initial_paths += len(_initial_field_flat(field))
             fields[field] = _gold_field(field, value)
         return cls(fields=fields, initial_paths=initial_paths)
+
+    def field_values(self) -> list[tuple[FieldKey, Any]]:
+        """``((module, field), value)`` for every field the gold changed (a fresh car's value elsewhere)."""
+        return [(field, gf.value) for field, gf in self.fields.items()]
 
     @classmethod
     def from_calls(cls, calls: Iterable[tuple[str, Any]]) -> GoldReference:

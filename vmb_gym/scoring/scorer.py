@@ -39,6 +39,9 @@ __all__ = [
     "read_predictions",
     "score_final_state",
     "score_task",
+    "state_record_fields",
+    "tool_record_fields",
+    "vehicle_calls",
 ]
 
 #: Call names that are never vehicle calls and never counted in the tool F1 (as upstream).
@@ -74,36 +77,49 @@ class TaskScore:
 
     def to_record(self) -> dict[str, Any]:
         """One ``results.jsonl`` record: ids, counts, every per-task metric, tool scores, differences."""
-        s = self.state
         return {
             "task_id": self.task_id,
             "reasoning_type": self.reasoning_type,
-            "exact_match": s.exact_match,
-            "TP": s.tp,
-            "FP": s.fp,
-            "negative_TP": s.negative_tp,
-            "negative_FP": s.negative_fp,
-            "correctly_changed": s.correctly_changed,
-            "should_change": s.should_change,
-            "should_not_change": s.should_not_change,
-            "change_accuracy": s.change_accuracy,
-            "f1_positive": s.f1_positive,
-            "f1_negative": s.f1_negative,
-            "acc_positive": s.acc_positive,
-            "precision_positive": s.precision_positive,
-            "f1_change": s.f1_change,
-            "acc_negative": s.acc_negative,
-            "precision_change": s.precision_change,
-            "tool_f1": self.tool.f1,
-            "tool_precision": self.tool.precision,
-            "tool_recall": self.tool.recall,
-            "tool_f1_corrected": self.tool_corrected.f1,
-            "tool_precision_corrected": self.tool_corrected.precision,
-            "tool_recall_corrected": self.tool_corrected.recall,
+            **state_record_fields(self.state),
+            **tool_record_fields(self.tool, self.tool_corrected),
             "num_pred_calls": self.num_pred_calls,
             "num_gold_calls": self.num_gold_calls,
-            "differences": list(s.differences),
+            "differences": list(self.state.differences),
         }
+
+
+def state_record_fields(s: StateScore) -> dict[str, Any]:
+    """The state part of a ``results.jsonl`` record (``exact_match`` to ``precision_change``), in order."""
+    return {
+        "exact_match": s.exact_match,
+        "TP": s.tp,
+        "FP": s.fp,
+        "negative_TP": s.negative_tp,
+        "negative_FP": s.negative_fp,
+        "correctly_changed": s.correctly_changed,
+        "should_change": s.should_change,
+        "should_not_change": s.should_not_change,
+        "change_accuracy": s.change_accuracy,
+        "f1_positive": s.f1_positive,
+        "f1_negative": s.f1_negative,
+        "acc_positive": s.acc_positive,
+        "precision_positive": s.precision_positive,
+        "f1_change": s.f1_change,
+        "acc_negative": s.acc_negative,
+        "precision_change": s.precision_change,
+    }
+
+
+def tool_record_fields(tool: ToolScore, corrected: ToolScore) -> dict[str, Any]:
+    """The tool part of a ``results.jsonl`` record (official then corrected precision/recall/F1), in order."""
+    return {
+        "tool_f1": tool.f1,
+        "tool_precision": tool.precision,
+        "tool_recall": tool.recall,
+        "tool_f1_corrected": corrected.f1,
+        "tool_precision_corrected": corrected.precision,
+        "tool_recall_corrected": corrected.recall,
+    }
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -143,7 +159,8 @@ def gold_reference(query: Query) -> GoldReference:
     return _gold_entry(query).reference
 
 
-def _vehicle_calls(calls: Sequence[ToolCall]) -> Sequence[ToolCall]:
+def vehicle_calls(calls: Sequence[ToolCall]) -> Sequence[ToolCall]:
+    """``calls`` without the non-vehicle ones (``list_module_tools``), the same sequence when there are none."""
     for c in calls:
         if c.name in NON_VEHICLE_CALLS:
             return [c for c in calls if c.name not in NON_VEHICLE_CALLS]
@@ -180,7 +197,7 @@ def score_task(query: Query, calls: Sequence[ToolCall]) -> TaskScore:
         The task's state metrics, tool F1 scores and difference lines.
     """
     entry = _gold_entry(query)
-    vehicle = _vehicle_calls(calls)
+    vehicle = vehicle_calls(calls)
     sim = VehicleSimulator()
     for c in vehicle:
         sim.call(c.name, c.arguments, with_state=False)
@@ -196,7 +213,7 @@ def score_final_state(query: Query, pred_sim: VehicleSimulator, calls: Sequence[
         calls: the calls the agent made (for the tool F1 only; they are not executed again).
     """
     entry = _gold_entry(query)
-    return _finish(query, entry, score_against(entry.reference, pred_sim), _vehicle_calls(calls))
+    return _finish(query, entry, score_against(entry.reference, pred_sim), vehicle_calls(calls))
 
 
 # ---------------------------------------------------------------------- predictions files

@@ -1,0 +1,234 @@
+"""Scoring a whole predictions file, as ``vmb score`` does: the records and their JSON lines.
+
+:class:`GoldTask` is the gold side of one task in plain values: its ids, the keys of its gold
+calls, and the record parts of the two predictions whose outcome the gold alone fixes (an exact
+replay of the gold calls, and no vehicle call at all), with the changed gold fields from which
+the full :class:`~vmb_gym.scoring.gold.GoldReference` is rebuilt for any other prediction. Plain
+values can be stored on disk and read back cheaply (:mod:`vmb_gym.scoring.gold_cache`).
+
+:func:`score_tasks` gives, for each task, exactly the record of
+:meth:`~vmb_gym.scoring.scorer.TaskScore.to_record` for ``score_task(query, calls)`` and its
+line exactly as ``json.dumps(record, ensure_ascii=False)`` writes it. A prediction whose vehicle
+calls have the gold's keys (same names, same JSON-typed arguments) reaches the gold state, since
+the simulator is deterministic and reads arguments by name, so its state part is the gold's
+``if_matched`` without running it; this holds only when every gold argument survives a JSON
+round trip unchanged (:func:`json_native`), which is checked once per task.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vmb_gym.scoring.gold import FieldKey, GoldReference, score_against
+from vmb_gym.scoring.scorer import (
+    gold_reference,
+    state_record_fields,
+    tool_record_fields,
+    vehicle_calls,
+)
+from vmb_gym.scoring.state_diff import StateScore
+from vmb_gym.scoring.tool_f1 import (
+    CallKey,
+    ToolScore,
+    multiset_tool_score,
+    official_tool_score,
+    tool_call_key,
+    tool_call_keys,
+)
+from vmb_gym.types import Query, ToolCall
+from vmb_gym.vehicle.simulator import VehicleSimulator
+
+__all__ = ["GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "score_tasks", "state_part", "tool_part"]
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+#: A record's state fields, its difference lines, and the JSON fragments of both.
+StatePart = tuple[dict[str, Any], list[str], str, str]
+#: A record's tool fields and their JSON fragment.
+ToolPart = tuple[dict[str, Any], str]
+
+
+def fragment(mapping: Mapping[str, Any]) -> str:
+    """``json.dumps(mapping, ensure_ascii=False)`` without its braces.
+
+    The dump of a mapping is ``{`` + its items joined by ``", "`` + ``}``, so the fragments of
+    consecutive non-empty parts joined by ``", "`` are the dump of the merged mapping.
+    """
+    return _ENCODE(mapping)[1:-1]
+
+
+def state_part(state: StateScore) -> StatePart:
+    """The state fields and difference lines of a record, with their JSON fragments."""
+    fields = state_record_fields(state)
+    differences = list(state.differences)
+    return fields, differences, fragment(fields), fragment({"differences": differences})
+
+
+def tool_part(tool: ToolScore, corrected: ToolScore) -> ToolPart:
+    """The tool fields of a record, with their JSON fragment."""
+    fields = tool_record_fields(tool, corrected)
+    return fields, fragment(fields)
+
+
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def json_native(value: Any) -> bool:
+    """Whether ``value`` comes back from a JSON round trip as itself, types included.
+
+    True for str, int, bool, None, finite floats, lists of such values and dicts with string
+    keys; False for tuples, sets, NaN, infinities and anything else.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list:
+        return all(map(json_native, value))
+    if kind is dict:
+        return all(type(k) is str for k in value) and all(map(json_native, value.values()))
+    return False
+
+
+class GoldTask:
+    """The gold side of one task in plain values (see the module docstring)."""
+
+    __slots__ = ("task_id", "reasoning_type", "keys", "replayable", "matched", "replay_tool", "empty_tool",
+                 "_untouched", "_field_values", "_reference")
+
+    def __init__(self, task_id: str, reasoning_type: str, keys: tuple[CallKey, ...], replayable: bool,
+                 matched: StatePart, replay_tool: ToolPart, empty_tool: ToolPart,
+                 untouched: StatePart | bytes, field_values: list[tuple[FieldKey, Any]] | bytes,
+                 reference: GoldReference | None = None) -> None:
+        self.task_id = task_id
+        self.reasoning_type = reasoning_type
+        self.keys = keys  #: the official keys of the gold calls
+        self.replayable = replayable  #: an exact replay of the gold keys reaches the gold state
+        self.matched = matched  #: the state part when the prediction reaches exactly the gold state
+        self.replay_tool = replay_tool  #: the tool part of predicted keys equal to the gold keys
+        self.empty_tool = empty_tool  #: the tool part of no predicted vehicle call
+        self._untouched = untouched  # or its marshal bytes, decoded on first use
+        self._field_values = field_values  # or their marshal bytes, decoded on first use
+        self._reference = reference
+
+    @classmethod
+    def from_query(cls, query: Query) -> GoldTask:
+        """Execute the gold of ``query`` (once per query, see :func:`gold_reference`) and reduce it."""
+        reference = gold_reference(query)
+        keys = tool_call_keys(query.gold_calls)
+        replayable = all(type(c.name) is str and type(c.arguments) is dict and json_native(c.arguments)
+                         for c in query.gold_calls)
+        return cls(
+            task_id=query.task_id,
+            reasoning_type=query.reasoning_type,
+            keys=keys,
+            replayable=replayable,
+            matched=state_part(reference.if_matched),
+            replay_tool=tool_part(official_tool_score(keys, keys), multiset_tool_score(keys, keys)),
+            empty_tool=tool_part(official_tool_score((), keys), multiset_tool_score((), keys)),
+            untouched=state_part(reference.if_untouched),
+            field_values=reference.field_values(),
+            reference=reference,
+        )
+
+    def to_plain(self, shared: dict[Any, Any] | None = None) -> tuple[Any, ...]:
+        """The task as a tuple of plain values for ``marshal`` (raises ``ValueError`` when a value is not).
+
+        The parts that only some predictions need (the untouched state part, the changed fields)
+        are marshal bytes, decoded on first use. Parts equal to one already in ``shared`` (keyed by
+        their JSON text) are replaced by that object, so ``marshal`` writes each distinct part once.
+        """
+        shared = {} if shared is None else shared
+        matched = shared.setdefault(("state",) + self.matched[2:], self.matched)
+        replay_tool = shared.setdefault(("tool", self.replay_tool[1]), self.replay_tool)
+        empty_tool = shared.setdefault(("tool", self.empty_tool[1]), self.empty_tool)
+        untouched = self._untouched if type(self._untouched) is bytes else marshal.dumps(self._untouched)
+        fields = self._field_values if type(self._field_values) is bytes else marshal.dumps(self._field_values)
+        return (self.task_id, self.reasoning_type, self.keys, self.replayable, matched, replay_tool, empty_tool,
+                untouched, fields)
+
+    @classmethod
+    def from_plain(cls, data: Sequence[Any]) -> GoldTask:
+        """The task that :meth:`to_plain` gave ``data`` for."""
+        return cls(*data)
+
+    @property
+    def untouched(self) -> StatePart:
+        """The state part when the prediction changes nothing."""
+        if type(self._untouched) is bytes:
+            self._untouched = marshal.loads(self._untouched)
+        return self._untouched  # type: ignore[return-value]
+
+    @property
+    def field_values(self) -> list[tuple[FieldKey, Any]]:
+        """``GoldReference.field_values()`` of the task."""
+        if type(self._field_values) is bytes:
+            self._field_values = marshal.loads(self._field_values)
+        return self._field_values  # type: ignore[return-value]
+
+    @property
+    def reference(self) -> GoldReference:
+        """The full gold reference, rebuilt from the changed fields on first use."""
+        if self._reference is None:
+            self._reference = GoldReference.from_fields(self.field_values)
+        return self._reference
+
+
+def _state(task: GoldTask, calls: Sequence[ToolCall], keys: tuple[CallKey, ...]) -> StatePart:
+    if not calls:
+        return task.untouched
+    if keys == task.keys and task.replayable:
+        return task.matched
+    sim = VehicleSimulator()
+    for c in calls:
+        sim.call(c.name, c.arguments, with_state=False)
+    return state_part(score_against(task.reference, sim))
+
+
+def _tool(task: GoldTask, keys: tuple[CallKey, ...]) -> ToolPart:
+    if keys == task.keys:
+        return task.replay_tool
+    if not keys:
+        return task.empty_tool
+    return tool_part(official_tool_score(keys, task.keys), multiset_tool_score(keys, task.keys))
+
+
+def score_tasks(
+    tasks: Sequence[GoldTask], predictions: Mapping[str, Sequence[ToolCall]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Score every task (no prediction: no calls) and return the records and their JSON lines.
+
+    Args:
+        tasks: the gold side of the tasks, in output order.
+        predictions: ``task_id -> calls``; ``list_module_tools`` calls are skipped, as in
+            :func:`~vmb_gym.scoring.scorer.score_task`.
+
+    Returns:
+        One ``TaskScore.to_record()`` dict per task and one ``json.dumps(record,
+        ensure_ascii=False) + "\\n"`` line per task.
+    """
+    records: list[dict[str, Any]] = []
+    lines: list[str] = []
+    for task in tasks:
+        calls = vehicle_calls(predictions.get(task.task_id, ()))
+        keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
+        state, tool = _state(task, calls, keys), _tool(task, keys)
+        n_pred, n_gold = len(calls), len(task.keys)
+        records.append({
+            "task_id": task.task_id,
+            "reasoning_type": task.reasoning_type,
+            **state[0],
+            **tool[0],
+            "num_pred_calls": n_pred,
+            "num_gold_calls": n_gold,
+            "differences": list(state[1]),
+        })
+        head = fragment({"task_id": task.task_id, "reasoning_type": task.reasoning_type})
+        lines.append(f'{{{head}, {state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, '
+                     f'"num_gold_calls": {n_gold}, {state[3]}}}\n')
+    return records, lines

@@ -1,0 +1,166 @@
+"""The gold side of ``vmb score`` read from the QA files, kept in an on-disk cache that cannot be stale.
+
+A cache file holds the :class:`~vmb_gym.scoring.batch.GoldTask` list of one selection of QA files
+and their gold parser warnings. Its name is the sha256 of everything the list depends on: a
+format number, the Python and orjson versions, the bytes of every source file of
+``vmb_gym/scoring``, ``vmb_gym/vehicle`` and ``vmb_gym/data`` and of ``vmb_gym/types.py``, and,
+for each selected scenario in order, its number and the sha256 of its QA file's bytes. So an
+edited QA file or an edited scorer, simulator or parser gives another name, and the file found
+under a name is always the one built from those bytes (the key is stored inside and checked too).
+
+Files live under ``$VMB_CACHE_DIR/scoring`` or ``~/.cache/vmb_gym/scoring`` (the root of
+:mod:`vmb_gym.memory.cache`), are written through a temporary file and an atomic rename, and
+are ``marshal`` data (plain values only: loading runs no code). An unreadable or malformed file
+is rebuilt, with one warning log line. The history files are never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from vmb_gym.data import data_folder
+from vmb_gym.data.qa_files import gold_files, log_gold_warnings, read_gold_file
+from vmb_gym.scoring.batch import GoldTask
+
+__all__ = ["CACHE_FORMAT", "cache_path", "code_fingerprint", "load_gold_tasks", "scoring_cache_dir"]
+
+logger = logging.getLogger(__name__)
+
+#: Bumped whenever the layout of a cache file changes.
+CACHE_FORMAT = 2
+_PACKAGE = Path(__file__).resolve().parents[1]
+_SOURCE_DIRS = ("scoring", "vehicle", "data")
+_SOURCE_FILES = ("types.py",)
+_FINGERPRINT: list[str] = []
+
+
+def scoring_cache_dir() -> Path:
+    """``$VMB_CACHE_DIR/scoring``, else ``~/.cache/vmb_gym/scoring``."""
+    root = os.environ.get("VMB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "vmb_gym")
+    return Path(root) / "scoring"
+
+
+def code_fingerprint() -> str:
+    """The sha256 of the cache format, the Python and orjson versions and the scoring-related source files.
+
+    Raises:
+        OSError: a source file cannot be read.
+    """
+    if not _FINGERPRINT:
+        h = hashlib.sha256(f"vmb-gold-cache {CACHE_FORMAT}\0{sys.version}\0{orjson.__version__}\0".encode())
+        paths = sorted(p for d in _SOURCE_DIRS for p in (_PACKAGE / d).rglob("*.py"))
+        paths += [_PACKAGE / name for name in _SOURCE_FILES]
+        for path in paths:
+            h.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        _FINGERPRINT.append(h.hexdigest())
+    return _FINGERPRINT[0]
+
+
+def cache_path(selection: Iterable[tuple[int, bytes]]) -> tuple[Path, str]:
+    """The cache file and key of ``(scenario id, QA file bytes)`` pairs, in load order.
+
+    Raises:
+        OSError: a source file of the package cannot be read.
+    """
+    h = hashlib.sha256(code_fingerprint().encode())
+    for scenario_id, data in selection:
+        h.update(f"\0{scenario_id}\0".encode() + hashlib.sha256(data).digest())
+    key = h.hexdigest()
+    return scoring_cache_dir() / f"gold-{key[:40]}.marshal", key
+
+
+def _build(pairs: list[tuple[int, Path]]) -> tuple[list[GoldTask], list[tuple[int, int, str]]]:
+    """Read and execute the gold of each QA file (logging its parser warnings as it goes)."""
+    tasks: list[GoldTask] = []
+    warnings: list[tuple[int, int, str]] = []
+    for position, (scenario_id, qa_path) in enumerate(pairs):
+        queries, found = read_gold_file(qa_path, scenario_id)
+        log_gold_warnings(qa_path, found)
+        warnings.extend((position, number, text) for number, text in found)
+        tasks.extend(GoldTask.from_query(q) for q in queries)
+    return tasks, warnings
+
+
+def _read(path: Path, key: str) -> Any:
+    """The payload stored at ``path`` under ``key``, or ``None`` (missing, or unreadable: logged)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        logger.warning("gold cache %s cannot be read (%s); rebuilding it", path, exc)
+        return None
+    try:
+        stored_key, payload = marshal.loads(data)
+        if stored_key != key:
+            raise ValueError("the key stored inside is another one")
+        tasks, warnings = payload
+        return [GoldTask.from_plain(t) for t in tasks], [(int(p), int(n), str(w)) for p, n, w in warnings]
+    except Exception as exc:  # noqa: BLE001 - any malformed file is rebuilt
+        logger.warning("gold cache %s is unreadable (%s); rebuilding it", path, exc)
+        return None
+
+
+def _write(path: Path, key: str, tasks: list[GoldTask], warnings: list[tuple[int, int, str]]) -> None:
+    """Store the payload atomically; a failure is logged at debug level (the cache is optional)."""
+    try:
+        shared: dict[Any, Any] = {}
+        data = marshal.dumps((key, ([t.to_plain(shared) for t in tasks], warnings)))
+    except ValueError as exc:  # a gold value marshal cannot store: no cache for this selection
+        logger.debug("gold of %s not cached: %s", path, exc)
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        logger.debug("could not write gold cache %s: %s", path, exc)
+
+
+def load_gold_tasks(
+    spec: str | os.PathLike[str] = "default", files: Iterable[int] | None = None, *, use_cache: bool = True
+) -> list[GoldTask]:
+    """The gold side of every task of a scenario set, from its QA files only, cached on disk.
+
+    Same tasks, in the same order, as :func:`vmb_gym.data.load_gold`, with the same gold parser
+    warnings logged (replayed from the cache when it is used).
+
+    Args:
+        spec: ``"default"``, ``"official:DIR"`` or a folder with ``history/`` and ``qa_data/``.
+        files: scenario numbers (all when ``None``).
+        use_cache: read and write the on-disk cache (``False``: build from the QA files only).
+
+    Raises:
+        ConfigError: ``spec`` is empty or malformed.
+        DataError: the folder, a requested scenario or its QA file is missing, or a QA file is malformed.
+    """
+    root = Path(data_folder(spec)).expanduser().resolve()
+    pairs = gold_files(root, files)
+    if not use_cache:
+        return _build(pairs)[0]
+    try:
+        path, key = cache_path((n, qa_path.read_bytes()) for n, qa_path in pairs)
+    except OSError:  # an unreadable QA file (the build says why) or source file (no cache)
+        return _build(pairs)[0]
+    cached = _read(path, key)
+    if cached is not None:
+        tasks, warnings = cached
+        for position, number, text in warnings:
+            log_gold_warnings(pairs[position][1], [(number, text)])
+        return tasks
+    tasks, warnings = _build(pairs)
+    _write(path, key, tasks, warnings)
+    return tasks
