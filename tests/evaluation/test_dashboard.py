@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vmb_gym.cli import main
-from vmb_gym.data import read_history
+from vmb_gym.data import load_gold, read_history
 from vmb_gym.data.embedded import embedded_benchmark_dir
 from vmb_gym.evaluation.dashboard import build_site, make_server
 from vmb_gym.evaluation.dashboard.overview import Table
@@ -128,3 +128,19 @@ def test_serve_gives_the_site_over_http(site: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_stream_run_drill_down_takes_the_request_from_the_data(tmp_path: Path) -> None:
+    run = tmp_path / "stream"
+    assert main(["eval-stream", "--writer", "rules", "--files", "1", "--window-days", "0.5", "--no-progress",
+                 "--out", str(run)]) == 0
+    queries = {q["task_id"]: q for r in _results(run) for q in r["queries"]}
+    build_site([run], tmp_path / "site")
+    gold = {q.task_id: q for q in load_gold("default", [1])}
+    data = _load_js(tmp_path / "site" / "data" / "index.js", b"window.VMB_DATA = ", b";\n")
+    assert [row[0] for row in data["tasks"]] == list(queries)
+    for row in data["tasks"]:
+        payload = _load_js(tmp_path / "site" / "tasks" / f"t{row[4]}.js", b"vmbTask(", b");\n")
+        assert payload["request"] == gold[row[0]].text
+        assert [c["name"] for c in payload["gold_calls"]] == [c.name for c in gold[row[0]].gold_calls]
+        assert payload["runs"][0]["exact_match"] == float(queries[row[0]]["exact_match"])

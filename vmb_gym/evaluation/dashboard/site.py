@@ -31,7 +31,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import FAILURE_LABELS
 from vmb_gym.evaluation.dashboard.charts import PALETTE, esm_by_group_svg, tokens_vs_esm_svg
 from vmb_gym.evaluation.dashboard.overview import Table, attribution_table, by_group_table, run_names, runs_table
-from vmb_gym.evaluation.dashboard.task_detail import HistoryTexts, task_payload, tasks_by_id
+from vmb_gym.evaluation.dashboard.task_detail import HistoryTexts, TaskTexts, request_and_gold, task_payload, tasks_by_id
 from vmb_gym.evaluation.runs import Run, load_runs
 
 __all__ = ["REQUEST_CHARS", "build_site", "js_data", "render_table"]
@@ -71,12 +71,12 @@ def render_table(table: Table, table_id: str) -> str:
             f"<tbody>\n{body}\n</tbody></table></div>")
 
 
-def _index(runs: Sequence[Run], tasks: dict[str, list[Any]]) -> dict[str, Any]:
+def _index(runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -> dict[str, Any]:
     """The task index: filters' choices and one compact row per task (see ``app.js``)."""
     rows, types, modules, labels = [], set(), set(), set()
     for n, (task_id, cells) in enumerate(tasks.items()):
-        first = next(c for c in cells if c is not None)
-        request = str(first.raw.get("request") or first.raw.get("query") or "")
+        first = next((c for c in cells if c is not None and c.modules), None) or next(c for c in cells if c is not None)
+        request = request_and_gold(task_id, cells, runs, texts)[0]
         types.add(first.reasoning_type)
         modules.update(first.modules)
         labels.update(c.failure_label for c in cells if c is not None and c.failure_label)
@@ -102,14 +102,14 @@ def _charts(runs: Sequence[Run], types_table: Table) -> tuple[str, str]:
     return esm_by_group_svg(groups, names, values), tokens_vs_esm_svg(names, tokens, [run.esm for run in runs])
 
 
-def _write_tasks(out: Path, runs: Sequence[Run], tasks: dict[str, list[Any]]) -> None:
+def _write_tasks(out: Path, runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -> None:
     folder = out / "tasks"
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     history = HistoryTexts()
     for n, (task_id, cells) in enumerate(tasks.items()):
-        payload = task_payload(task_id, cells, runs, history)
+        payload = task_payload(task_id, cells, runs, history, texts)
         (folder / f"t{n}.js").write_bytes(b"vmbTask(" + js_data(payload) + b");\n")
 
 
@@ -158,8 +158,9 @@ def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: 
     static = resources.files(__package__).joinpath("static")
     for name in _STATIC:
         (site / "assets" / name).write_bytes(static.joinpath(name).read_bytes())
-    (site / "data" / "index.js").write_bytes(b"window.VMB_DATA = " + js_data(_index(runs, tasks)) + b";\n")
-    _write_tasks(site, runs, tasks)
+    texts = TaskTexts()
+    (site / "data" / "index.js").write_bytes(b"window.VMB_DATA = " + js_data(_index(runs, tasks, texts)) + b";\n")
+    _write_tasks(site, runs, tasks, texts)
     index = site / "index.html"
     index.write_text(_page(runs, title), encoding="utf-8")
     return index

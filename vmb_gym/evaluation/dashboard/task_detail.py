@@ -18,12 +18,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vmb_gym.data import data_folder, read_history
+from vmb_gym.data import data_folder, load_gold, read_history
 from vmb_gym.data.layout import scenario_paths
 from vmb_gym.errors import VmbError
 from vmb_gym.evaluation.runs import Run, TaskRecord
 
-__all__ = ["MAX_LINES", "HistoryTexts", "task_payload", "tasks_by_id"]
+__all__ = ["MAX_LINES", "HistoryTexts", "TaskTexts", "request_and_gold", "task_payload", "tasks_by_id"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,27 @@ class HistoryTexts:
             log.warning("dashboard: no history text for %s scenario %s (%s)", data, scenario_id, exc)
             return {}
         return {ln.line_id: (ln.timestamp.strftime("%Y-%m-%d %H:%M"), ln.speaker, ln.text) for ln in lines}
+
+
+class TaskTexts:
+    """Request text and gold calls of a task, read from a run's data folder (QA files only).
+
+    For runs whose records do not carry them (``vmb eval-stream`` records hold scores only).
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[str, dict[str, tuple[str, list[dict[str, Any]]]]] = {}
+
+    def get(self, data: str, task_id: str) -> tuple[str, list[dict[str, Any]]]:
+        """``(request, gold calls as {name, arguments})``; empty when the data cannot be read."""
+        if data not in self._cache:
+            try:
+                queries = load_gold(data)
+            except VmbError as exc:
+                log.warning("dashboard: no request texts for data %s (%s)", data, exc)
+                queries = []
+            self._cache[data] = {q.task_id: (q.text, [c.to_json() for c in q.gold_calls]) for q in queries}
+        return self._cache[data].get(task_id, ("", []))
 
 
 def tasks_by_id(runs: Sequence[Run]) -> dict[str, list[TaskRecord | None]]:
@@ -144,17 +165,26 @@ def _run_cell(rec: TaskRecord | None, run: Run, history: HistoryTexts) -> dict[s
     }
 
 
+def request_and_gold(task_id: str, cells: Sequence[TaskRecord | None], runs: Sequence[Run],
+                     texts: TaskTexts) -> tuple[str, list[dict[str, Any]]]:
+    """The task's request and gold calls: from the first record carrying them, else from the data."""
+    for rec in cells:
+        if rec is not None and rec.raw.get("request"):
+            return str(rec.raw["request"]), [dict(c) for c in rec.raw.get("gold_calls") or [] if isinstance(c, Mapping)]
+    run = next(r for r, c in zip(runs, cells) if c is not None)
+    return texts.get(run.config.data, task_id)
+
+
 def task_payload(task_id: str, cells: Sequence[TaskRecord | None], runs: Sequence[Run],
-                 history: HistoryTexts) -> dict[str, Any]:
+                 history: HistoryTexts, texts: TaskTexts) -> dict[str, Any]:
     """The drill-down of one task: request, gold calls and one cell per run (see the module doc)."""
-    first = next(c for c in cells if c is not None)
-    gold_calls = [{"name": str(c.get("name")), "arguments": _clip(c.get("arguments") or {})}
-                  for c in first.raw.get("gold_calls") or [] if isinstance(c, Mapping)]
+    first = next((c for c in cells if c is not None and c.modules), None) or next(c for c in cells if c is not None)
+    request, gold = request_and_gold(task_id, cells, runs, texts)
     return {
         "id": task_id,
         "reasoning_type": first.reasoning_type,
         "modules": list(first.modules),
-        "request": str(first.raw.get("request") or first.raw.get("query") or ""),
-        "gold_calls": gold_calls,
+        "request": request,
+        "gold_calls": [{"name": str(c.get("name")), "arguments": _clip(c.get("arguments") or {})} for c in gold],
         "runs": [_run_cell(rec, run, history) for rec, run in zip(cells, runs)],
     }
