@@ -34,6 +34,8 @@ import numpy as np
 from vmb_gym.types import EvidenceEvent, HistoryLine, Query, Scenario
 
 __all__ = [
+    "CONTRACT_SCRIPT",
+    "CONTRACT_T0",
     "ContractError",
     "EnvContractError",
     "FuzzReport",
@@ -299,8 +301,9 @@ def _check_mid_episode_pickle(env: gym.Env, seed: int, steps: int) -> None:
 
 
 # ------------------------------------------------------------------------------------------ memory
-T0 = datetime(2025, 3, 10, 8, 0)
-_SCRIPT = [
+#: Start time and (minute offset, speaker, text) rows of :func:`contract_scenario`'s history.
+CONTRACT_T0 = datetime(2025, 3, 10, 8, 0)
+CONTRACT_SCRIPT = [
     (0, "Gary Allen", "I really love this green instrument panel. It reminds me of the forest."),
     (1, "Justin Martinez", "It does look nice. Calming, actually."),
     (60, "Patricia Garcia", "I prefer the navigation voice to be detailed so I never miss a turn."),
@@ -318,7 +321,7 @@ _SCRIPT = [
 
 def contract_scenario(scenario_id: int = 1) -> Scenario:
     """A small synthetic household (12 lines over 5 days, 2 queries) the memory checker runs on."""
-    lines = tuple(HistoryLine(i + 1, T0 + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(_SCRIPT))
+    lines = tuple(HistoryLine(i + 1, CONTRACT_T0 + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(CONTRACT_SCRIPT))
 
     def query(index: int, text: str, ids: tuple[int, ...]) -> Query:
         events = tuple(EvidenceEvent(lines[i - 1].text, lines[i - 1].timestamp, (i,)) for i in ids)
@@ -375,7 +378,7 @@ def check_memory_module(module: Any, **kwargs: Any) -> None:
 
 def _check_search(make: Callable[[], Any]) -> None:
     sc = contract_scenario(1)
-    other = Scenario(2, ("Zed Quux",), (HistoryLine(1, T0, "Zed Quux", "The sunroof must stay closed, always."),), (), "synthetic")
+    other = Scenario(2, ("Zed Quux",), (HistoryLine(1, CONTRACT_T0, "Zed Quux", "The sunroof must stay closed, always."),), (), "synthetic")
     cut = sc.lines[5].timestamp
     mem = make()
     mem.ingest(other)

@@ -7,24 +7,9 @@ from datetime import datetime, timedelta
 import pytest
 
 from vmb_gym.memory.base import clear_snapshots
+from vmb_gym.testing import CONTRACT_SCRIPT as SCRIPT  # the contract checker's household: one script for both
+from vmb_gym.testing import CONTRACT_T0 as T0
 from vmb_gym.types import EvidenceEvent, HistoryLine, Query, Scenario
-
-T0 = datetime(2025, 3, 10, 8, 0)
-
-SCRIPT = [
-    (0, "Gary Allen", "I really love this green instrument panel. It reminds me of the forest."),
-    (1, "Justin Martinez", "It does look nice. Calming, actually."),
-    (60, "Patricia Garcia", "I prefer the navigation voice to be detailed so I never miss a turn."),
-    (61, "Gary Allen", "Good call, detailed directions help in the city."),
-    (1440, "Patricia Garcia", "Green is too dark for me at night. I prefer white, so I changed the panel to white."),
-    (1441, "Gary Allen", "No problem, I know what you mean about the gauges."),
-    (2880, "Justin Martinez", "It's getting hot. Let's turn on the seat ventilation and set it to level 3."),
-    (2881, "Gary Allen", "The afternoon sun is relentless today."),
-    (4320, "Gary Allen", "I finished the chapter on Egleston's early years."),
-    (4321, "Patricia Garcia", "That pamphlet is going to be great."),
-    (5760, "Patricia Garcia", "I'm tall, so I need the headrest all the way up at 44."),
-    (7200, "Gary Allen", "I'm much shorter. Let me lower the headrest to 3."),
-]
 
 
 def make_lines(script=SCRIPT, start: datetime = T0) -> tuple[HistoryLine, ...]:
