@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "conformance": "conformance",
     "train": "train",
     "eval-stream": "eval_stream",
+    "compare": "compare",
     "dashboard": "dashboard",
     "serve": "serve",
 }
