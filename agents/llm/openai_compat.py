@@ -1,13 +1,21 @@
 """A policy on any OpenAI-compatible chat-completions endpoint, with the official agent loop.
 
-Only the standard library is used (``urllib``): ``POST {base_url}/chat/completions`` with
-``tools`` and ``tool_choice="auto"``, temperature 0 and ``max_tokens`` 8192 by default (the
-official settings, spec §2.2). The API key is read from an environment variable at each request;
-it is never stored on the object, shown in ``repr`` or written into results or error messages.
+Requests go through the official ``openai`` SDK (``pip install 'vmb_gym[llm]'``): ``POST
+{base_url}/chat/completions`` with ``tools`` and ``tool_choice="auto"``, temperature 0 and
+``max_tokens`` 8192 by default (the official settings, spec §2.2). The SDK's conventions hold:
+
+* the endpoint is the ``base_url`` option, else the ``OPENAI_BASE_URL`` environment variable,
+  else ``https://api.openai.com/v1`` (so ``OPENAI_BASE_URL=http://127.0.0.1:8000/v1 vmb eval
+  --policy openai:MODEL ...`` talks to a local server);
+* the key is read from ``OPENAI_API_KEY`` (or the variable ``api_key_env`` names) at each
+  request and sent as ``Authorization: Bearer ...``; without it no ``Authorization`` header is
+  sent (local servers). It is never stored on the object, shown in ``repr`` or written into
+  results or error messages.
 
 Infrastructure failures (connection errors, timeouts, 5xx/429 after ``max_retries`` retries with
-exponential backoff, malformed replies, rejected requests) raise :class:`EndpointError`, so an
-evaluation can record them apart from policy failures.
+exponential backoff ``backoff * 2**attempt``, malformed replies, rejected requests) raise
+:class:`EndpointError`, so an evaluation can record them apart from policy failures. The SDK's
+own retries are off: the retry loop here is the one whose delays are documented.
 """
 
 from __future__ import annotations
@@ -15,10 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -30,7 +35,8 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_BASE_URL", "EndpointError", "EndpointOptions", "OpenAIClient", "OpenAIPolicy", "to_openai_messages"]
+__all__ = ["BASE_URL_ENV", "DEFAULT_BASE_URL", "EndpointError", "EndpointOptions", "OpenAIClient", "OpenAIPolicy",
+           "resolve_base_url", "to_openai_messages"]
 
 #: HTTP statuses worth retrying (overload, rate limit, gateway trouble, request timeout).
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -81,8 +87,15 @@ def to_openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, 
     return out
 
 
-#: The default endpoint root.
+#: The default endpoint root (the SDK's).
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The environment variable the SDK reads the endpoint root from.
+BASE_URL_ENV = "OPENAI_BASE_URL"
+
+
+def resolve_base_url(base_url: str | None = None) -> str:
+    """The endpoint root, as the SDK picks it: ``base_url``, else ``$OPENAI_BASE_URL``, else the default."""
+    return base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,8 @@ class EndpointOptions:
     """How to reach and ask an OpenAI-compatible endpoint (one list for the client and the policy).
 
     Attributes:
-        base_url: endpoint root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is appended).
+        base_url: endpoint root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is appended);
+            None (default): ``$OPENAI_BASE_URL``, else :data:`DEFAULT_BASE_URL`.
         api_key_env: environment variable holding the key (no ``Authorization`` header when unset).
         timeout: seconds per request.
         max_retries: retries after the first attempt for retryable failures.
@@ -100,7 +114,7 @@ class EndpointOptions:
         extra_body: more request fields (e.g. ``{"enable_thinking": False}``).
     """
 
-    base_url: str = DEFAULT_BASE_URL
+    base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = 120.0
     max_retries: int = 3
@@ -110,8 +124,10 @@ class EndpointOptions:
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not self.base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        base_url = resolve_base_url(self.base_url)
+        if not base_url.startswith(("http://", "https://")):
+            where = "" if self.base_url else f" (from ${BASE_URL_ENV})"
+            raise ConfigError(f"base_url must start with http:// or https://, got {base_url!r}{where}")
         if self.timeout <= 0:
             raise ConfigError(f"timeout must be > 0 seconds, got {self.timeout}")
         if not isinstance(self.max_retries, int) or self.max_retries < 0:
@@ -119,7 +135,7 @@ class EndpointOptions:
         if self.backoff < 0:
             raise ConfigError(f"backoff must be >= 0 seconds, got {self.backoff}")
         set_ = object.__setattr__  # frozen: normalise once here
-        set_(self, "base_url", self.base_url.rstrip("/"))
+        set_(self, "base_url", base_url.rstrip("/"))
         for name, kind in (("timeout", float), ("backoff", float), ("temperature", float), ("max_tokens", int)):
             set_(self, name, kind(getattr(self, name)))
         set_(self, "extra_body", dict(self.extra_body or {}))
@@ -145,7 +161,7 @@ class OpenAIClient:
 
     Args:
         model: model name sent in each request.
-        base_url: endpoint root (see :class:`EndpointOptions`).
+        base_url: endpoint root; None (default): ``$OPENAI_BASE_URL``, else :data:`DEFAULT_BASE_URL`.
         **options: the other :class:`EndpointOptions` fields (``api_key_env``, ``timeout``,
             ``max_retries``, ``backoff``, ``temperature``, ``max_tokens``, ``extra_body``).
 
@@ -153,12 +169,30 @@ class OpenAIClient:
         ConfigError: an empty model name, a bad or unknown option.
     """
 
-    def __init__(self, model: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> None:
+    def __init__(self, model: str, base_url: str | None = None, **options: Any) -> None:
         if not model:
             raise ConfigError("model must be a non-empty model name")
         self.model = model
         self.options = EndpointOptions.from_kwargs(base_url=base_url, **options)
         self.requests_made = 0
+        self._sdk: Any = None  # the openai.OpenAI client, built on first use (not pickled)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_sdk"] = None  # an HTTP client does not pickle; a copy builds its own
+        return state
+
+    def _client(self) -> Any:
+        """The SDK client (one per object; thread-safe, so :meth:`OpenAIPolicy.chat_many` shares it)."""
+        if self._sdk is None:
+            try:
+                import openai
+            except ImportError as exc:
+                raise ConfigError(f"the openai package is missing ({exc}); fix: pip install 'vmb_gym[llm]'") from exc
+            # The key goes with each request (see _auth_headers); the client holds a placeholder.
+            self._sdk = openai.OpenAI(api_key="unused", base_url=self.base_url, timeout=self.options.timeout,
+                                      max_retries=0)
+        return self._sdk
 
     @property
     def base_url(self) -> str:
@@ -179,12 +213,12 @@ class OpenAIClient:
         key = os.environ.get(self.api_key_env)
         return text.replace(key, "***") if key else text
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    def _auth_headers(self) -> dict[str, Any]:
+        """The request's ``Authorization`` header: the key read now, or none at all when it is unset."""
+        from openai import Omit
+
         key = os.environ.get(self.api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
+        return {"Authorization": f"Bearer {key}" if key else Omit()}
 
     def request_body(self, messages: Messages, tools: Tools | None) -> dict[str, Any]:
         """The JSON body of one chat-completions request."""
@@ -200,27 +234,27 @@ class OpenAIClient:
         body.update(self.options.extra_body)
         return body
 
-    def _post_once(self, data: bytes) -> tuple[int | None, dict[str, Any] | None, str]:
-        """One request: (status, decoded reply or None, error text)."""
+    def _post_once(self, body: dict[str, Any]) -> tuple[int | None, dict[str, Any] | None, str]:
+        """One request through the SDK: (status, decoded reply or None, error text)."""
+        import openai
+
         self.requests_made += 1
-        req = urllib.request.Request(self.base_url + "/chat/completions", data=data, headers=self._headers(),
-                                     method="POST")
+        client = self._client()
+        known = {k: body[k] for k in ("model", "messages", "temperature", "max_tokens", "tools", "tool_choice")
+                 if k in body}
+        extra = {k: v for k, v in body.items() if k not in known}
         try:
-            with urllib.request.urlopen(req, timeout=self.options.timeout) as resp:  # noqa: S310 - http(s) checked above
-                status = resp.status
-                payload = resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace") if exc.fp is not None else ""
-            return exc.code, None, f"HTTP {exc.code}: {self._scrub(detail)}"
-        except (TimeoutError, socket.timeout):
+            raw = client.chat.completions.with_raw_response.create(
+                **known, extra_body=extra or None, extra_headers=self._auth_headers())
+            status, payload = raw.status_code, raw.http_response.content
+        except openai.APITimeoutError:
             return None, None, f"no reply within {self.options.timeout:g} s"
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                return None, None, f"no reply within {self.options.timeout:g} s"
-            return None, None, f"connection failed: {self._scrub(str(reason))}"
-        except (ConnectionError, OSError) as exc:
-            return None, None, f"connection failed: {type(exc).__name__}: {self._scrub(str(exc))}"
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            return None, None, f"connection failed: {type(cause).__name__}: {self._scrub(str(cause))}"
+        except openai.APIStatusError as exc:
+            detail = exc.response.text[:300] if exc.response is not None else ""
+            return exc.status_code, None, f"HTTP {exc.status_code}: {self._scrub(detail)}"
         try:
             decoded = json.loads(payload)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -236,13 +270,13 @@ class OpenAIClient:
         Raises:
             EndpointError: every attempt failed, or the endpoint rejected the request (4xx).
         """
-        data = json.dumps(self.request_body(messages, tools), ensure_ascii=False).encode("utf-8")
+        body = self.request_body(messages, tools)
         attempts = 0
         status: int | None = None
         error = ""
         for attempt in range(self.options.max_retries + 1):
             attempts += 1
-            status, decoded, error = self._post_once(data)
+            status, decoded, error = self._post_once(body)
             if decoded is not None:
                 return decoded
             retryable = status is None or status in RETRY_STATUSES or 200 <= status < 300
@@ -301,7 +335,7 @@ class OpenAIPolicy(ToolChatPolicy):
 
     Args:
         model: model name sent in each request.
-        base_url: endpoint root (see :class:`EndpointOptions`).
+        base_url: endpoint root; None (default): ``$OPENAI_BASE_URL``, else :data:`DEFAULT_BASE_URL`.
         max_turns: most model turns per episode (official: 10).
         memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
         on_endpoint_error: ``"raise"`` (default: :class:`EndpointError` leaves :meth:`act`) or
@@ -314,7 +348,7 @@ class OpenAIPolicy(ToolChatPolicy):
     def __init__(
         self,
         model: str,
-        base_url: str = DEFAULT_BASE_URL,
+        base_url: str | None = None,
         *,
         max_turns: int = 10,
         memory: Any | None = None,

@@ -261,3 +261,63 @@ def test_endpoint_options_are_one_list_for_client_and_policy() -> None:
     assert (body["temperature"], body["max_tokens"]) == (0.0, 64)
     with pytest.raises(ConfigError, match="unknown endpoint option.*temprature.*accepted: base_url"):
         OpenAIPolicy("m", "http://x", temprature=0.5)
+
+
+def test_openai_base_url_variable_alone_reaches_the_local_server(server, env, monkeypatch, caplog) -> None:
+    """The SDK convention: no base_url anywhere, only OPENAI_BASE_URL and OPENAI_API_KEY in the environment."""
+    import logging
+
+    from agents.factory import make_policy
+
+    url, script = server
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    script.replies = [(200, completion(calls=[("list_module_tools", {"module_name": "seat"})]), 0),
+                      (200, completion(content="done"), 0)]
+    caplog.set_level(logging.DEBUG)  # the SDK's and httpx's debug logs too: the key must not be in them
+    policy = make_policy("openai:test-model", env)
+    assert policy.client.base_url == url and url in repr(policy)
+    ep = run_episode(env, policy, task_id="1_0")
+    assert ep.terminated and len(script.requests) == 2 and script.requests[0]["model"] == "test-model"
+    assert script.headers[0]["Authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in caplog.text and SECRET not in repr(policy)
+    # an explicit base_url still wins over the variable
+    assert OpenAIClient("m", "http://127.0.0.1:9/v1").base_url == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "ftp://nowhere")
+    with pytest.raises(ConfigError, match="from \\$OPENAI_BASE_URL"):
+        OpenAIClient("m")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert OpenAIClient("m").base_url == "https://api.openai.com/v1"
+
+
+def test_no_key_sends_no_authorization_header(server, monkeypatch) -> None:
+    url, script = server
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    script.replies = [(200, completion(content="hi"), 0)]
+    client = OpenAIClient("m", url, max_retries=0)
+    assert client.chat([{"role": "user", "content": "x"}])["content"] == "hi"
+    assert "Authorization" not in script.headers[0]
+    # a used client pickles (Ray and --workers ship policies) and the copy works
+    import pickle
+
+    script.replies = [(200, completion(content="again"), 0)]
+    assert pickle.loads(pickle.dumps(client)).chat([{"role": "user", "content": "x"}])["content"] == "again"
+
+
+def test_vmb_eval_with_openai_base_url(server, monkeypatch, tmp_path) -> None:
+    """`OPENAI_BASE_URL=... vmb eval --policy openai:MODEL`: every request reaches the local server."""
+    from vmb_gym.cli import main
+
+    url, script = server
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    script.replies = [(200, completion(content="nothing to do"), 0)] * 2
+    out = tmp_path / "run"
+    rc = main(["eval", "--policy", "openai:test-model", "--files", "1", "--limit", "2", "--out", str(out),
+               "--no-plots", "--no-progress"])
+    assert rc == 0 and len(script.requests) == 2
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r.get("error_kind") != "infrastructure" for r in records)
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace")
