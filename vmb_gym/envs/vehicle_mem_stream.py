@@ -414,6 +414,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         assert item.as_of is not None
         self._runtime = ToolRuntime(item, self.store, schema=self.schema_flavour, gated=self.gated)
         self._query_steps = 0
+        self._request_calls: list[dict[str, Any]] = []
         self._query_recall = self._recall_at(item)
         info.update({"phase": "query", "time": item.as_of.isoformat(), "task_id": item.task_id,
                      "request": item.text, "as_of": item.as_of.isoformat(), "reasoning_type": item.reasoning_type,
@@ -562,6 +563,9 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         assert runtime is not None
         records, action_error, finished, hits = runtime.run_action_with_hits(action)
         self._query_steps += 1
+        self._request_calls.extend({"name": r["name"], "arguments": r["arguments"]} for r in records
+                                   if str(r.get("name") or "").startswith("carcontrol_")
+                                   and (r.get("result") or {}).get("success", True))
         info: dict[str, Any] = {"action_error": action_error, "calls": records, "phase": "query",
                                 "memory_hits": hits}
         text = render_results(records, dump_results(records), "text")
@@ -576,10 +580,19 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
                 "steps": self._query_steps, "truncated": not finished, **self._query_recall})
             info.update({"query_metrics": metrics, "query_episode": episode, "query_truncated": not finished,
                          "task_id": query.task_id, "reward_components": components})
+            self._learn(query, reward)
             nxt = self._advance(info)
             if nxt:
                 text += "\n\n" + nxt
         return text, reward, info
+
+    def _learn(self, query: Query, reward: float) -> None:
+        """Experience write: a store with an experience layer (``layered``) learns the finished
+        request's vehicle calls and reward, visible to later requests of the timeline."""
+        record = getattr(self.store, "record_experience", None)
+        if callable(record) and query.as_of is not None:
+            record(query.text, query.as_of, list(self._request_calls), reward)
+        self._request_calls = []
 
     # ------------------------------------------------------------------ figures
     def _cited(self) -> set[int]:

@@ -5,13 +5,14 @@ Setting keys are ``module`` or ``module.attribute`` names of the simulator (``se
 phrases come from the simulator itself (module names, API names, allowed values from
 ``API_SPECS``) and from the everyday wording of :mod:`vmb_gym.vehicle.lexicon`
 (:data:`~vmb_gym.vehicle.lexicon.SETTING_SYNONYMS`: "dashboard", "too cold"). This module holds the
-code: :class:`Vocabulary` (compiled phrases), :func:`salience`, :func:`setting_key`.
+code: :class:`Vocabulary` (compiled phrases), :func:`salience`, :func:`setting_key`, and
+:func:`people_in` (who a request names and who speaks in it).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -83,6 +84,50 @@ def setting_key(settings: Iterable[str], strength: dict[str, int] | None = None)
     att = sorted(k for k in s if k in ATTRIBUTES)
     d = max(dev, key=lambda k: (st.get(k, 0), k.count("."), k)) if dev else ""
     return d + ("|" + ",".join(att) if att else "")
+
+
+#: The verb that introduces what a person says in a request.
+SPEECH_VERB = re.compile(
+    r"\b(?:told|tells|said|says|asked|asks|mentioned|complained|muttered|groaned|replied|corrected|explained|"
+    r"noted|added|sighed|shouted|exclaimed|whispered|called out)\b",
+    re.IGNORECASE,
+)
+
+
+def people_in(text: str, speakers: Sequence[str]) -> tuple[set[str], str | None]:
+    """Speakers a request names (full, last or unambiguous first name) and the one who speaks."""
+    low = text.lower()
+    firsts: dict[str, int] = {}
+    lasts: dict[str, int] = {}
+    for sp in speakers:
+        parts = sp.lower().split()
+        if parts:
+            firsts[parts[0]] = firsts.get(parts[0], 0) + 1
+            lasts[parts[-1]] = lasts.get(parts[-1], 0) + 1
+    where: dict[str, list[int]] = {}
+    for sp in speakers:
+        parts = sp.lower().split()
+        if not parts:
+            continue
+        keys = [sp.lower()]
+        if len(parts) > 1 and lasts[parts[-1]] == 1:
+            keys.append(parts[-1])
+        if firsts[parts[0]] == 1:
+            keys.append(parts[0])
+        pos = sorted(m.start() for k in keys for m in re.finditer(r"\b" + re.escape(k) + r"\b", low))
+        if pos:
+            where[sp] = pos
+    speaker = None
+    m = SPEECH_VERB.search(text)
+    if m:  # the subject of the clause that says "told/said/asked ...": its first named person
+        lo = max(text.rfind(sep, 0, m.start()) for sep in (". ", "? ", "! ", ": '", ":'"))
+        inside = {sp: min(i for i in pos if lo < i < m.start()) for sp, pos in where.items()
+                  if any(lo < i < m.start() for i in pos)}
+        if inside:
+            speaker = min(inside, key=lambda sp: inside[sp])
+    if speaker is None and where:  # "He told the car": the person the request is about, named first
+        speaker = min(where, key=lambda sp: where[sp][0])
+    return set(where), speaker
 
 
 def family(setting: str) -> str:

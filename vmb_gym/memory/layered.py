@@ -26,12 +26,19 @@ plain line ranking (RRF); a line a better hit already cites is not repeated. Pol
 a ``setting`` join the matching fact as its newest revision; other writes are searched as plain
 entries. Everything is computed at the search's ``as_of``: revisions later than it do not exist
 yet.
+
+4. **Experiences** -- routines, "the usual" and correction habits distilled from the visible
+   change log at each search (:mod:`vmb_gym.memory.experiences`), the agent's finished requests
+   (:meth:`LayeredMemory.record_experience`, written by ``VehicleMemStream-v0``) and, optionally,
+   an LLM distiller. TriLink's linking, gate and assembly rules, and the layer ablation
+   (``layers=``, names like ``layered:facts+changes``), are in :mod:`vmb_gym.memory.trilink`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -40,7 +47,27 @@ import numpy as np
 
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit
 from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, fuse_rankings, top_indices
-from vmb_gym.memory.extraction import ATTRIBUTES, SPECIAL_SETTINGS, Vocabulary, family, salience, setting_key
+from vmb_gym.memory.experiences import Experience, LLMDistiller, agent_experience, distill_history
+from vmb_gym.memory.extraction import (
+    ATTRIBUTES,
+    SPECIAL_SETTINGS,
+    Vocabulary,
+    family,
+    people_in,
+    salience,
+    setting_key,
+)
+from vmb_gym.memory.llm import ChatBackend
+from vmb_gym.memory.trilink import (
+    LAYERS,
+    ExperienceGate,
+    QueryParse,
+    experience_hit,
+    fact_links,
+    parse_layers,
+    select_experiences,
+)
+from vmb_gym.types import HistoryLine
 
 #: A pause longer than this starts a new session (a new drive/conversation) in the history.
 SESSION_GAP = timedelta(minutes=10)
@@ -53,14 +80,6 @@ _BOILERPLATE = re.compile(
     r"|\b(?:got|gets|get|getting|sat|sitting|was sitting) (?:in|into|in to)(?: the car)?\b|\b(?:told|asked) the car\b",
     re.IGNORECASE,
 )
-#: The verb that introduces what a person says in a request.
-_SPEECH = re.compile(
-    r"\b(?:told|tells|said|says|asked|asks|mentioned|complained|muttered|groaned|replied|corrected|explained|"
-    r"noted|added|sighed|shouted|exclaimed|whispered|called out)\b",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True, slots=True)
 class SettingChange:
     """One utterance about a setting (a row of the change log).
@@ -123,6 +142,10 @@ class LayeredMemory(HybridMemory):
             become a fact revision (chit-chat that merely names a device stays a plain line).
         episode_links: a fact hit also cites (and shows) each revision's episode lines, the
             utterances just before it in the same session.
+        layers: the layers used, any non-empty subset of ``("facts", "experiences", "changes")``
+            (see :mod:`vmb_gym.memory.trilink`); a bad name is a ``ConfigError``.
+        gate: when experiences enter the context (:class:`~vmb_gym.memory.trilink.ExperienceGate`).
+        distiller: an optional chat backend that also distils experiences at ingest, a day at a time.
     """
 
     name: ClassVar[str] = "layered"
@@ -143,7 +166,13 @@ class LayeredMemory(HybridMemory):
         fact_weight: float = 1.08,
         min_salience: float = 1.0,
         episode_links: bool = True,
+        layers: str | Sequence[str] = LAYERS,
+        gate: ExperienceGate | None = None,
+        distiller: ChatBackend | None = None,
     ) -> None:
+        self.layers = parse_layers(layers)
+        self.gate = gate or ExperienceGate()
+        self.distiller = distiller
         self.semantic = semantic
         if semantic:
             super().__init__(embedder, use_disk_cache)
@@ -167,10 +196,16 @@ class LayeredMemory(HybridMemory):
         self.changes: list[SettingChange] = []
         self._session_last: datetime | None = None
         self._episode: list[tuple[int, datetime, SettingChange | None]] = []
+        self.agent_experiences: list[Experience] = []
+        self.llm_experiences: list[Experience] = []
+        self._exp_cache: tuple[Any, list[Experience]] | None = None
+        self._extra: list[MemoryHit] = []
+        self._said: tuple[int, list[datetime], list[str]] | None = None
 
     # ------------------------------------------------------------------ building
     def _config_key(self) -> str:
-        return f"semantic={self.semantic};{self.embedder.model_id if self.embedder else ''}"
+        llm = f";distiller={type(self.distiller).__name__}" if self.distiller is not None else ""
+        return f"semantic={self.semantic};{self.embedder.model_id if self.embedder else ''}{llm}"
 
     def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
         """Forget the change log too."""
@@ -181,12 +216,19 @@ class LayeredMemory(HybridMemory):
         self.changes = []
         self._session_last = None
         self._episode = []
+        self.agent_experiences = []
+        self.llm_experiences = []
+        self._exp_cache = None
 
     def _finish_ingest(self) -> None:
         if self.semantic:
             super()._finish_ingest()
         else:
             self._bm25_index()
+        if self.distiller is not None and "experiences" in self.layers:
+            lines = [HistoryLine(e.line_ids[0], e.timestamp, e.people[0], e.text[len(e.people[0]) + 2:])
+                     for e in self.entries if e.source == "history" and e.line_ids and e.people]
+            self.llm_experiences = LLMDistiller(self.distiller).distill(lines)
 
     def _payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -195,6 +237,7 @@ class LayeredMemory(HybridMemory):
             out["matrix"] = self._dense_index().matrix
         out["changes"] = list(self.changes)
         out["session"] = (self._session_last, list(self._episode))
+        out["llm_experiences"] = list(self.llm_experiences)
         return out
 
     def _load_payload(self, payload: dict[str, Any]) -> None:
@@ -205,6 +248,8 @@ class LayeredMemory(HybridMemory):
         self.changes = list(payload["changes"])
         self._session_last, episode = payload.get("session", (None, []))
         self._episode = list(episode)
+        self.llm_experiences = list(payload.get("llm_experiences", []))
+        self._exp_cache = None
 
     def observe(self, line: Any) -> None:
         """Ingest a line and, when it names a setting, log it as a change (with its episode lines)."""
@@ -302,7 +347,7 @@ class LayeredMemory(HybridMemory):
             if ch.index not in ok or (ch.line_id and ch.salience < self.min_salience):
                 continue
             person = ch.person if self.per_person else "household"
-            key = (person, ch.setting, ch.condition)
+            key = (person, ch.setting, ch.condition) if "facts" in self.layers else (person, str(ch.index), None)
             fact = groups.get(key)
             if fact is None:
                 fact = groups[key] = Fact(f"F{len(groups) + 1}", person, ch.setting, ch.condition)
@@ -328,39 +373,8 @@ class LayeredMemory(HybridMemory):
         return out
 
     def _people_in(self, text: str) -> tuple[set[str], str | None]:
-        """Speakers a request names (full, last or unambiguous first name) and the one who speaks."""
-        low = text.lower()
-        firsts: dict[str, int] = {}
-        lasts: dict[str, int] = {}
-        for sp in self.speakers:
-            parts = sp.lower().split()
-            if parts:
-                firsts[parts[0]] = firsts.get(parts[0], 0) + 1
-                lasts[parts[-1]] = lasts.get(parts[-1], 0) + 1
-        where: dict[str, list[int]] = {}
-        for sp in self.speakers:
-            parts = sp.lower().split()
-            if not parts:
-                continue
-            keys = [sp.lower()]
-            if len(parts) > 1 and lasts[parts[-1]] == 1:
-                keys.append(parts[-1])
-            if firsts[parts[0]] == 1:
-                keys.append(parts[0])
-            pos = sorted(m.start() for k in keys for m in re.finditer(r"\b" + re.escape(k) + r"\b", low))
-            if pos:
-                where[sp] = pos
-        speaker = None
-        m = _SPEECH.search(text)
-        if m:  # the subject of the clause that says "told/said/asked ...": its first named person
-            lo = max(text.rfind(sep, 0, m.start()) for sep in (". ", "? ", "! ", ": '", ":'"))
-            inside = {sp: min(i for i in pos if lo < i < m.start()) for sp, pos in where.items()
-                      if any(lo < i < m.start() for i in pos)}
-            if inside:
-                speaker = min(inside, key=lambda sp: inside[sp])
-        if speaker is None and where:  # "He told the car": the person the request is about, named first
-            speaker = min(where, key=lambda sp: where[sp][0])
-        return set(where), speaker
+        """Speakers a request names and the one who speaks (:func:`~vmb_gym.memory.extraction.people_in`)."""
+        return people_in(text, self.speakers)
 
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
         facts = self.facts(as_of, allowed)
@@ -390,8 +404,21 @@ class LayeredMemory(HybridMemory):
             sal = w["salience"] * max(r.salience for r in f.revisions)
             scored.append((topical + who + sem + sal, n, f))
         scored.sort(key=lambda t: (-t[0], t[1]))
+        if not {"facts", "changes"} & self.layers:
+            scored = []  # neither facts nor the change log: the plain line ranking only
         if self.fuse_lines:
-            return self._fused(text, scored, match, allowed, top_k)
+            hits = self._fused(text, scored, match, allowed, top_k)
+        else:
+            hits = self._facts_then_lines(scored, match, allowed, top_k)
+        if "experiences" in self.layers:  # one parse scores facts and experiences (trilink rule 3)
+            q = QueryParse(text, q_settings | q_hints, frozenset(q_families | h_families), frozenset(named), speaker,
+                           match)
+            self._extra = self._experience_hits(q, facts, hits, as_of)
+        return hits
+
+    def _facts_then_lines(self, scored: list[tuple[float, int, Fact]], match: np.ndarray, allowed: np.ndarray,
+                          top_k: int) -> list[MemoryHit]:
+        """Facts first, then plain lines to fill up (``fuse_lines=False``)."""
         hits = [self._fact_hit(f, s, match) for s, _, f in scored[:top_k]]
         if len(hits) < top_k:  # fall back to plain lines (policy notes, chit-chat) after the facts
             cited = {i for h in hits for i in h.line_ids}
@@ -444,6 +471,8 @@ class LayeredMemory(HybridMemory):
 
     def _fact_hit(self, f: Fact, score: float, match: np.ndarray | None = None) -> MemoryHit:
         revs = f.revisions[::-1]
+        if "changes" not in self.layers:
+            revs = revs[:1]  # no change log: the active revision without its diff chain
         if len(revs) > self.max_revisions:
             # the active revision, then the earlier ones that best match the request (newest on ties)
             keep = {0}
@@ -482,8 +511,69 @@ class LayeredMemory(HybridMemory):
         )
 
     def render_hit(self, hit: MemoryHit) -> str:
-        """Facts render as their text (revisions carry their own times)."""
-        return hit.text if hit.layer == "fact" else hit.render()
+        """Facts and experiences render as their text (revisions carry their own times)."""
+        return hit.text if hit.layer in ("fact", "experience") else hit.render()
+
+    # ------------------------------------------------------------------ experiences
+    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+        """The ``top_k`` fact/line hits, then the experiences that pass the gate (trilink rule 6)."""
+        self._extra = []
+        hits = super().search(text, as_of, top_k, person)
+        extra, self._extra = self._extra, []
+        return hits + self._check(extra, as_of)
+
+    def experiences(self, as_of: datetime, facts: Sequence[Fact] | None = None) -> list[Experience]:
+        """Experiences at ``as_of``: distilled from the visible change log, then LLM and agent ones
+        stamped at or before it (trilink rule 7)."""
+        if "experiences" not in self.layers:
+            return []
+        if facts is None:
+            facts = self.facts(as_of)
+        rows = [r for f in facts for r in f.revisions if r.line_id]
+        key = (as_of, tuple(sorted(r.index for r in rows)))
+        if self._exp_cache is not None and self._exp_cache[0] == key:
+            history = self._exp_cache[1]
+        else:
+            history = distill_history(rows, gap=SESSION_GAP,
+                                      speakers_of=lambda a, b: self._speakers_between(a, min(b + EPISODE_SPAN, as_of)))
+            self._exp_cache = (key, history)
+        later = [e for e in (*self.llm_experiences, *self.agent_experiences) if e.timestamp <= as_of]
+        return [*history, *later]
+
+    def _speakers_between(self, start: datetime, end: datetime) -> list[str]:
+        """Speakers of history lines said from just before ``start`` up to ``end`` (first seen first;
+        ``experiences`` passes an ``end`` no later than ``as_of``)."""
+        if self._said is None or self._said[0] != len(self.entries):
+            said = sorted((e.timestamp, e.people[0]) for e in self.entries if e.source == "history" and e.people)
+            self._said = (len(self.entries), [t for t, _ in said], [p for _, p in said])
+        _, times, people = self._said
+        lo, hi = bisect_left(times, start - EPISODE_SPAN), bisect_right(times, end)
+        return list(dict.fromkeys(people[lo:hi]))
+
+    def _experience_hits(self, q: QueryParse, facts: list[Fact], hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]:
+        exps = self.experiences(as_of, facts)
+        if not exps:
+            return []
+        links = fact_links(facts, exps)
+        fid_of = {(f.fact_id if f.active.line_id else self.entries[f.active.index].entry_id): f.fact_id for f in facts}
+        hit_ids = [fid_of[h.entry_id] for h in hits if h.layer == "fact" and h.entry_id in fid_of]
+        entry_of_line = {lid: self._by_id[f"L{lid}"] for e in exps for lid in e.line_ids if f"L{lid}" in self._by_id}
+        chosen = select_experiences(exps, hit_ids, links, q, entry_of_line, self.gate)
+        return [experience_hit(e, rel) for e, rel in chosen]
+
+    def record_experience(self, request: str, when: datetime, calls: Sequence[Mapping[str, Any]],
+                          reward: float) -> str | None:
+        """Learn from a finished request: its vehicle calls and reward become an agent experience
+        visible from ``when`` on (``VehicleMemStream-v0`` calls this). Returns its id, or ``None``
+        without the experience layer or calls."""
+        if "experiences" not in self.layers or not calls:
+            return None
+        _, speaker = self._people_in(request)
+        settings = frozenset().union(*(self.vocab.settings(str(c.get("name", "")).replace("_", " ")) for c in calls))
+        e = agent_experience(f"A{len(self.agent_experiences) + 1}", speaker or "household", request, calls, reward,
+                             when, settings)
+        self.agent_experiences.append(e)
+        return e.exp_id
 
 
-__all__ = ["SUPERSEDED", "Fact", "LayeredMemory", "SettingChange"]
+__all__ = ["LAYERS", "SUPERSEDED", "Fact", "LayeredMemory", "SettingChange"]

@@ -39,6 +39,9 @@ _BUILTIN: dict[str, str] = {
     "mem0": "vmb_gym.memory.thirdparty:Mem0Memory",
     "hymemory": "vmb_gym.memory.hymemory:HyMemoryMemory",
 }
+#: Built-ins with named variants ``NAME:SPEC``: name -> "module:function" turning SPEC into kwargs
+#: (``layered:facts+changes`` is the layered memory with ``layers=("facts", "changes")``).
+_VARIANTS: dict[str, str] = {"layered": "vmb_gym.memory.trilink:parse_variant"}
 _entry_points_loaded = False
 
 
@@ -85,6 +88,10 @@ def list_memories() -> list[str]:
 def make_memory(name: str, **kwargs: Any) -> MemoryModule:
     """Build the memory module called ``name`` with ``kwargs``.
 
+    ``NAME:SPEC`` builds a variant of a built-in that has them: ``layered:facts+changes`` is
+    ``make_memory("layered", layers=("facts", "changes"))`` (any non-empty ``+``-joined subset of
+    ``facts``, ``experiences``, ``changes``).
+
     Raises:
         UnknownMemoryError: when ``name`` is not registered (the message lists the known names).
     """
@@ -94,6 +101,10 @@ def make_memory(name: str, **kwargs: Any) -> MemoryModule:
     if name in _BUILTIN:
         mod_name, attr = _BUILTIN[name].split(":")
         return getattr(importlib.import_module(mod_name), attr)(**kwargs)
+    base, sep, spec = name.partition(":")
+    if sep and base in _VARIANTS:
+        mod_name, attr = _VARIANTS[base].split(":")
+        return make_memory(base, **{**getattr(importlib.import_module(mod_name), attr)(spec), **kwargs})
     raise UnknownMemoryError(
         f"unknown memory module {name!r}; known: {', '.join(list_memories())}. "
         f"Register one with register_memory() or the {ENTRY_POINT_GROUP!r} entry-point group."
