@@ -20,7 +20,39 @@ from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
 from vmb_gym.wrappers.features import Featurizer, featurizer_from_config
 
 
-class SB3Policy:
+class CataloguePolicy:
+    """A policy that picks catalogue entries: it keeps the episode's text and decodes its choice.
+
+    Subclasses implement :meth:`choose` (an allowed index of the catalogue's mask); ``reset`` and
+    ``act`` keep an :class:`EpisodeText` from the observations and ``info`` the policy is shown,
+    as the training wrappers do.
+    """
+
+    def __init__(self, catalogue: Catalogue, memory_search: bool | None) -> None:
+        self.catalogue = catalogue
+        self.memory_search = memory_search
+        self.episode = EpisodeText()
+        self._fresh = True
+
+    def reset(self, observation: str, info: dict[str, Any]) -> None:
+        """Start a new episode from the reset observation and info."""
+        self.episode.on_reset(observation, info)
+        self._fresh = True
+
+    def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
+        """The call of the chosen catalogue entry for the current state."""
+        if not self._fresh:
+            self.episode.on_step(observation, info)
+        self._fresh = False
+        mask = self.catalogue.mask(self.episode, memory_search=self.memory_search)
+        return self.catalogue.decode(self.choose(mask), self.episode)
+
+    def choose(self, mask: np.ndarray) -> int:
+        """The index of the entry to call, among those ``mask`` allows."""
+        raise NotImplementedError
+
+
+class SB3Policy(CataloguePolicy):
     """A trained SB3 model over the flat call catalogue (the Policy protocol).
 
     It keeps its own :class:`EpisodeText` from the observations and ``info`` it is shown, and
@@ -36,14 +68,11 @@ class SB3Policy:
 
     def __init__(self, model: Any, catalogue: Catalogue, featurizer: Featurizer, *, deterministic: bool = True,
                  memory_search: bool | None = None) -> None:
+        super().__init__(catalogue, memory_search)
         self.model = model
-        self.catalogue = catalogue
         self.featurizer = featurizer
         self.deterministic = deterministic
-        self.memory_search = memory_search
         self.masked = type(model).__name__ == "MaskablePPO"
-        self.episode = EpisodeText()
-        self._fresh = True
 
     @staticmethod
     def checkpoint_meta(catalogue: Catalogue, featurizer: Featurizer) -> dict[str, Any]:
@@ -76,20 +105,11 @@ class SB3Policy:
             memory_search = bool(getattr(getattr(env.unwrapped, "memory", None), "provides_search", False))
         return cls(model, catalogue, featurizer, deterministic=deterministic, memory_search=memory_search)
 
-    def reset(self, observation: str, info: dict[str, Any]) -> None:
-        """Start a new episode from the reset observation and info."""
-        self.episode.on_reset(observation, info)
-        self._fresh = True
-
-    def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
-        """The call of the model's action for the current state."""
-        if not self._fresh:
-            self.episode.on_step(observation, info)
-        self._fresh = False
+    def choose(self, mask: np.ndarray) -> int:
+        """The model's action for the current state (masked for MaskablePPO)."""
         features = self.featurizer(self.episode)
-        mask = self.catalogue.mask(self.episode, memory_search=self.memory_search)
         if self.masked:
             action, _ = self.model.predict(features, deterministic=self.deterministic, action_masks=mask)
         else:
             action, _ = self.model.predict(features, deterministic=self.deterministic)
-        return self.catalogue.decode(int(np.asarray(action).item()), self.episode)
+        return int(np.asarray(action).item())

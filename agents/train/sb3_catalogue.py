@@ -27,6 +27,7 @@ import numpy as np
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.baselines import NoopPolicy
 from agents.sb3.catalogue_policy import SB3Policy
+from agents.sb3.catalogue_policy import CataloguePolicy
 from agents.sb3.checkpoint import algo_class, save_checkpoint
 from agents.train.common import (
     SB3Args,
@@ -39,7 +40,7 @@ from agents.train.common import (
 )
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
-from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
+from vmb_gym.wrappers.catalogue import Catalogue
 from vmb_gym.wrappers.features import make_featurizer
 from vmb_gym.wrappers.sb3 import make_sb3_env
 
@@ -66,27 +67,16 @@ def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogu
     return thunk
 
 
-class RandomCataloguePolicy:
+class RandomCataloguePolicy(CataloguePolicy):
     """Uniformly random allowed catalogue entries (finish included): the random baseline."""
 
     def __init__(self, catalogue: Catalogue, seed: int, memory_search: bool) -> None:
-        self.catalogue, self.memory_search = catalogue, memory_search
+        super().__init__(catalogue, memory_search)
         self.rng = np.random.default_rng(seed)
-        self.episode = EpisodeText()
-        self._fresh = True
 
-    def reset(self, observation: str, info: dict[str, Any]) -> None:
-        """Start an episode."""
-        self.episode.on_reset(observation, info)
-        self._fresh = True
-
-    def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
-        """A random allowed catalogue call."""
-        if not self._fresh:
-            self.episode.on_step(observation, info)
-        self._fresh = False
-        allowed = np.flatnonzero(self.catalogue.mask(self.episode, memory_search=self.memory_search))
-        return self.catalogue.decode(int(self.rng.choice(allowed)), self.episode)
+    def choose(self, mask: np.ndarray) -> int:
+        """A random allowed entry."""
+        return int(self.rng.choice(np.flatnonzero(mask)))
 
 
 def main(args: Args) -> dict[str, Any]:
