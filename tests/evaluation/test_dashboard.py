@@ -12,9 +12,11 @@ import pytest
 from vmb_gym.cli import main
 from vmb_gym.data import load_gold, read_history
 from vmb_gym.data.embedded import embedded_benchmark_dir
+from vmb_gym.evaluation.compare import compare_runs
 from vmb_gym.evaluation.dashboard import build_site, make_server
 from vmb_gym.evaluation.dashboard.overview import Table
 from vmb_gym.evaluation.dashboard.site import js_data, render_table
+from vmb_gym.evaluation.runs import load_runs
 
 LIMIT = 8
 
@@ -73,6 +75,12 @@ def test_runs_table_shows_each_runs_metric_json(site: Path, runs: list[Path]) ->
         row = next(line for line in html.splitlines() if f"<td>{run.name}</td>" in line)
         assert all(f'<td class="num">{c}</td>' in row for c in cells), (row, cells)
     assert "<svg" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")  # no CDN
+    # the paired difference of vmb compare (rules - oracle, the first run), with its interval and sign test
+    (pair,) = compare_runs(load_runs(runs)).paired
+    esm = pair["exact_match"]
+    row = next(line for line in html.splitlines() if line.startswith("<tr><td>rules-bm25</td><td>oracle-bm25</td>"))
+    assert f"<td>{esm['mean']:+.3f}</td><td>[{esm['ci_low']:+.3f}, {esm['ci_high']:+.3f}]</td>" in row
+    assert f"<td>{esm['p_sign']:.3g}</td>" in row
 
 
 def test_detail_marks_gold_lines_and_carries_history_text_calls_and_differences(site: Path, runs: list[Path]) -> None:

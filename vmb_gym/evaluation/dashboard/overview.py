@@ -1,28 +1,32 @@
-"""The dashboard's comparison of runs: one row per run, ESM by reasoning type and by module.
+"""The dashboard's comparison of runs: the tables of ``vmb compare``, ready to render.
 
-The figures come from each run's ``metric.json`` where it has them (the numbers ``vmb eval``
-printed and ``vmb compare`` shows) and from the run's records otherwise (runs not yet
-summarised, stream runs). Every value is a plain number or string; the site escapes them.
+Every figure comes from :func:`vmb_gym.evaluation.compare.compare_runs`, so the dashboard shows
+the numbers ``vmb compare`` prints: one row per run, ESM by reasoning type and by module, the
+paired differences against a reference run (bootstrap interval, sign test) and the
+failure-attribution split. Runs are named by their directory (unique within the dashboard).
+Every value is a plain number or string; the site escapes them.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vmb_gym.evaluation.attribution import FAILURE_LABELS
+from vmb_gym.evaluation.compare import Comparison
 from vmb_gym.evaluation.runs import Run
 
-__all__ = ["COLUMNS", "Table", "attribution_table", "by_group_table", "run_names", "runs_table"]
+__all__ = ["COLUMNS", "Table", "attribution_table", "by_group_table", "paired_table", "run_names", "runs_table"]
 
-#: Columns of the run table: (heading, kind), kind ``"text"``, ``"int"``, ``"rate"`` (3 decimals) or ``"num"`` (1 to 3 decimals).
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("run", "text"), ("policy", "text"), ("memory", "text"), ("data", "text"), ("tasks", "int"),
-    ("ESM", "rate"), ("value F1", "rate"), ("field F1", "rate"), ("tool F1", "rate"),
-    ("MemoryScore", "rate"), ("memory tokens", "num"), ("searches", "num"), ("s / episode", "num"),
-    ("pass^k", "rate"),
+#: Run-table columns: (heading, key in a ``vmb compare`` row, kind); kind ``"text"``, ``"int"``,
+#: ``"rate"`` (3 decimals) or ``"num"`` (1 decimal from 10 up, else 3).
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("policy", "policy", "text"), ("memory", "memory", "text"), ("data", "data", "text"),
+    ("tasks", "tasks", "int"), ("ESM", "esm", "rate"), ("value F1", "value_f1", "rate"),
+    ("field F1", "field_f1", "rate"), ("tool F1", "tool_f1", "rate"), ("MemoryScore", "memory_score", "rate"),
+    ("memory tokens", "memory_tokens", "num"), ("searches", "searches", "num"),
+    ("s / episode", "seconds_per_episode", "num"),
 )
 
 
@@ -42,73 +46,60 @@ def run_names(runs: Sequence[Run]) -> list[str]:
     return [f"{run.path.parent.name}/{n}" if counts[n] > 1 else n for n, run in zip(names, runs)]
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return sum(vals) / len(vals) if vals else None
+def runs_table(cmp: Comparison, names: Sequence[str]) -> Table:
+    """One row per run (see :data:`COLUMNS`), then pass^k where some run has several trials."""
+    heads = ["run", *(h for h, _, _ in COLUMNS)]
+    kinds = ["text", *(k for _, _, k in COLUMNS)]
+    k = max((int(r.get("k") or 1) for r in cmp.rows), default=1)
+    if k > 1:
+        heads.append(f"pass^{k}")
+        kinds.append("rate")
+    rows = []
+    for name, row in zip(names, cmp.rows):
+        cells = [name, *(row.get(key) for _, key, _ in COLUMNS)]
+        if k > 1:
+            cells.append(row.get("pass_k") if int(row.get("k") or 1) == k else None)
+        rows.append(tuple(cells))
+    return Table(tuple(heads), tuple(kinds), tuple(rows))
 
 
-def _metric(run: Run, key: str, fallback: float | None) -> float | None:
-    value = run.metric.get(key)
-    return float(value) if isinstance(value, (int, float)) else fallback
-
-
-def _pass_k(run: Run) -> float | None:
-    keys = sorted((k for k in run.metric if k.startswith("pass^")), key=lambda k: int(k[5:]))
-    return _metric(run, keys[-1], None) if keys else None
-
-
-def _run_row(name: str, run: Run) -> tuple[Any, ...]:
-    scored = run.scored()
-    return (
-        name, run.config.policy, run.config.memory, run.config.data, len(run.task_ids()),
-        run.esm,
-        _metric(run, "state_f1_change", _mean([t.f1_change for t in scored])),
-        _metric(run, "state_f1_positive", _mean([t.f1_positive for t in scored])),
-        _metric(run, "tool_f1", _mean([t.tool_f1 for t in scored])),
-        _metric(run, "memory_score", None),
-        _metric(run, "avg_memory_tokens", _mean([t.memory_tokens for t in scored])),
-        _metric(run, "avg_memory_searches", _mean([t.memory_searches for t in scored])),
-        _mean([t.seconds for t in scored]),
-        _pass_k(run),
-    )
-
-
-def runs_table(runs: Sequence[Run]) -> Table:
-    """One row per run (see :data:`COLUMNS`)."""
-    names = run_names(runs)
-    return Table(tuple(h for h, _ in COLUMNS), tuple(k for _, k in COLUMNS),
-                 tuple(_run_row(n, r) for n, r in zip(names, runs)))
-
-
-def _group_esm(run: Run, key: str) -> dict[str, tuple[int, float]]:
-    groups: dict[str, list[float]] = defaultdict(list)
-    for t in run.scored():
-        names = [t.reasoning_type] if key == "reasoning_type" else list(t.modules) or ["(no change)"]
-        for name in names:
-            groups[name].append(t.exact_match)
-    return {g: (len(v), sum(v) / len(v)) for g, v in groups.items()}
-
-
-def by_group_table(runs: Sequence[Run], key: str) -> Table:
+def by_group_table(cmp: Comparison, names: Sequence[str], key: str) -> Table:
     """ESM per reasoning type (``key="reasoning_type"``) or per gold module (``key="module"``).
 
-    A cell is the mean ESM over the run's scored episodes of that group; the ``n`` column is the
-    largest episode count of the group over the runs.
+    The ``n`` column is the largest episode count of the group over the runs.
     """
-    per_run = [_group_esm(r, key) for r in runs]
-    groups = sorted({g for d in per_run for g in d})
-    rows = []
-    for g in groups:
-        n = max((d[g][0] for d in per_run if g in d), default=0)
-        rows.append((g, n, *[d[g][1] if g in d else None for d in per_run]))
+    groups: Mapping[str, list[dict[str, Any]]] = cmp.by_reasoning_type if key == "reasoning_type" else cmp.by_module
+    rows = tuple((g, max(c["n"] for c in cells), *[c["esm"] for c in cells]) for g, cells in groups.items())
     heading = "reasoning type" if key == "reasoning_type" else "module"
-    return Table((heading, "n", *run_names(runs)), ("text", "int", *["rate"] * len(runs)), tuple(rows))
+    return Table((heading, "n", *names), ("text", "int", *["rate"] * len(names)), rows)
 
 
-def attribution_table(runs: Sequence[Run]) -> Table:
-    """Failed episodes per primary failure label (rows) and run (columns)."""
-    counts = [Counter(t.failure_label for t in r.scored() if t.failure_label) for r in runs]
-    labels = [lb for lb in FAILURE_LABELS if any(c[lb] for c in counts)]
-    labels += sorted({lb for c in counts for lb in c if lb not in FAILURE_LABELS})
-    rows = tuple((lb, *[c[lb] for c in counts]) for lb in labels)
-    return Table(("failure label", *run_names(runs)), ("text", *["int"] * len(runs)), rows)
+def attribution_table(cmp: Comparison, names: Sequence[str]) -> Table:
+    """Episodes per primary failure label (rows, labels no run has left out) and run; successes last."""
+    rows = tuple((label, *counts) for label, counts in cmp.failures.items()
+                 if label != "success" and any(counts))
+    success = cmp.failures.get("success")
+    if success is not None:
+        rows += (("(exact match)", *success),)
+    return Table(("failure label", *names), ("text", *["int"] * len(names)), rows)
+
+
+def _interval(d: Mapping[str, Any]) -> str:
+    return f"[{d['ci_low']:+.3f}, {d['ci_high']:+.3f}]"
+
+
+def paired_table(cmp: Comparison, names: Sequence[str]) -> Table:
+    """Paired differences (run - reference) on the same tasks: ESM with its 95% interval and sign test, value F1."""
+    by_name = dict(zip(cmp.names, names))
+    rows = []
+    for p in cmp.paired:
+        esm, f1 = p["exact_match"], p["f1_change"]
+        rows.append((by_name.get(p["run"], p["run"]), by_name.get(p["reference"], p["reference"]), esm["tasks"],
+                     f"{esm['mean']:+.3f}", _interval(esm), f"{esm['wins']}/{esm['losses']}/{esm['ties']}",
+                     f"{esm['p_sign']:.3g}", f"{f1['mean']:+.3f}", _interval(f1)))
+    for r in cmp.refused:
+        rows.append((by_name.get(r["run"], r["run"]), by_name.get(r["reference"], r["reference"]), None,
+                     "refused", r["reason"], "", "", "", ""))
+    return Table(("run", "reference", "tasks", "ΔESM", "95% interval", "wins/losses/ties", "sign test p",
+                  "Δ value F1", "95% interval"),
+                 ("text", "text", "int", "text", "text", "text", "text", "text", "text"), tuple(rows))

@@ -30,7 +30,15 @@ import orjson
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import FAILURE_LABELS
 from vmb_gym.evaluation.dashboard.charts import PALETTE, esm_by_group_svg, tokens_vs_esm_svg
-from vmb_gym.evaluation.dashboard.overview import Table, attribution_table, by_group_table, run_names, runs_table
+from vmb_gym.evaluation.compare import Comparison, compare_runs
+from vmb_gym.evaluation.dashboard.overview import (
+    Table,
+    attribution_table,
+    by_group_table,
+    paired_table,
+    run_names,
+    runs_table,
+)
 from vmb_gym.evaluation.dashboard.task_detail import HistoryTexts, TaskTexts, request_and_gold, task_payload, tasks_by_id
 from vmb_gym.evaluation.runs import Run, load_runs
 
@@ -93,13 +101,12 @@ def _index(runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -
     }
 
 
-def _charts(runs: Sequence[Run], types_table: Table) -> tuple[str, str]:
-    names = run_names(runs)
-    groups = [row[0] for row in types_table.rows]
-    values = [list(row[2:]) for row in types_table.rows]
-    rows = runs_table(runs).rows
-    tokens = [row[10] for row in rows]
-    return esm_by_group_svg(groups, names, values), tokens_vs_esm_svg(names, tokens, [run.esm for run in runs])
+def _charts(cmp: Comparison, names: Sequence[str]) -> tuple[str, str]:
+    groups = list(cmp.by_reasoning_type)
+    values = [[c["esm"] for c in cells] for cells in cmp.by_reasoning_type.values()]
+    tokens = [row.get("memory_tokens") for row in cmp.rows]
+    esm = [float(row.get("esm") or 0.0) for row in cmp.rows]
+    return esm_by_group_svg(groups, names, values), tokens_vs_esm_svg(names, tokens, esm)
 
 
 def _write_tasks(out: Path, runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -> None:
@@ -113,35 +120,43 @@ def _write_tasks(out: Path, runs: Sequence[Run], tasks: dict[str, list[Any]], te
         (folder / f"t{n}.js").write_bytes(b"vmbTask(" + js_data(payload) + b");\n")
 
 
-def _page(runs: Sequence[Run], title: str) -> str:
-    types_table = by_group_table(runs, "reasoning_type")
-    chart_types, chart_tokens = _charts(runs, types_table)
+def _page(runs: Sequence[Run], cmp: Comparison, title: str) -> str:
+    names = run_names(runs)
+    chart_types, chart_tokens = _charts(cmp, names)
     template = string.Template(resources.files(__package__).joinpath("static/index.html").read_text("utf-8"))
     data = sorted({r.config.data for r in runs})
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    against = list(cmp.settings.get("against") or [])
+    reference = ", ".join(against) if against != ["1"] else f"the first run ({names[0]})"
     return template.substitute(
         title=escape(title),
         subtitle=escape(f"{len(runs)} run(s) on {', '.join(data)}"),
-        runs_table=render_table(runs_table(runs), "runs"),
+        runs_table=render_table(runs_table(cmp, names), "runs"),
+        paired_note=escape(f"run - reference on the same tasks; reference: {reference}; "
+                           f"{cmp.settings.get('resamples', 0):,} bootstrap resamples, exact sign test"),
+        paired_table=render_table(paired_table(cmp, names), "paired"),
         chart_types=chart_types, chart_tokens=chart_tokens,
-        types_table=render_table(types_table, "by-type"),
-        labels_table=render_table(attribution_table(runs), "by-label"),
-        modules_table=render_table(by_group_table(runs, "module"), "by-module"),
+        types_table=render_table(by_group_table(cmp, names, "reasoning_type"), "by-type"),
+        labels_table=render_table(attribution_table(cmp, names), "by-label"),
+        modules_table=render_table(by_group_table(cmp, names, "module"), "by-module"),
         footer=escape(f"made by vmb dashboard on {stamp} from: " + ", ".join(str(r.path) for r in runs)),
     )
 
 
 def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: str | os.PathLike[str], *,
-               title: str = "vmb_gym runs") -> Path:
+               title: str = "vmb_gym runs", against: Sequence[str] = (), resamples: int = 10_000) -> Path:
     """Write the dashboard of some runs into ``out``; returns the path of ``index.html``.
 
     Args:
         run_dirs: run directories (``vmb eval`` or ``vmb eval-stream`` outputs) or loaded runs.
         out: the site folder (created; its ``tasks/`` sub-folder is rewritten, nothing else removed).
         title: the page title.
+        against: the reference runs of the paired differences, as ``vmb compare --against``
+            takes them (default: the first run).
+        resamples: bootstrap resamples of the paired intervals.
 
     Raises:
-        ConfigError: no run given, or no scored task in any run.
+        ConfigError: no run given, no scored task in any run, or ``against`` names no run.
         DataError: a directory is not a run (see :func:`vmb_gym.evaluation.runs.load_run`).
     """
     items = list(run_dirs)
@@ -152,6 +167,7 @@ def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: 
     if not tasks:
         raise ConfigError(f"expected scored tasks in the runs, found none in {', '.join(str(r.path) for r in runs)}; "
                           "run vmb eval first")
+    cmp = compare_runs(runs, against=against, resamples=resamples)
     site = Path(out)
     (site / "assets").mkdir(parents=True, exist_ok=True)
     (site / "data").mkdir(exist_ok=True)
@@ -162,5 +178,5 @@ def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: 
     (site / "data" / "index.js").write_bytes(b"window.VMB_DATA = " + js_data(_index(runs, tasks, texts)) + b";\n")
     _write_tasks(site, runs, tasks, texts)
     index = site / "index.html"
-    index.write_text(_page(runs, title), encoding="utf-8")
+    index.write_text(_page(runs, cmp, title), encoding="utf-8")
     return index
