@@ -219,3 +219,11 @@ def test_stream_env_writes_agent_experiences():
         assert e.steps[0].setting == "carcontrol_seat_set_heating_level"
     bm25 = gym.make("VehicleMemStream-v0", data="default", files=[1], window_days=1)  # a store without experiences
     bm25.reset(seed=0)
+
+
+def test_routine_said_in_one_utterance_has_a_step_per_clause():
+    script = [(NIGHT, GARY, "Set the seat heating to level 2. Same routine: ambient light color blue.")]
+    mem = LayeredMemory(semantic=False)
+    mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
+    (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]
+    assert [s.value for s in r.steps] == ["2", "blue"] and r.line_ids == (1,)

@@ -47,6 +47,8 @@ USUAL_CUE = re.compile(
     r"\b(?:usual|usually|always|normally|as before|the way i like|how i like|my preference|i prefer|routine)\b",
     re.IGNORECASE,
 )
+#: Where one utterance goes on to a second setting ("... Oh, and the ambient light blue too").
+CLAUSE_BREAK = re.compile(r"(?<=[.!?])\s+|\b(?:oh, and|and i like|plus|same routine:|also|and also)\b", re.IGNORECASE)
 _NIGHT = re.compile(r"\b(?:night|tonight|evening|dark|late)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]{3,}")
 
@@ -162,8 +164,20 @@ def _step(ch: Any) -> Step:
     return Step(ch.setting, value, f"line #{ch.line_id}" if ch.line_id else "policy note")
 
 
+def clause_steps(ch: Any, extract: Callable[[str], tuple[str, tuple[str, ...]] | None]) -> list[Step]:
+    """One step per clause of a change's utterance that names its own setting (``extract``: text ->
+    ``(setting key, values)`` or ``None``); a routine said in one line gives two or more."""
+    steps: dict[str, Step] = {}
+    for clause in CLAUSE_BREAK.split(ch.text):
+        got = extract(clause) if clause and clause.strip() else None
+        if got is not None and got[0] and got[0] not in steps:
+            steps[got[0]] = Step(got[0], got[1][-1] if got[1] else None, f"line #{ch.line_id}")
+    return list(steps.values())
+
+
 def distill_history(changes: Iterable[Any], *, gap: timedelta = timedelta(minutes=10),
-                    speakers_of: Callable[[datetime, datetime], Sequence[str]] | None = None) -> list[Experience]:
+                    speakers_of: Callable[[datetime, datetime], Sequence[str]] | None = None,
+                    extract: Callable[[str], tuple[str, tuple[str, ...]] | None] | None = None) -> list[Experience]:
     """Routine, usual and correction experiences from salient change-log rows (no LLM).
 
     Args:
@@ -172,6 +186,8 @@ def distill_history(changes: Iterable[Any], *, gap: timedelta = timedelta(minute
         gap: a pause longer than this splits sessions.
         speakers_of: ``(start, end) -> speakers`` of the history in that span (the passenger is
             another speaker of the session); ``None``: no passenger.
+        extract: ``text -> (setting key, values)`` for one clause (:func:`clause_steps`: a routine
+            said in one utterance); ``None``: only routines over several utterances.
 
     Returns experiences ordered by kind then time, ids ``E1``, ``E2``, ...
     """
@@ -191,9 +207,9 @@ def distill_history(changes: Iterable[Any], *, gap: timedelta = timedelta(minute
             if len(last) >= 2:  # several settings in one session: a routine
                 out.append(_make("routine", person, list(last.values()), [_step(c) for c in last.values()], passenger))
             for ch in chs:
-                devices = {s.split(".")[0] for s in ch.settings if "." in s or s[:1].islower()}
-                if len(last) < 2 and len(devices) >= 2 and len(ch.values) >= 2:  # "Same routine: ..." in one line
-                    out.append(_make("routine", person, [ch], [_step(ch)], passenger))
+                steps = clause_steps(ch, extract) if extract is not None and len(last) < 2 else []
+                if len(steps) >= 2:  # "Set X to 2. Same routine: Y blue." in one utterance
+                    out.append(_make("routine", person, [ch], steps, passenger))
                 if HABIT_WORDING.search(ch.text):
                     out.append(_make("usual", person, [ch], [_step(ch)], passenger))
             for setting, final in last.items():
@@ -292,5 +308,5 @@ def request_cues(text: str) -> tuple[bool, bool, str | None]:
     return bool(ROUTINE_CUE.search(text)), bool(USUAL_CUE.search(text)), tod
 
 
-__all__ = ["HABIT_WORDING", "KINDS", "ROUTINE_CUE", "USUAL_CUE", "ChangeView", "Experience", "LLMDistiller", "Step",
+__all__ = ["CLAUSE_BREAK", "HABIT_WORDING", "KINDS", "clause_steps", "ROUTINE_CUE", "USUAL_CUE", "ChangeView", "Experience", "LLMDistiller", "Step",
            "agent_experience", "distill_history", "keywords_of", "request_cues", "time_of_day"]

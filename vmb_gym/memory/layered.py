@@ -535,10 +535,16 @@ class LayeredMemory(HybridMemory):
             history = self._exp_cache[1]
         else:
             history = distill_history(rows, gap=SESSION_GAP,
-                                      speakers_of=lambda a, b: self._speakers_between(a, min(b + EPISODE_SPAN, as_of)))
+                                      speakers_of=lambda a, b: self._speakers_between(a, min(b + EPISODE_SPAN, as_of)),
+                                      extract=self._clause)
             self._exp_cache = (key, history)
         later = [e for e in (*self.llm_experiences, *self.agent_experiences) if e.timestamp <= as_of]
         return [*history, *later]
+
+    def _clause(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """``(setting key, values)`` one clause names, or ``None`` (no setting, or no value)."""
+        ex = self.vocab.extract(text)
+        return (ex.key, ex.values) if ex is not None and ex.values else None
 
     def _speakers_between(self, start: datetime, end: datetime) -> list[str]:
         """Speakers of history lines said from just before ``start`` up to ``end`` (first seen first;
