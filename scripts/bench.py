@@ -1,4 +1,4 @@
-"""Benchmark vmb_gym: CLI start, ``vmb score`` end to end, scoring, env steps, resets, memory, peak memory.
+"""Benchmark vmb_gym: CLI start, ``vmb score`` end to end, scoring, env steps, resets, memory, dashboard load, peak memory.
 
 Prints one table. Run it on the machine you care about; targets (from the issues) are shown
 beside each number:
@@ -10,6 +10,8 @@ Every number is measured here, nothing is hard-coded. Scoring, step and reset ti
 time of this process, shown as the best of ``--repeats`` runs with the median beside it (on a
 shared VM other tenants slow some runs down; the best run is the least disturbed, as ``timeit``
 advises); memory timings are wall-clock, with every search on a query text not seen before.
+The dashboard row opens ``vmb dashboard`` over 10 runs x 500 episodes in headless Chromium
+(skipped with a note where no Chromium is installed).
 
 The command-line rows time whole processes (start included): ``vmb --help``, ``vmb score
 --help``, and ``vmb score`` on the default set's 500 tasks against a 10-task run, with oracle
