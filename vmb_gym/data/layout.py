@@ -76,11 +76,11 @@ def checked_qa_path(root: Path, scenario_id: int) -> Path:
     Raises:
         DataError: the QA file is missing.
     """
-    history_path, qa_path, _ = scenario_paths(root, scenario_id)
+    qa_path = root / f"qa_data/qa_{scenario_id}.json"  # scenario_paths' QA path, one join
     if not qa_path.is_file():
         raise DataError(
             qa_path,
-            f"expected the QA file of scenario {scenario_id} next to {history_path.name}, "
+            f"expected the QA file of scenario {scenario_id} next to history_{scenario_id}.txt, "
             "found none; add it or remove the history file",
         )
     return qa_path

@@ -19,6 +19,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter, methodcaller, truth
 from typing import Any
 
 from vmb_gym.types import REASONING_TYPES
@@ -85,17 +86,26 @@ def _mean(values: list[Any]) -> Any:
     return exact_mean(values) if values else 0.0
 
 
+def _column(records: list[Mapping[str, Any]], field: str) -> list[Any]:
+    """``[r.get(field, 0) for r in records]``, by a C-level getter when every record has the field."""
+    try:
+        return list(map(itemgetter(field), records))
+    except (KeyError, TypeError):
+        return [r.get(field, 0) for r in records]
+
+
 def _block(records: list[Mapping[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "exact_match_rate": _mean([1 if r.get("exact_match") else 0 for r in records]),
+        # ``1 if r.get("exact_match") else 0``: int(truth(...)) is the same 0/1 int.
+        "exact_match_rate": _mean(list(map(int, map(truth, map(methodcaller("get", "exact_match"), records))))),
     }
     for key, field in METRIC_KEYS.items():
         if key != "exact_match_rate":
-            out[key] = _mean([r.get(field, 0) for r in records])
+            out[key] = _mean(_column(records, field))
     for key, field in TOOL_KEYS.items():
-        out[key] = _mean([r.get(field, 0) for r in records])
+        out[key] = _mean(_column(records, field))
     if any("num_pred_calls" in r for r in records):
-        out["avg_num_pred_calls"] = _mean([r.get("num_pred_calls", 0) for r in records])
+        out["avg_num_pred_calls"] = _mean(_column(records, "num_pred_calls"))
     return out
 
 

@@ -45,6 +45,7 @@ from vmb_gym.vehicle.simulator import VehicleSimulator
 __all__ = ["GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "score_tasks", "state_part", "tool_part"]
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_ENCODE_STR = json.encoder.encode_basestring  # what that encoder writes a str with
 
 #: A record's state fields, its difference lines, and the JSON fragments of both.
 StatePart = tuple[dict[str, Any], list[str], str, str]
@@ -228,7 +229,6 @@ def score_tasks(
             "num_gold_calls": n_gold,
             "differences": list(state[1]),
         })
-        head = fragment({"task_id": task.task_id, "reasoning_type": task.reasoning_type})
-        lines.append(f'{{{head}, {state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, '
-                     f'"num_gold_calls": {n_gold}, {state[3]}}}\n')
+        lines.append(f'{{"task_id": {_ENCODE_STR(task.task_id)}, "reasoning_type": {_ENCODE_STR(task.reasoning_type)}, '
+                     f'{state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, "num_gold_calls": {n_gold}, {state[3]}}}\n')
     return records, lines

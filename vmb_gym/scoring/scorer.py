@@ -221,7 +221,9 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _parse_arguments(raw: Any, path: str, line: int, where: str) -> dict[str, Any]:
+def _parse_arguments(raw: Any, path: str, line: int, task_id: str, index: int) -> dict[str, Any]:
+    if type(raw) is dict:  # the usual case
+        return raw
     if raw is None:
         return {}
     if isinstance(raw, str):  # the raw JSON text a chat API returns; official: unparsable -> {}
@@ -230,7 +232,9 @@ def _parse_arguments(raw: Any, path: str, line: int, where: str) -> dict[str, An
         except ValueError:
             return {}
     if not isinstance(raw, dict):
-        raise DataError(path, f'{where}: expected "arguments" to be a JSON object, found {_kind(raw)}', line)
+        raise DataError(
+            path, f'task {task_id}: call {index}: expected "arguments" to be a JSON object, found {_kind(raw)}', line
+        )
     return raw
 
 
@@ -257,14 +261,18 @@ def parse_prediction_line(text: str, path: str = "<predictions>", line: int = 1)
         raise DataError(path, f'task {task_id}: expected "calls" to be a list, found {_kind(raw_calls)}', line)
     calls: list[ToolCall] = []
     for i, raw in enumerate(raw_calls):
-        where = f"task {task_id}: call {i}"
         if not isinstance(raw, dict):
-            raise DataError(path, f'{where}: expected an object with "name" and "arguments", found {_kind(raw)}', line)
+            raise DataError(
+                path, f'task {task_id}: call {i}: expected an object with "name" and "arguments", found {_kind(raw)}',
+                line,
+            )
         name = raw.get("name")
         if not isinstance(name, str) or not name:
-            raise DataError(path, f'{where}: expected "name" to be a non-empty string, found {name!r}', line)
+            raise DataError(
+                path, f'task {task_id}: call {i}: expected "name" to be a non-empty string, found {name!r}', line
+            )
         arguments = raw["arguments"] if "arguments" in raw else raw.get("args")
-        calls.append(ToolCall(name=name, arguments=_parse_arguments(arguments, path, line, where)))
+        calls.append(ToolCall(name, _parse_arguments(arguments, path, line, task_id, i)))
     return task_id, calls
 
 
