@@ -93,6 +93,11 @@ def create_vmb_app(config: ServeConfig) -> Any:
             pool.warm(config.warm if (data, memory) == (config.data[0], config.memory[0]) else 1,
                       pool.key(data, memory))
 
+    warm_up = VehicleMemEnvironment(pool)  # the scorer's first use is slow: pay it before the first session
+    warm_up.reset()
+    warm_up.step(VmbAction(name="finish"))
+    warm_up.close()
+
     def factory() -> VehicleMemEnvironment:
         return VehicleMemEnvironment(pool, session_timeout=config.session_timeout)
 

@@ -12,6 +12,7 @@ one thread at a time anyway.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -33,8 +34,9 @@ __all__ = ["ENV_IDS", "EnvKey", "EnvPool", "SessionExpired", "VehicleMemEnvironm
 #: Gymnasium ids ``vmb serve`` can serve.
 ENV_IDS: tuple[str, ...] = ("VehicleMem-v0", "VehicleMemStream-v0")
 
-#: One lock for every env call of the process (see the module docstring).
-_ENV_LOCK = threading.Lock()
+#: One lock for every env call of the process (see the module docstring); re-entrant, so a call
+#: run on the event loop under it may build an env.
+_ENV_LOCK = threading.RLock()
 
 
 class SessionExpired(VmbError):
@@ -189,6 +191,21 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         return VmbObservation(text=obs, task_id=state.task_id, step=state.step_count, done=bool(terminated or truncated),
                               truncated=bool(truncated), reward=float(reward), info=json_safe(info))
 
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          **kwargs: Any) -> VmbObservation:
+        """:meth:`reset` on the event loop when the session keeps its env and no other env call runs,
+        else in a worker thread (building an env takes about half a second)."""
+        try:
+            same_env = self._env is not None and self._pool.key(kwargs.get("data"), kwargs.get("memory")) == self._key
+        except ConfigError:
+            same_env = True  # reset raises it at once
+        return await self._run(self.reset, seed=seed, episode_id=episode_id, inline=same_env, **kwargs)
+
+    async def step_async(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
+        """:meth:`step` on the event loop when it is quick (no memory search) and no other env call
+        runs, else in a worker thread: a thread hop per step costs more than the step itself."""
+        return await self._run(self.step, action, inline=not action.may_search())
+
     @property
     def state(self) -> VmbState:
         """The session's state (a copy)."""
@@ -206,6 +223,15 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
                                                "scored by the final vehicle state (vmb_gym)")
 
     # ------------------------------------------------------------------ mechanics
+    async def _run(self, method: Callable[..., VmbObservation], *args: Any, inline: bool = True,
+                   **kwargs: Any) -> VmbObservation:
+        if inline and _ENV_LOCK.acquire(blocking=False):
+            try:
+                return method(*args, **kwargs)
+            finally:
+                _ENV_LOCK.release()
+        return await asyncio.get_running_loop().run_in_executor(None, lambda: method(*args, **kwargs))
+
     def _reset_options(self, task_id: str | None, scenario_id: int | None) -> dict[str, Any]:
         options: dict[str, Any] = {}
         if self._pool.env_id == "VehicleMemStream-v0":

@@ -46,6 +46,14 @@ class VmbAction(Action):
             raise PydanticCustomError("action_form", "'arguments' goes with 'name'; put per-call arguments inside 'calls'")
         return self
 
+    def may_search(self) -> bool:
+        """Whether running the action may search memory (slow the first time a scenario is indexed)."""
+        if self.text is not None:
+            return "search_memory" in self.text
+        if self.calls is not None:
+            return any(c.name == "search_memory" for c in self.calls)
+        return self.name == "search_memory"
+
     def to_env_action(self) -> Any:
         """The action in the form ``VehicleMem-v0.step`` takes."""
         if self.text is not None:

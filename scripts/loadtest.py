@@ -1,0 +1,251 @@
+"""Load test of ``vmb serve`` on loopback: concurrent sessions, step latency, throughput, exactness.
+
+Starts ``vmb serve`` as a subprocess on a free 127.0.0.1 port, opens ``--sessions`` concurrent
+sessions (one :class:`~vmb_gym.server.client.VmbEnvClient` each, all in this process's event loop)
+and runs ``--episodes`` episodes in each: even sessions play the oracle (the task's gold calls,
+then ``finish``), odd ones random calls sampled from the env's action space (1-4, then
+``finish``). Bounded: it stops after the episodes or at ``--time-limit`` seconds, whichever
+comes first, and stops the server.
+
+Reports (JSON on stdout, and ``--out FILE``): p50/p99 client-observed step latency, steps/s
+across sessions (steps of the step phase over its wall time; connecting and the first reset of
+each session come before it), errors, and two checks against the in-process env replaying every
+episode's actions: reward mismatches (exact float equality) and cross-session leaks (a session's
+observation that names another task, or whose text differs from the in-process env's).
+
+Usage::
+
+    python scripts/loadtest.py --sessions 64 --episodes 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Episode:
+    """One episode as a session played it."""
+
+    session: int
+    task_id: str
+    actions: list[dict[str, Any]]
+    texts: list[str] = field(default_factory=list)  # sha1 of each observation text, reset first
+    task_ids: list[str | None] = field(default_factory=list)
+    reward: float | None = None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def _as_call(sample: Any) -> dict[str, Any]:
+    """An action-space sample (a JSON string or a dict) as a ``{"name", "arguments"}`` dict."""
+    call = json.loads(sample) if isinstance(sample, str) else sample
+    return {"name": str(call["name"]), "arguments": dict(call.get("arguments") or {})}
+
+
+def _plan(local: Any, session: int, episodes: int, seed: int) -> list[Episode]:
+    """The episodes a session will play (tasks and actions fixed up front, so the replay is exact)."""
+    rng = random.Random(seed * 1_000_003 + session)
+    queries = local.tasks.queries
+    space = local.action_space
+    space.seed(seed * 7919 + session)
+    plan = []
+    for _ in range(episodes):
+        q = queries[rng.randrange(len(queries))]
+        if session % 2 == 0:
+            actions = [{"name": c.name, "arguments": dict(c.arguments)} for c in q.gold_calls]
+        else:
+            actions = [_as_call(space.sample()) for _ in range(rng.randint(1, 4))]
+        plan.append(Episode(session, q.task_id, [*actions, {"name": "finish", "arguments": {}}]))
+    return plan
+
+
+async def _session(url: str, token: str | None, plan: list[Episode], start: asyncio.Event, ready: list[int],
+                   latencies: list[float], errors: list[str], deadline: float) -> None:
+    from vmb_gym.server.client import VmbEnvClient
+    from vmb_gym.server.models import VmbAction
+
+    client = VmbEnvClient(url, token=token, message_timeout_s=60)
+    try:
+        await client.connect()
+        await client.reset(task_id=plan[0].task_id)  # the session's env is built (or drawn) now
+        ready.append(1)
+        await start.wait()
+        for k, ep in enumerate(plan):
+            if time.monotonic() > deadline:
+                errors.append(f"session {ep.session}: time limit before episode {k}")
+                break
+            first = await client.reset(task_id=ep.task_id)
+            ep.texts.append(_digest(first.observation.text))
+            ep.task_ids.append(first.observation.task_id)
+            for action in ep.actions:
+                t0 = time.perf_counter()
+                result = await client.step(VmbAction(**action))
+                latencies.append(time.perf_counter() - t0)
+                ep.texts.append(_digest(result.observation.text))
+                ep.task_ids.append(result.observation.task_id)
+                if result.done:
+                    ep.reward = result.reward
+                    break
+    except Exception as e:  # counted, never fatal: the report says what went wrong
+        errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
+        ready.append(1)
+    finally:
+        await client.close()
+
+
+def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
+    """(episodes checked, reward mismatches, leaks) against the in-process env."""
+    checked = mismatches = leaks = 0
+    for ep in episodes:
+        if ep.reward is None:
+            continue
+        checked += 1
+        obs, _ = local.reset(options={"task_id": ep.task_id})
+        texts = [_digest(obs)]
+        reward = None
+        for action in ep.actions:
+            obs, r, terminated, truncated, _ = local.step(action)
+            texts.append(_digest(obs))
+            if terminated or truncated:
+                reward = r
+                break
+        mismatches += reward != ep.reward
+        leaks += texts != ep.texts or any(t != ep.task_id for t in ep.task_ids)
+    return checked, mismatches, leaks
+
+
+def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "VMB_SERVE_TOKEN": token, "PYTHONHASHSEED": "0"}
+    cmd = [sys.executable, "-m", "vmb_gym.cli", "serve", "--port", str(port), "--data", args.data,
+           "--memory", args.memory, "--max-sessions", str(args.sessions), "--warm", str(args.sessions)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + args.startup_limit
+    health = urllib.request.Request(f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"})
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"vmb serve exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+        try:
+            urllib.request.urlopen(health, timeout=1)
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"vmb serve did not start within {args.startup_limit} s")
+
+
+async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float,
+                 server_pid: int) -> tuple[list[float], list[str], float, float, float]:
+    start, ready, latencies, errors = asyncio.Event(), [], [], []
+    tasks = [asyncio.create_task(_session(url, token, p, start, ready, latencies, errors, deadline)) for p in plans]
+    while len(ready) < len(plans) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    cpu0, server0, t0 = _cpu_seconds(), _cpu_seconds(server_pid), time.perf_counter()
+    start.set()
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=max(1.0, deadline - time.monotonic()))
+    wall = time.perf_counter() - t0
+    return latencies, errors, wall, _cpu_seconds() - cpu0, _cpu_seconds(server_pid) - server0
+
+
+def _cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU seconds of a process (this one when ``pid`` is None)."""
+    if pid is None:
+        t = os.times()
+        return t.user + t.system
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the load test; the summary dict."""
+    import gymnasium as gym
+
+    import vmb_gym  # noqa: F401
+
+    local = gym.make("VehicleMem-v0", data=args.data, memory=args.memory.split(",")[0]).unwrapped
+    plans = [_plan(local, s, args.episodes, args.seed) for s in range(args.sessions)]
+    token = os.urandom(16).hex()
+    port = _free_port()
+    t_start = time.monotonic()
+    proc = _start_server(port, args, token)
+    startup = time.monotonic() - t_start
+    try:
+        deadline = time.monotonic() + args.time_limit
+        latencies, errors, wall, client_cpu, server_cpu = asyncio.run(
+            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid))
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    episodes = [ep for plan in plans for ep in plan]
+    checked, mismatches, leaks = _replay(local, episodes)
+    return {
+        "sessions": args.sessions, "episodes_per_session": args.episodes, "episodes_finished": checked,
+        "episodes_planned": len(episodes), "steps": len(latencies), "step_phase_s": round(wall, 3),
+        "steps_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
+        "p50_step_ms": round(_percentile(latencies, 0.50) * 1e3, 3),
+        "p99_step_ms": round(_percentile(latencies, 0.99) * 1e3, 3),
+        "server_cpu_ms_per_step": round(server_cpu / max(1, len(latencies)) * 1e3, 3),
+        "client_cpu_ms_per_step": round(client_cpu / max(1, len(latencies)) * 1e3, 3),
+        "cpu_share_of_step_phase": round((server_cpu + client_cpu) / wall, 2) if wall > 0 else 0.0,
+        "errors": len(errors), "error_samples": errors[:5], "reward_mismatches": mismatches,
+        "cross_session_leaks": leaks, "server_startup_s": round(startup, 1), "cpus": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: run, print the JSON summary, exit 1 on errors, mismatches or leaks."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=64, help="concurrent sessions")
+    parser.add_argument("--episodes", type=int, default=20, help="episodes per session")
+    parser.add_argument("--data", default="default", help="data spec served and replayed")
+    parser.add_argument("--memory", default="bm25", help="memory module served and replayed")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the tasks and random actions")
+    parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")
+    parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
+    parser.add_argument("--out", default=None, metavar="FILE", help="also write the summary here (JSON)")
+    args = parser.parse_args(argv)
+    summary = run(args)
+    text = json.dumps(summary, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    bad = summary["errors"] or summary["reward_mismatches"] or summary["cross_session_leaks"]
+    return 1 if bad or summary["episodes_finished"] < summary["episodes_planned"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
