@@ -77,7 +77,7 @@ def test_errors_weighted_reward_and_turn_limit() -> None:
 def test_omegaconf_config_and_reply_forms() -> None:
     omegaconf = pytest.importorskip("omegaconf")
     register_env("vmb")
-    config = omegaconf.OmegaConf.create({"files": [1], "memory": "gold", "max_steps": 5})
+    config = omegaconf.OmegaConf.create({"env_class": "vmb", "files": [1], "memory": "gold", "max_steps": 5})
     env = skyrl_gym.make("vmb", env_config=config, extras={"extra_info": {"task_id": "1_0"}})
     env.init(None)
     assert env.max_turns == 5

@@ -7,7 +7,7 @@ env_config=..., extras=row)``, calls ``init(prompt)`` for the first conversation
 * ``env_config`` (the ``environment.skyrl_gym.<id>`` section of the trainer config, a dict or
   an OmegaConf ``DictConfig``): the ``VehicleMem-v0`` arguments ``data``, ``files``, ``memory``,
   ``memory_kwargs``, ``schema``, ``reward`` (a name or a weighted mapping of reward
-  components), ``max_steps``, ``gated``;
+  components), ``max_steps``, ``gated`` (SkyRL's own ``env_class`` key is ignored);
 * ``extras`` (the dataset row): the task as ``extras["reward_spec"]["ground_truth"]``,
   ``extras["extra_info"]["task_id"]`` or ``extras["task_id"]``; ``max_turns`` optional
   (default: the env's ``max_steps``);
@@ -66,6 +66,7 @@ def _env_kwargs(env_config: Any) -> dict[str, Any]:
     config = _plain(env_config) if env_config is not None else {}
     if not isinstance(config, dict):
         raise ConfigError(f"env_config must be a mapping of VehicleMem-v0 arguments, got {type(env_config).__name__}")
+    config.pop("env_class", None)  # SkyRL's own label of the section, not an env argument
     unknown = sorted(set(config) - set(ENV_ARGUMENTS))
     if unknown:
         raise ConfigError(f"env_config: unknown key(s) {unknown}; expected some of {', '.join(ENV_ARGUMENTS)}")
