@@ -13,7 +13,9 @@ HELP = "Audit memory retrieval: event Recall@k of each module against the gold e
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb memory-audit``."""
     parser.add_argument("--data", default="default", help="scenarios: official:DIR, default, or a folder")
-    parser.add_argument("--memory", default="bm25,dense,hybrid,layered", help="comma-separated module names")
+    parser.add_argument("--memory", default="bm25,dense,hybrid,layered",
+                        help="comma-separated module names; layered variants as layered:LAYER+LAYER "
+                             "(layers: facts, experiences, changes), e.g. layered:facts+changes")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
     parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (0: all)")

@@ -33,6 +33,10 @@ from typing import Any
 from vmb_gym.memory.llm import ChatBackend
 from vmb_gym.types import HistoryLine
 
+#: A pause longer than this starts a new session (a new drive/conversation) in the history.
+SESSION_GAP = timedelta(minutes=10)
+#: Lines this close before a change, in the same session, are its episode (the request it answers).
+EPISODE_SPAN = timedelta(minutes=1)
 #: Experience kinds, in the order :func:`distill_history` builds them.
 KINDS: tuple[str, ...] = ("routine", "usual", "correction", "agent", "llm")
 #: Habit wording: a change said this way is what "the usual" means for its person.
@@ -175,7 +179,7 @@ def clause_steps(ch: Any, extract: Callable[[str], tuple[str, tuple[str, ...]] |
     return list(steps.values())
 
 
-def distill_history(changes: Iterable[Any], *, gap: timedelta = timedelta(minutes=10),
+def distill_history(changes: Iterable[Any], *, gap: timedelta = SESSION_GAP,
                     speakers_of: Callable[[datetime, datetime], Sequence[str]] | None = None,
                     extract: Callable[[str], tuple[str, tuple[str, ...]] | None] | None = None) -> list[Experience]:
     """Routine, usual and correction experiences from salient change-log rows (no LLM).
@@ -308,5 +312,22 @@ def request_cues(text: str) -> tuple[bool, bool, str | None]:
     return bool(ROUTINE_CUE.search(text)), bool(USUAL_CUE.search(text)), tod
 
 
-__all__ = ["CLAUSE_BREAK", "HABIT_WORDING", "KINDS", "clause_steps", "ROUTINE_CUE", "USUAL_CUE", "ChangeView", "Experience", "LLMDistiller", "Step",
-           "agent_experience", "distill_history", "keywords_of", "request_cues", "time_of_day"]
+__all__ = [
+    "CLAUSE_BREAK",
+    "EPISODE_SPAN",
+    "HABIT_WORDING",
+    "KINDS",
+    "ROUTINE_CUE",
+    "SESSION_GAP",
+    "USUAL_CUE",
+    "ChangeView",
+    "Experience",
+    "LLMDistiller",
+    "Step",
+    "agent_experience",
+    "clause_steps",
+    "distill_history",
+    "keywords_of",
+    "request_cues",
+    "time_of_day",
+]

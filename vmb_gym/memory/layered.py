@@ -37,17 +37,15 @@ yet.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, ClassVar
 
 import numpy as np
 
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED, BaseMemory, MemoryHit
-from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, fuse_rankings, top_indices
-from vmb_gym.memory.experiences import Experience, LLMDistiller, agent_experience, distill_history
+from vmb_gym.memory.experiences import EPISODE_SPAN, SESSION_GAP, Experience, LLMDistiller
 from vmb_gym.memory.extraction import (
     ATTRIBUTES,
     SPECIAL_SETTINGS,
@@ -58,21 +56,9 @@ from vmb_gym.memory.extraction import (
     setting_key,
 )
 from vmb_gym.memory.llm import ChatBackend
-from vmb_gym.memory.trilink import (
-    LAYERS,
-    ExperienceGate,
-    QueryParse,
-    experience_hit,
-    fact_links,
-    parse_layers,
-    select_experiences,
-)
+from vmb_gym.memory.retrieval import RRF_DEPTH, RRF_K, Embedder, HybridMemory, fuse_rankings, top_indices
+from vmb_gym.memory.trilink import LAYERS, ExperienceGate, ExperienceLayer, QueryParse, parse_layers
 from vmb_gym.types import HistoryLine
-
-#: A pause longer than this starts a new session (a new drive/conversation) in the history.
-SESSION_GAP = timedelta(minutes=10)
-#: Lines this close before a change, in the same session, are its episode (the request it answers).
-EPISODE_SPAN = timedelta(minutes=1)
 
 #: Scene-setting in a request that names no setting ("At 8:00 AM", "got into the driver's seat").
 _BOILERPLATE = re.compile(
@@ -124,7 +110,7 @@ class Fact:
         return [(rid, ids[i - 1] if i else None) for i, rid in enumerate(ids)]
 
 
-class LayeredMemory(HybridMemory):
+class LayeredMemory(ExperienceLayer, HybridMemory):
     """Facts with active/superseded revisions over a rule-extracted setting-change log.
 
     Args:
@@ -513,73 +499,6 @@ class LayeredMemory(HybridMemory):
     def render_hit(self, hit: MemoryHit) -> str:
         """Facts and experiences render as their text (revisions carry their own times)."""
         return hit.text if hit.layer in ("fact", "experience") else hit.render()
-
-    # ------------------------------------------------------------------ experiences
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
-        """The ``top_k`` fact/line hits, then the experiences that pass the gate (trilink rule 6)."""
-        self._extra = []
-        hits = super().search(text, as_of, top_k, person)
-        extra, self._extra = self._extra, []
-        return hits + self._check(extra, as_of)
-
-    def experiences(self, as_of: datetime, facts: Sequence[Fact] | None = None) -> list[Experience]:
-        """Experiences at ``as_of``: distilled from the visible change log, then LLM and agent ones
-        stamped at or before it (trilink rule 7)."""
-        if "experiences" not in self.layers:
-            return []
-        if facts is None:
-            facts = self.facts(as_of)
-        rows = [r for f in facts for r in f.revisions if r.line_id]
-        key = (as_of, tuple(sorted(r.index for r in rows)))
-        if self._exp_cache is not None and self._exp_cache[0] == key:
-            history = self._exp_cache[1]
-        else:
-            history = distill_history(rows, gap=SESSION_GAP,
-                                      speakers_of=lambda a, b: self._speakers_between(a, min(b + EPISODE_SPAN, as_of)),
-                                      extract=self._clause)
-            self._exp_cache = (key, history)
-        later = [e for e in (*self.llm_experiences, *self.agent_experiences) if e.timestamp <= as_of]
-        return [*history, *later]
-
-    def _clause(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """``(setting key, values)`` one clause names, or ``None`` (no setting, or no value)."""
-        ex = self.vocab.extract(text)
-        return (ex.key, ex.values) if ex is not None and ex.values else None
-
-    def _speakers_between(self, start: datetime, end: datetime) -> list[str]:
-        """Speakers of history lines said from just before ``start`` up to ``end`` (first seen first;
-        ``experiences`` passes an ``end`` no later than ``as_of``)."""
-        if self._said is None or self._said[0] != len(self.entries):
-            said = sorted((e.timestamp, e.people[0]) for e in self.entries if e.source == "history" and e.people)
-            self._said = (len(self.entries), [t for t, _ in said], [p for _, p in said])
-        _, times, people = self._said
-        lo, hi = bisect_left(times, start - EPISODE_SPAN), bisect_right(times, end)
-        return list(dict.fromkeys(people[lo:hi]))
-
-    def _experience_hits(self, q: QueryParse, facts: list[Fact], hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]:
-        exps = self.experiences(as_of, facts)
-        if not exps:
-            return []
-        links = fact_links(facts, exps)
-        fid_of = {(f.fact_id if f.active.line_id else self.entries[f.active.index].entry_id): f.fact_id for f in facts}
-        hit_ids = [fid_of[h.entry_id] for h in hits if h.layer == "fact" and h.entry_id in fid_of]
-        entry_of_line = {lid: self._by_id[f"L{lid}"] for e in exps for lid in e.line_ids if f"L{lid}" in self._by_id}
-        chosen = select_experiences(exps, hit_ids, links, q, entry_of_line, self.gate)
-        return [experience_hit(e, rel) for e, rel in chosen]
-
-    def record_experience(self, request: str, when: datetime, calls: Sequence[Mapping[str, Any]],
-                          reward: float) -> str | None:
-        """Learn from a finished request: its vehicle calls and reward become an agent experience
-        visible from ``when`` on (``VehicleMemStream-v0`` calls this). Returns its id, or ``None``
-        without the experience layer or calls."""
-        if "experiences" not in self.layers or not calls:
-            return None
-        _, speaker = self._people_in(request)
-        settings = frozenset().union(*(self.vocab.settings(str(c.get("name", "")).replace("_", " ")) for c in calls))
-        e = agent_experience(f"A{len(self.agent_experiences) + 1}", speaker or "household", request, calls, reward,
-                             when, settings)
-        self.agent_experiences.append(e)
-        return e.exp_id
 
 
 __all__ = ["LAYERS", "SUPERSEDED", "Fact", "LayeredMemory", "SettingChange"]

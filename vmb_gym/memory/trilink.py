@@ -31,10 +31,10 @@ lives in the code:
 6. *Assembly order* -- within the ``top_k`` fact/line hits each fact renders its diff chain
    (the superseded revisions and episode lines) with its active revision, in the fused fact/line
    order the rules reader was tuned on; the selected experiences come after all of them, outside
-   ``top_k`` (``LayeredMemory.search``). So where no experience passes the gate the hits are
+   ``top_k`` (:meth:`ExperienceLayer.search`). So where no experience passes the gate the hits are
    exactly those of the memory without the experience layer.
 7. *as_of* -- experiences are distilled at search time from the changes visible at ``as_of``
-   (``LayeredMemory.experiences``), agent experiences are stamped with their request's time, and
+   (:meth:`ExperienceLayer.experiences`), agent experiences are stamped with their request's time, and
    LLM experiences with the last line of the day they were distilled from; nothing said after
    ``as_of`` can reach an experience.
 
@@ -47,15 +47,24 @@ or shown. By name: ``layered:facts+changes`` (see :func:`parse_variant`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import ACTIVE, MemoryHit
-from vmb_gym.memory.experiences import Experience, request_cues
+from vmb_gym.memory.experiences import (
+    EPISODE_SPAN,
+    SESSION_GAP,
+    Experience,
+    agent_experience,
+    distill_history,
+    request_cues,
+)
 
 #: The layers of the ``layered`` memory, in the order variants name them.
 LAYERS: tuple[str, ...] = ("facts", "experiences", "changes")
@@ -195,5 +204,89 @@ def experience_hit(e: Experience, score: float) -> MemoryHit:
                      people=(e.person,), layer="experience", status=ACTIVE)
 
 
-__all__ = ["LAYERS", "ExperienceGate", "QueryParse", "experience_hit", "experience_relevance", "fact_links",
+class ExperienceLayer:
+    """The experience side of :class:`~vmb_gym.memory.layered.LayeredMemory` (rules 4, 6 and 7):
+    what :meth:`search` adds after the fact/line hits, :meth:`experiences` at an ``as_of`` and the
+    agent's :meth:`record_experience`. A mixin: the layered memory supplies the facts, the
+    vocabulary, the entries and the layer/gate options."""
+
+    layers: frozenset[str]
+    gate: ExperienceGate
+    entries: list[Any]
+    agent_experiences: list[Experience]
+    llm_experiences: list[Experience]
+    _exp_cache: tuple[Any, list[Experience]] | None
+    _extra: list[MemoryHit]
+    _said: tuple[int, list[datetime], list[str]] | None
+    _by_id: dict[str, int]
+    vocab: Any
+
+    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+        """The ``top_k`` fact/line hits, then the experiences that pass the gate (trilink rule 6)."""
+        self._extra = []
+        hits = super().search(text, as_of, top_k, person)
+        extra, self._extra = self._extra, []
+        return hits + self._check(extra, as_of)
+
+    def experiences(self, as_of: datetime, facts: Sequence[Any] | None = None) -> list[Experience]:
+        """Experiences at ``as_of``: distilled from the visible change log, then LLM and agent ones
+        stamped at or before it (trilink rule 7)."""
+        if "experiences" not in self.layers:
+            return []
+        if facts is None:
+            facts = self.facts(as_of)
+        rows = [r for f in facts for r in f.revisions if r.line_id]
+        key = (as_of, tuple(sorted(r.index for r in rows)))
+        if self._exp_cache is not None and self._exp_cache[0] == key:
+            history = self._exp_cache[1]
+        else:
+            history = distill_history(rows, gap=SESSION_GAP,
+                                      speakers_of=lambda a, b: self._speakers_between(a, min(b + EPISODE_SPAN, as_of)),
+                                      extract=self._clause)
+            self._exp_cache = (key, history)
+        later = [e for e in (*self.llm_experiences, *self.agent_experiences) if e.timestamp <= as_of]
+        return [*history, *later]
+
+    def _clause(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """``(setting key, values)`` one clause names, or ``None`` (no setting, or no value)."""
+        ex = self.vocab.extract(text)
+        return (ex.key, ex.values) if ex is not None and ex.values else None
+
+    def _speakers_between(self, start: datetime, end: datetime) -> list[str]:
+        """Speakers of history lines said from just before ``start`` up to ``end`` (first seen first;
+        ``experiences`` passes an ``end`` no later than ``as_of``)."""
+        if self._said is None or self._said[0] != len(self.entries):
+            said = sorted((e.timestamp, e.people[0]) for e in self.entries if e.source == "history" and e.people)
+            self._said = (len(self.entries), [t for t, _ in said], [p for _, p in said])
+        _, times, people = self._said
+        lo, hi = bisect_left(times, start - EPISODE_SPAN), bisect_right(times, end)
+        return list(dict.fromkeys(people[lo:hi]))
+
+    def _experience_hits(self, q: QueryParse, facts: list[Any], hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]:
+        exps = self.experiences(as_of, facts)
+        if not exps:
+            return []
+        links = fact_links(facts, exps)
+        fid_of = {(f.fact_id if f.active.line_id else self.entries[f.active.index].entry_id): f.fact_id for f in facts}
+        hit_ids = [fid_of[h.entry_id] for h in hits if h.layer == "fact" and h.entry_id in fid_of]
+        entry_of_line = {lid: self._by_id[f"L{lid}"] for e in exps for lid in e.line_ids if f"L{lid}" in self._by_id}
+        chosen = select_experiences(exps, hit_ids, links, q, entry_of_line, self.gate)
+        return [experience_hit(e, rel) for e, rel in chosen]
+
+    def record_experience(self, request: str, when: datetime, calls: Sequence[Mapping[str, Any]],
+                          reward: float) -> str | None:
+        """Learn from a finished request: its vehicle calls and reward become an agent experience
+        visible from ``when`` on (``VehicleMemStream-v0`` calls this). Returns its id, or ``None``
+        without the experience layer or calls."""
+        if "experiences" not in self.layers or not calls:
+            return None
+        _, speaker = self._people_in(request)
+        settings = frozenset().union(*(self.vocab.settings(str(c.get("name", "")).replace("_", " ")) for c in calls))
+        e = agent_experience(f"A{len(self.agent_experiences) + 1}", speaker or "household", request, calls, reward,
+                             when, settings)
+        self.agent_experiences.append(e)
+        return e.exp_id
+
+
+__all__ = ["LAYERS", "ExperienceGate", "ExperienceLayer", "QueryParse", "experience_hit", "experience_relevance", "fact_links",
            "parse_layers", "parse_variant", "select_experiences"]
