@@ -124,5 +124,6 @@ def multiset_tool_score(pred_keys: Sequence[CallKey], gold_keys: Sequence[CallKe
     if len(gold_keys) == 1 and len(pred_keys) <= 1:
         tp = 1 if pred_keys and pred_keys[0] == gold_keys[0] else 0
     else:
-        tp = sum((Counter(pred_keys) & Counter(gold_keys)).values())
+        gold = Counter(gold_keys)  # the size of the multiset intersection, without building it
+        tp = sum(min(n, gold[key]) for key, n in Counter(pred_keys).items() if key in gold)
     return _rates(tp, len(pred_keys) - tp, len(gold_keys) - tp)
