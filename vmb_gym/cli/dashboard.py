@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories of vmb eval or vmb eval-stream")
     parser.add_argument("--out", required=True, help="site folder to write (open its index.html)")
     parser.add_argument("--title", default="vmb_gym runs", help="page title")
-    parser.add_argument("--against", nargs="+", default=[], metavar="RUN",
+    parser.add_argument("--against", nargs="+", default=None, metavar="RUN",
                         help="reference runs of the paired differences, as for vmb compare (default: the first run)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples of the paired intervals")
     parser.add_argument("--serve", action="store_true", help="serve the site on 127.0.0.1 until Ctrl-C")
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.evaluation.dashboard import build_site, serve_site
 
     try:
-        index = build_site(args.runs, args.out, title=args.title, against=args.against, resamples=args.resamples)
+        index = build_site(args.runs, args.out, title=args.title, against=args.against or (), resamples=args.resamples)
         print(f"wrote {index} ({len(args.runs)} run(s))")
         if args.screenshots:
             from vmb_gym.evaluation.dashboard.screenshots import take_screenshots
