@@ -25,6 +25,7 @@ def test_gold_context_is_read_as_lines(small_data: str) -> None:  # noqa: F811
     assert ep.reward == 1.0
     hit = policy.last["hits"][0]
     assert (hit.entry_id, hit.text, hit.layer) == ("G0", "At 9:00 AM, Gary raised his headrest to 40.", "context")
+    assert hit.people == ("Gary Allen",)  # the first speaker the event names
     assert hit.timestamp is not None and (hit.timestamp.month, hit.timestamp.day, hit.timestamp.hour) == (3, 5, 9)
     # no search; the context tokens are the env's (counted once), the gold lines are recorded
     assert ep.episode["memory_searches"] == 0

@@ -32,11 +32,26 @@ class GoldMemory(BaseMemory):
 
     def context_hits(self, query: Query) -> list[MemoryHit]:
         """One hit per gold-memory event (ids ``G0``, ``G1``, ...): its text without the leading
-        ``[date]``, its time and its evidence lines; the plain lines when the query has no events."""
+        ``[date]``, its time, its evidence lines and, as its person, the first speaker of the
+        ingested scenario it names (the event's subject: "At 9:00 AM, Justin drove alone and ...");
+        the plain lines when the query has no events."""
         if not query.evidence:
             return hits_from_context(query.gold_memory)
-        return [MemoryHit(entry_id=f"G{i}", text=_DATE_PREFIX.sub("", e.text, count=1), score=0.0, timestamp=e.when,
-                          line_ids=tuple(e.line_ids), layer="context") for i, e in enumerate(query.evidence)]
+        hits = []
+        for i, e in enumerate(query.evidence):
+            text = _DATE_PREFIX.sub("", e.text, count=1)
+            hits.append(MemoryHit(entry_id=f"G{i}", text=text, score=0.0, timestamp=e.when, line_ids=tuple(e.line_ids),
+                                  people=self._subject(text), layer="context"))
+        return hits
+
+    def _subject(self, text: str) -> tuple[str, ...]:
+        """The speaker whose first name comes first in ``text`` (``()`` when none is named)."""
+        named = []
+        for speaker in self.speakers:
+            found = re.search(rf"\b{re.escape(speaker.split()[0])}\b", text)
+            if found:
+                named.append((found.start(), speaker))
+        return (min(named)[1],) if named else ()
 
 
 class FullHistoryMemory(BaseMemory):
