@@ -6,6 +6,9 @@
   :func:`score_sims` / :func:`score_against` (:mod:`vmb_gym.scoring.gold`) are the fast path
   giving identical numbers.
 * :func:`aggregate` turns per-task records into the official ``metric.json`` numbers.
+* ``vmb score`` scores a whole file with :func:`vmb_gym.scoring.batch.score_tasks` (same records,
+  and their JSON lines) on the gold of :func:`vmb_gym.scoring.gold_cache.load_gold_tasks`, kept in
+  an on-disk cache keyed by the QA files' and the scorer's bytes.
 """
 
 from __future__ import annotations

@@ -99,8 +99,8 @@ def json_native(value: Any) -> bool:
 class GoldTask:
     """The gold side of one task in plain values (see the module docstring)."""
 
-    __slots__ = ("task_id", "reasoning_type", "keys", "replayable", "matched", "replay_tool", "empty_tool",
-                 "_untouched", "_field_values", "_reference")
+    __slots__ = ("_field_values", "_reference", "_untouched", "empty_tool", "keys", "matched", "reasoning_type",
+                 "replay_tool", "replayable", "task_id")
 
     def __init__(self, task_id: str, reasoning_type: str, keys: tuple[CallKey, ...], replayable: bool,
                  matched: StatePart, replay_tool: ToolPart, empty_tool: ToolPart,
