@@ -227,3 +227,11 @@ def test_routine_said_in_one_utterance_has_a_step_per_clause():
     mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
     (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]
     assert [s.value for s in r.steps] == ["2", "blue"] and r.line_ids == (1,)
+
+
+def test_companion_clause_needs_no_value():
+    script = [(NIGHT, GARY, "After some fiddling I'm sure: 480p for the video resolution. Same routine: the sunroof lock locked.")]
+    mem = LayeredMemory(semantic=False)
+    mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
+    (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]
+    assert len(r.steps) == 2 and r.steps[0].value == "480p" and "sunroof" in r.steps[1].setting

@@ -52,7 +52,7 @@ USUAL_CUE = re.compile(
     re.IGNORECASE,
 )
 #: Where one utterance goes on to a second setting ("... Oh, and the ambient light blue too").
-CLAUSE_BREAK = re.compile(r"(?<=[.!?])\s+|\b(?:oh, and|and i like|plus|same routine:|also|and also)\b", re.IGNORECASE)
+CLAUSE_BREAK = re.compile(r"(?<=[.!?])\s+|\b(oh, and|and i like|plus|same routine:|also|and also)(?!\w)", re.IGNORECASE)
 _NIGHT = re.compile(r"\b(?:night|tonight|evening|dark|late)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]{3,}")
 
@@ -172,10 +172,17 @@ def clause_steps(ch: Any, extract: Callable[[str], tuple[str, tuple[str, ...]] |
     """One step per clause of a change's utterance that names its own setting (``extract``: text ->
     ``(setting key, values)`` or ``None``); a routine said in one line gives two or more."""
     steps: dict[str, Step] = {}
+    companion = False  # the clause follows a routine cue ("Same routine: the sunroof locked"): no value needed
     for clause in CLAUSE_BREAK.split(ch.text):
-        got = extract(clause) if clause and clause.strip() else None
-        if got is not None and got[0] and got[0] not in steps:
+        if clause is None or not clause.strip():
+            continue
+        if CLAUSE_BREAK.fullmatch(clause.strip()):
+            companion = True
+            continue
+        got = extract(clause)
+        if got is not None and got[0] and got[0] not in steps and (got[1] or companion):
             steps[got[0]] = Step(got[0], got[1][-1] if got[1] else None, f"line #{ch.line_id}")
+        companion = False
     return list(steps.values())
 
 

@@ -248,9 +248,9 @@ class ExperienceLayer:
         return [*history, *later]
 
     def _clause(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """``(setting key, values)`` one clause names, or ``None`` (no setting, or no value)."""
+        """``(setting key, values)`` one clause names, or ``None`` (no setting)."""
         ex = self.vocab.extract(text)
-        return (ex.key, ex.values) if ex is not None and ex.values else None
+        return (ex.key, ex.values) if ex is not None and ex.key else None
 
     def _speakers_between(self, start: datetime, end: datetime) -> list[str]:
         """Speakers of history lines said from just before ``start`` up to ``end`` (first seen first;
