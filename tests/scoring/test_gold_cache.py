@@ -12,8 +12,9 @@ import pytest
 
 from vmb_gym.data import embedded_benchmark_dir, load_gold
 from vmb_gym.scoring import gold_cache, score_task
-from vmb_gym.scoring.batch import GoldTask, json_native, score_tasks
+from vmb_gym.scoring.batch import GoldTask, json_native, score_tasks, tool_part
 from vmb_gym.scoring.gold_cache import load_gold_tasks, scoring_cache_dir
+from vmb_gym.scoring.tool_f1 import multiset_tool_score, official_tool_score
 from vmb_gym.types import Query, ToolCall
 
 
@@ -159,3 +160,15 @@ def test_vmb_score_no_cache_writes_no_cache_file(tmp_path: Path) -> None:
         if flags:
             assert not scoring_cache_dir().exists()
     assert outs[0] == outs[1] == outs[2] and len(list(scoring_cache_dir().glob("gold-*"))) == 1
+
+
+@pytest.mark.parametrize("copies", [0, 1, 2, 3])
+def test_replay_and_empty_tool_parts_are_those_of_the_gold_keys(copies: int) -> None:
+    q = load_gold("default", [1])[1]
+    calls = (q.gold_calls * copies) + (q.gold_calls[:1] if copies else ())  # repeated keys, as in qa_18[8]
+    query = Query(task_id="t", scenario_id=1, index=0, text="x", reasoning_type=q.reasoning_type, gold_calls=calls,
+                  gold_call_strings=(), gold_memory="", evidence=(), as_of=None)
+    task = GoldTask.from_query(query)
+    keys = task.keys
+    assert task.replay_tool == tool_part(official_tool_score(keys, keys), multiset_tool_score(keys, keys))
+    assert task.empty_tool == tool_part(official_tool_score((), keys), multiset_tool_score((), keys))

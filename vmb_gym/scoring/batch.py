@@ -17,6 +17,7 @@ round trip unchanged (:func:`json_native`), which is checked once per task.
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import math
@@ -96,6 +97,24 @@ def json_native(value: Any) -> bool:
     return False
 
 
+@functools.cache
+def _replay_tool_part(n: int, distinct: int) -> ToolPart:
+    """The tool part of predicted keys equal to ``n`` gold keys of which ``distinct`` differ.
+
+    Both scores depend on these two numbers only (official: TP = distinct, FP = FN = n - distinct;
+    multiset: TP = n), so any ``n`` keys with ``distinct`` different ones give them.
+    """
+    keys = tuple((str(i % distinct), "") for i in range(n)) if n else ()
+    return tool_part(official_tool_score(keys, keys), multiset_tool_score(keys, keys))
+
+
+@functools.cache
+def _empty_tool_part(n: int) -> ToolPart:
+    """The tool part of no predicted vehicle call against ``n`` gold keys (TP = FP = 0, FN = n)."""
+    keys = tuple((str(i), "") for i in range(n))
+    return tool_part(official_tool_score((), keys), multiset_tool_score((), keys))
+
+
 class GoldTask:
     """The gold side of one task in plain values (see the module docstring)."""
 
@@ -130,8 +149,8 @@ class GoldTask:
             keys=keys,
             replayable=replayable,
             matched=state_part(reference.if_matched),
-            replay_tool=tool_part(official_tool_score(keys, keys), multiset_tool_score(keys, keys)),
-            empty_tool=tool_part(official_tool_score((), keys), multiset_tool_score((), keys)),
+            replay_tool=_replay_tool_part(len(keys), len(set(keys))),
+            empty_tool=_empty_tool_part(len(keys)),
             untouched=state_part(reference.if_untouched),
             field_values=reference.field_values(),
             reference=reference,
