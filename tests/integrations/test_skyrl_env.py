@@ -66,6 +66,10 @@ def test_errors_weighted_reward_and_turn_limit() -> None:
     assert comps["invalid_action_rate"] == pytest.approx(1 / 3)  # 3 env steps: bad block, listing, finish
     assert out["reward"] == pytest.approx(comps["state_f1_change"] - 0.5 * comps["invalid_action_rate"])
     assert env.step("again")["done"]
+    # defaults given at registration; the trainer's env_config overrides them key by key
+    register_env("vmb_defaults", files=[1], memory="gold", max_steps=3)
+    env = skyrl_gym.make("vmb_defaults", env_config={"max_steps": 4}, extras={"task_id": "1_0"})
+    assert (env.env.unwrapped.max_steps, env.env.unwrapped.memory_name, env.max_turns) == (4, "gold", 4)
     with pytest.raises(ConfigError, match="unknown key.*'memroy'"):
         skyrl_gym.make("vmb", env_config={"memroy": "gold"}, extras={"task_id": "1_0"})
     with pytest.raises(ConfigError, match="extras name no task"):

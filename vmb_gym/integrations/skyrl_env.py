@@ -90,14 +90,16 @@ class VehicleMemTextEnv(BaseTextEnv):
     Args:
         env_config: ``VehicleMem-v0`` arguments (see :data:`ENV_ARGUMENTS`).
         extras: the dataset row (the task id, optional ``max_turns``).
+        defaults: arguments ``env_config`` falls back to (:func:`register_env` sets them).
 
     Raises:
         ConfigError: an unknown ``env_config`` key, a row without a task, an unknown task.
     """
 
-    def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None,
+                 defaults: Mapping[str, Any] | None = None) -> None:
         super().__init__()
-        kwargs = _env_kwargs(env_config)
+        kwargs = {**_env_kwargs(defaults), **_env_kwargs(env_config)}
         extras = _plain(extras or {})
         self.task_id = _task_id(extras)
         self._key = repr(sorted(kwargs.items()))
@@ -162,7 +164,8 @@ def register_env(env_id: str = "vmb", **env_config: Any) -> str:
 
     Args:
         env_id: the id dataset rows name in ``env_class``.
-        **env_config: default ``env_config`` keys (``skyrl_gym.make`` arguments override them).
+        **env_config: default ``VehicleMem-v0`` arguments; the trainer's ``env_config`` (its
+            ``environment.skyrl_gym.<env_id>`` section) overrides them key by key.
 
     Returns:
         ``env_id``.
@@ -171,8 +174,7 @@ def register_env(env_id: str = "vmb", **env_config: Any) -> str:
 
     _env_kwargs(env_config)  # fail early on an unknown key
     if env_id not in skyrl_gym.registry:
-        kwargs = {"env_config": env_config} if env_config else None
-        skyrl_gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)
+        skyrl_gym.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"defaults": env_config} if env_config else None)
     return env_id
 
 
