@@ -13,10 +13,10 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401 - registers the env
-from vmb_gym.policy import run_episode
-from agents.llm.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
 from agents.llm.chat import FINISH
+from agents.llm.openai_compat import EndpointError, OpenAIClient, OpenAIPolicy, to_openai_messages
 from vmb_gym.errors import ConfigError, VmbError
+from vmb_gym.policy import run_episode
 
 SECRET = "sk-test-SECRET-0123456789"
 

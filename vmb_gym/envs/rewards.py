@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+
 from vmb_gym.errors import ConfigError
 
 __all__ = ["QA_COMPONENTS", "REWARDS", "REWARD_COMPONENTS", "RewardSpec", "rates"]

@@ -13,9 +13,9 @@ import orjson
 from gymnasium import spaces
 
 from vmb_gym.envs.actions import parse_action
+from vmb_gym.envs.rewards import RewardSpec
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
-from vmb_gym.envs.rewards import RewardSpec
 from vmb_gym.envs.tool_runtime import TextFitter, ToolRuntime, dump_results, render_results
 from vmb_gym.errors import ActionError, ConfigError
 from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory
