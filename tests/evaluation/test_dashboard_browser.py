@@ -139,3 +139,31 @@ def test_load_time_measure_reports_the_sites_size(site: tuple[Path, list[list[di
     times = measure_load(out / "index.html", repeats=1)
     assert (times.runs, times.tasks) == (3, LIMIT)
     assert times.first == times.best and times.first > 0 and times.task > 0  # measured, not asserted fast
+
+
+def _choose(browser: HeadlessChromium, select_id: str, value: str) -> None:
+    browser.evaluate(f"(() => {{ const s = document.getElementById({json.dumps(select_id)}); s.value = {json.dumps(value)};"
+                     " s.dispatchEvent(new Event('change')); })()")
+
+
+def test_module_run_and_outcome_filters(site: tuple[Path, list[list[dict]]]) -> None:
+    out, (_, _, rules) = site
+    with HeadlessChromium() as browser:
+        browser.open((out / "index.html").resolve().as_uri())
+        browser.wait_for(READY)
+        module = Counter(m for r in rules for m in r["gold_modules"]).most_common(1)[0][0]
+        _choose(browser, "filter-module", module)
+        assert _rows(browser) == [r["task_id"] for r in rules if module in r["gold_modules"]]
+        _choose(browser, "filter-module", "")
+        # runs disagree: the oracle passes every task, so these are the tasks the rules run fails
+        _choose(browser, "filter-outcome", "differ")
+        assert _rows(browser) == [r["task_id"] for r in rules if not r["metrics"]["exact_match"]]
+        _choose(browser, "filter-outcome", "")
+        # a label in the oracle run (index 1): the oracle has no failure, so nothing is shown
+        label = next(r["attribution"]["label"] for r in rules if r.get("attribution"))
+        _choose(browser, "filter-label", label)
+        _choose(browser, "filter-run", "1")
+        assert _rows(browser) == []
+        assert browser.evaluate("document.getElementById('shown-summary').textContent") == f"0 of {LIMIT} tasks"
+        _choose(browser, "filter-run", "2")
+        assert _rows(browser) == [r["task_id"] for r in rules if (r.get("attribution") or {}).get("label") == label]
