@@ -107,7 +107,7 @@ def test_filters_and_drill_down_in_headless_chromium(site: tuple[Path, list[list
 
         # hostile text shows as text and runs nothing
         browser.click("#detail-close")
-        browser.evaluate("location.hash = '#task=' + encodeURIComponent(%s)" % json.dumps(hostile[0]["task_id"]))
+        browser.evaluate(f"location.hash = '#task=' + encodeURIComponent({json.dumps(hostile[0]['task_id'])})")
         browser.wait_for(f"{TASK_LOADED} === {json.dumps(hostile[0]['task_id'])}")
         assert browser.evaluate("document.getElementById('detail-request').textContent") == EVIL
         assert browser.evaluate("document.body.dataset.pwned") is None

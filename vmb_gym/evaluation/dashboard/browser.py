@@ -18,11 +18,12 @@ Example::
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
 import shutil
-import subprocess
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -63,11 +64,38 @@ def chromium_flags(profile_dir: str, width: int, height: int) -> list[str]:
     ]
 
 
-def _pipe_fds(read_fd: int, write_fd: int) -> None:
-    """In the child: make ``read_fd`` descriptor 3 and ``write_fd`` descriptor 4."""
-    high_r, high_w = os.dup(read_fd), os.dup(write_fd)
-    os.dup2(high_r, 3)
-    os.dup2(high_w, 4)
+def _spawn(argv: list[str], to_child: int, from_child: int) -> int:
+    """Start ``argv`` with ``to_child`` as its descriptor 3 and ``from_child`` as 4; returns the pid.
+
+    ``posix_spawn`` maps the descriptors without running Python in the child (safe in a process
+    with threads, unlike ``preexec_fn``); both are first moved above 9 so that neither mapping
+    overwrites the other. Standard input and output go to ``/dev/null``.
+    """
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_child, from_child)]
+    try:
+        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_DUP2, high[0], 3), (os.POSIX_SPAWN_DUP2, high[1], 4)]
+        return os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+    finally:
+        for fd in high:
+            os.close(fd)
+
+
+def _wait(pid: int, timeout: float) -> bool:
+    """Reap ``pid`` within ``timeout`` seconds; ``True`` when it has exited."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if done:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 class HeadlessChromium:
@@ -94,11 +122,8 @@ class HeadlessChromium:
         self._profile = tempfile.mkdtemp(prefix="vmb-chromium-")
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
-        self._proc = subprocess.Popen(
-            [binary, *chromium_flags(self._profile, width, height)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(3, 4), preexec_fn=lambda: _pipe_fds(to_child_r, from_child_w),
-        )
+        self._pid = _spawn([binary, *chromium_flags(self._profile, width, height)], to_child_r, from_child_w)
+        self._running = True
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""
@@ -219,13 +244,15 @@ class HeadlessChromium:
 
     def close(self) -> None:
         """Stop the browser and remove its profile."""
-        if self._proc.poll() is None:
+        if self._running:
             try:
                 os.write(self._to_child, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-                self._proc.wait()
+            except OSError:
+                pass
+            if not _wait(self._pid, 5):
+                os.kill(self._pid, signal.SIGKILL)
+                _wait(self._pid, 5)
+            self._running = False
         for fd in (self._to_child, self._from_child):
             try:
                 os.close(fd)
@@ -233,7 +260,7 @@ class HeadlessChromium:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
-    def __enter__(self) -> HeadlessChromium:
+    def __enter__(self) -> HeadlessChromium:  # noqa: PYI034 (a final class in practice)
         return self
 
     def __exit__(self, *exc: object) -> None:

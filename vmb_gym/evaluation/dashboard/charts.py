@@ -24,6 +24,13 @@ def _colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def _svg_open(width: float, height: float, title: str) -> str:
+    """The ``<svg>`` start tag and the chart's title line."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" role="img" aria-label="{escape(title)}">\n'
+            f'<text x="0" y="16" {_FONT} font-size="14" font-weight="600">{escape(title)}</text>')
+
+
 def _legend(names: Sequence[str], x: float, y: float) -> list[str]:
     out = []
     for i, name in enumerate(names):
@@ -41,9 +48,7 @@ def esm_by_group_svg(groups: Sequence[str], runs: Sequence[str],
     legend_w = 40 + 7 * max((len(r) for r in runs), default=4)
     width = label_w + plot_w + 50 + legend_w
     height = max(60 + group_h * len(groups), 60 + 18 * len(runs))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-             f'height="{height}" role="img" aria-label="{escape(title)}">',
-             f'<text x="0" y="16" {_FONT} font-size="14" font-weight="600">{escape(title)}</text>']
+    parts = [_svg_open(width, height, title)]
     top = 36
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = label_w + plot_w * tick
@@ -83,9 +88,7 @@ def tokens_vs_esm_svg(runs: Sequence[str], tokens: Sequence[float | None], esm: 
     legend_w = 40 + 7 * max((len(r) for r in runs), default=4)
     width, height = left + plot_w + 40 + legend_w, top + plot_h + 44
     x_max = _nice_max(max((t or 0.0 for t in tokens), default=0.0))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-             f'height="{height}" role="img" aria-label="{escape(title)}">',
-             f'<text x="0" y="16" {_FONT} font-size="14" font-weight="600">{escape(title)}</text>']
+    parts = [_svg_open(width, height, title)]
     for i in range(5):
         y = top + plot_h * (1 - i / 4)
         x = left + plot_w * i / 4

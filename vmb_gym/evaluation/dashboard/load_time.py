@@ -57,7 +57,8 @@ def measure_load(index_html: str | os.PathLike[str], repeats: int = 3) -> LoadTi
             browser.wait_for(READY)
             loads.append(float(browser.evaluate(_LOADED)) / 1000)
             # a task low in the first page of the table (the table draws 250 rows at first)
-            last = browser.evaluate("window.VMB_DATA.tasks[Math.max(0, Math.min(window.VMB_DATA.tasks.length, 200) - 1 - %d)][0]" % i)
+            last = browser.evaluate(
+                f"window.VMB_DATA.tasks[Math.max(0, Math.min(window.VMB_DATA.tasks.length, 200) - 1 - {i})][0]")
             browser.click(f"#tasks tbody tr[data-task={json.dumps(last)}]")
             browser.wait_for(f"{TASK_LOADED} === {json.dumps(last)}")
             opens.append(float(browser.evaluate("window.VMB_TASK_MS")) / 1000)

@@ -12,7 +12,7 @@ __all__ = ["make_server", "serve_site"]
 class _QuietHandler(SimpleHTTPRequestHandler):
     """Serves files of one folder; logs nothing per request."""
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the stdlib's name)
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

@@ -19,7 +19,7 @@ import os
 import shutil
 import string
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -29,8 +29,8 @@ import orjson
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import FAILURE_LABELS
-from vmb_gym.evaluation.dashboard.charts import PALETTE, esm_by_group_svg, tokens_vs_esm_svg
 from vmb_gym.evaluation.compare import Comparison, compare_runs
+from vmb_gym.evaluation.dashboard.charts import PALETTE, esm_by_group_svg, tokens_vs_esm_svg
 from vmb_gym.evaluation.dashboard.overview import (
     Table,
     attribution_table,
@@ -39,7 +39,13 @@ from vmb_gym.evaluation.dashboard.overview import (
     run_names,
     runs_table,
 )
-from vmb_gym.evaluation.dashboard.task_detail import HistoryTexts, TaskTexts, request_and_gold, task_payload, tasks_by_id
+from vmb_gym.evaluation.dashboard.task_detail import (
+    HistoryTexts,
+    TaskTexts,
+    request_and_gold,
+    task_payload,
+    tasks_by_id,
+)
 from vmb_gym.evaluation.runs import Run, load_runs
 
 __all__ = ["REQUEST_CHARS", "build_site", "js_data", "render_table"]
@@ -125,7 +131,7 @@ def _page(runs: Sequence[Run], cmp: Comparison, title: str) -> str:
     chart_types, chart_tokens = _charts(cmp, names)
     template = string.Template(resources.files(__package__).joinpath("static/index.html").read_text("utf-8"))
     data = sorted({r.config.data for r in runs})
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     against = list(cmp.settings.get("against") or [])
     reference = ", ".join(against) if against != ["1"] else f"the first run ({names[0]})"
     return template.substitute(
