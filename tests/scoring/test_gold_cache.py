@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import marshal
+import os
 import shutil
 from pathlib import Path
 
@@ -172,3 +173,16 @@ def test_replay_and_empty_tool_parts_are_those_of_the_gold_keys(copies: int) -> 
     keys = task.keys
     assert task.replay_tool == tool_part(official_tool_score(keys, keys), multiset_tool_score(keys, keys))
     assert task.empty_tool == tool_part(official_tool_score((), keys), multiset_tool_score((), keys))
+
+
+def test_only_the_most_recent_cache_files_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gold_cache, "MAX_FILES", 2)
+    load_gold_tasks("default", [1])
+    (first,) = scoring_cache_dir().glob("gold-*.marshal")
+    load_gold_tasks("default", [2])
+    (second,) = set(scoring_cache_dir().glob("gold-*.marshal")) - {first}
+    os.utime(first, ns=(10**18, 10**18))  # the older of the two, whatever the clock's resolution
+    os.utime(second, ns=(15 * 10**17, 15 * 10**17))  # both before the third one is written
+    load_gold_tasks("default", [3])
+    kept = set(scoring_cache_dir().glob("gold-*.marshal"))
+    assert len(kept) == 2 and second in kept and first not in kept

@@ -11,7 +11,8 @@ under a name is always the one built from those bytes (the key is stored inside 
 Files live under ``$VMB_CACHE_DIR/scoring`` or ``~/.cache/vmb_gym/scoring`` (the root of
 :mod:`vmb_gym.memory.cache`), are written through a temporary file and an atomic rename, and
 are ``marshal`` data (plain values only: loading runs no code). An unreadable or malformed file
-is rebuilt, with one warning log line. The history files are never read.
+is rebuilt, with one warning log line. Only the :data:`MAX_FILES` most recently written files
+are kept. The history files are never read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from vmb_gym.data import data_folder
 from vmb_gym.data.qa_files import gold_files, log_gold_warnings, read_gold_file
 from vmb_gym.scoring.batch import GoldTask
 
-__all__ = ["CACHE_FORMAT", "cache_path", "code_fingerprint", "load_gold_tasks", "scoring_cache_dir"]
+__all__ = ["CACHE_FORMAT", "MAX_FILES", "cache_path", "code_fingerprint", "load_gold_tasks", "scoring_cache_dir"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 _SOURCE_DIRS = ("scoring", "vehicle", "data")
 _SOURCE_FILES = ("types.py",)
 _FINGERPRINT: list[str] = []
+#: Cache files kept (the most recently written; about 0.5-1 MB each for 500 tasks).
+MAX_FILES = 32
 
 
 def scoring_cache_dir() -> Path:
@@ -128,6 +131,18 @@ def _write(path: Path, key: str, tasks: list[GoldTask], warnings: list[tuple[int
         os.replace(tmp, path)
     except OSError as exc:
         logger.debug("could not write gold cache %s: %s", path, exc)
+        return
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Delete all but the :data:`MAX_FILES` most recently written cache files (other selections, older code)."""
+    try:
+        found = sorted(folder.glob("gold-*.marshal"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in found[MAX_FILES:]:
+            old.unlink(missing_ok=True)
+    except OSError as exc:  # another process pruning at the same time: nothing lost but disk
+        logger.debug("could not prune gold cache %s: %s", folder, exc)
 
 
 def load_gold_tasks(
