@@ -13,7 +13,7 @@ import pytest
 
 from vmb_gym.data import embedded_benchmark_dir, load_gold
 from vmb_gym.scoring import gold_cache, score_task
-from vmb_gym.scoring.batch import GoldTask, json_native, score_tasks, tool_part
+from vmb_gym.scoring.batch import GoldTask, json_native, replayable, score_tasks, tool_part
 from vmb_gym.scoring.gold_cache import load_gold_tasks, scoring_cache_dir
 from vmb_gym.scoring.tool_f1 import multiset_tool_score, official_tool_score
 from vmb_gym.types import Query, ToolCall
@@ -186,3 +186,10 @@ def test_only_the_most_recent_cache_files_are_kept(monkeypatch: pytest.MonkeyPat
     load_gold_tasks("default", [3])
     kept = set(scoring_cache_dir().glob("gold-*.marshal"))
     assert len(kept) == 2 and second in kept and first not in kept
+
+
+def test_replayable_leaves_out_what_the_keys_do_not_fix() -> None:
+    assert replayable([ToolCall("f", {"a": 1, "b": [1, "x", None, 2.5]})])
+    assert not replayable([ToolCall("f", {"a": {"x": 1, "y": 2}})])  # keys sort inside dict values
+    assert not replayable([ToolCall("f", {"a": (1,)})]) and not replayable([ToolCall("f", {"a": float("inf")})])
+    assert all(replayable(q.gold_calls) for q in load_gold("default"))  # the shipped gold always is

@@ -12,7 +12,7 @@ line exactly as ``json.dumps(record, ensure_ascii=False)`` writes it. A predicti
 calls have the gold's keys (same names, same JSON-typed arguments) reaches the gold state, since
 the simulator is deterministic and reads arguments by name, so its state part is the gold's
 ``if_matched`` without running it; this holds only when every gold argument survives a JSON
-round trip unchanged (:func:`json_native`), which is checked once per task.
+round trip unchanged and none is a dict (:func:`replayable`), which is checked once per task.
 """
 
 from __future__ import annotations
@@ -43,7 +43,10 @@ from vmb_gym.scoring.tool_f1 import (
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle.simulator import VehicleSimulator
 
-__all__ = ["GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "score_tasks", "state_part", "tool_part"]
+__all__ = [
+    "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "replayable", "score_tasks", "state_part",
+    "tool_part",
+]
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
 _ENCODE_STR = json.encoder.encode_basestring  # what that encoder writes a str with
@@ -79,11 +82,11 @@ def tool_part(tool: ToolScore, corrected: ToolScore) -> ToolPart:
 _SCALARS = frozenset((str, int, bool, type(None)))
 
 
-def json_native(value: Any) -> bool:
+def json_native(value: Any, *, dicts: bool = True) -> bool:
     """Whether ``value`` comes back from a JSON round trip as itself, types included.
 
-    True for str, int, bool, None, finite floats, lists of such values and dicts with string
-    keys; False for tuples, sets, NaN, infinities and anything else.
+    True for str, int, bool, None, finite floats, lists of such values and (unless ``dicts`` is
+    false) dicts with string keys; False for tuples, sets, NaN, infinities and anything else.
     """
     kind = type(value)
     if kind in _SCALARS:
@@ -91,10 +94,25 @@ def json_native(value: Any) -> bool:
     if kind is float:
         return math.isfinite(value)
     if kind is list:
-        return all(map(json_native, value))
-    if kind is dict:
-        return all(type(k) is str for k in value) and all(map(json_native, value.values()))
+        return all(json_native(v, dicts=dicts) for v in value)
+    if kind is dict and dicts:
+        return all(type(k) is str for k in value) and all(json_native(v) for v in value.values())
     return False
+
+
+def replayable(calls: Sequence[ToolCall]) -> bool:
+    """Whether any calls with the same official keys as ``calls`` reach the same state.
+
+    The keys are JSON with sorted keys, so they fix the arguments' values and types when every
+    value survives a JSON round trip, except the order of keys inside a dict value; the simulator
+    binds the top-level arguments by name (no API takes ``**kwargs``), so only dict values, which
+    an API could read in order, are left out (no official API takes one).
+    """
+    return all(
+        type(c.name) is str and type(c.arguments) is dict and all(type(k) is str for k in c.arguments)
+        and all(json_native(v, dicts=False) for v in c.arguments.values())
+        for c in calls
+    )
 
 
 @functools.cache
@@ -141,13 +159,11 @@ class GoldTask:
         """Execute the gold of ``query`` (once per query, see :func:`gold_reference`) and reduce it."""
         reference = gold_reference(query)
         keys = tool_call_keys(query.gold_calls)
-        replayable = all(type(c.name) is str and type(c.arguments) is dict and json_native(c.arguments)
-                         for c in query.gold_calls)
         return cls(
             task_id=query.task_id,
             reasoning_type=query.reasoning_type,
             keys=keys,
-            replayable=replayable,
+            replayable=replayable(query.gold_calls),
             matched=state_part(reference.if_matched),
             replay_tool=_replay_tool_part(len(keys), len(set(keys))),
             empty_tool=_empty_tool_part(len(keys)),
