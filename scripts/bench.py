@@ -341,6 +341,29 @@ def bench_dense_floor(scenarios: list) -> dict[str, float]:
             "floor_ms": flop / rate * 1e3}
 
 
+def bench_loadtest(sessions: int, episodes: int) -> list[tuple[str, str, str]]:
+    """Rows of ``scripts/loadtest.py`` (``vmb serve`` on loopback), run as a subprocess."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "loadtest.json"
+        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "loadtest.py"), "--sessions", str(sessions),
+                               "--episodes", str(episodes), "--out", str(out)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=900)
+        if not out.exists():
+            return [("vmb serve load test", f"unavailable ({done.stderr.strip().splitlines()[-1:]})"[:90], "")]
+        r = json.loads(out.read_text())
+    head = f"vmb serve, {r['sessions']} sessions x {r['episodes_per_session']} episodes"
+    return [
+        (f"{head}: step latency p50 / p99", f"{r['p50_step_ms']:.2f} / {r['p99_step_ms']:.2f} ms", "p99 <= 5 ms"),
+        (f"{head}: steps/s across sessions", f"{r['steps_per_s']:,.0f} ({r['steps']} steps)", ">= 5,000"),
+        (f"{head}: CPU per step server / client", f"{r['server_cpu_ms_per_step']:.3f} / "
+         f"{r['client_cpu_ms_per_step']:.3f} ms (cores used {r['cpu_share_of_step_phase']}, "
+         f"load {r['load_average_1min']})", ""),
+        (f"{head}: errors / reward mismatches / leaks",
+         f"{r['errors']} / {r['reward_mismatches']} / {r['cross_session_leaks']} "
+         f"({r['episodes_finished']}/{r['episodes_planned']} episodes replayed in-process)", "0 / 0 / 0"),
+    ]
+
+
 def main() -> int:
     """Run the benchmarks and print the table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -354,7 +377,13 @@ def main() -> int:
     parser.add_argument("--cli-only", action="store_true", help="only the command-line rows (vmb --help, vmb score)")
     parser.add_argument("--official-repo", default=None, metavar="DIR",
                         help="a checkout of the upstream VehicleMemBench: also time its scorer end to end")
+    parser.add_argument("--loadtest-sessions", type=int, default=64,
+                        help="concurrent sessions of the vmb serve load test (0: skip it)")
+    parser.add_argument("--loadtest-episodes", type=int, default=20, help="episodes per load-test session")
+    parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
     args = parser.parse_args()
+    if args.loadtest_only:
+        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes))
     rows: list[tuple[str, str, str]] = bench_cli(min(args.repeats, 5), args.official_repo)
     if args.cli_only:
         return _print(rows)
@@ -395,6 +424,8 @@ def main() -> int:
         except Exception as exc:  # noqa: BLE001  (an optional backend missing)
             rows.append(("dense compute floor", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
+    if args.loadtest_sessions > 0:
+        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory (RSS)", f"{peak:.0f} MiB", ""))
     return _print(rows)
