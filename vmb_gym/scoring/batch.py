@@ -26,7 +26,6 @@ from typing import Any
 
 from vmb_gym.scoring.gold import FieldKey, GoldReference, score_against
 from vmb_gym.scoring.scorer import (
-    gold_reference,
     state_record_fields,
     tool_record_fields,
     vehicle_calls,
@@ -156,8 +155,8 @@ class GoldTask:
 
     @classmethod
     def from_query(cls, query: Query) -> GoldTask:
-        """Execute the gold of ``query`` (once per query, see :func:`gold_reference`) and reduce it."""
-        reference = gold_reference(query)
+        """Execute the gold calls of ``query`` on a fresh car and reduce the result."""
+        reference = GoldReference.from_calls((c.name, c.arguments) for c in query.gold_calls)
         keys = tool_call_keys(query.gold_calls)
         return cls(
             task_id=query.task_id,
