@@ -62,9 +62,15 @@ def _scatter(cmp: Comparison, points: list[tuple[str, float, float]], xlabel: st
              path: str | os.PathLike[str]) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.8))
+    xs, ys = [p[1] for p in points], [p[2] for p in points]
+    span_x, span_y = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
+    placed: list[tuple[float, float]] = []
     for name, x, y in points:
         ax.scatter([x], [y], s=40)
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(5, 4), fontsize="small")
+        # labels of points that (nearly) coincide are stacked instead of printed over each other
+        near = sum(1 for px, py in placed if abs(px - x) < 0.05 * span_x and abs(py - y) < 0.05 * span_y)
+        placed.append((x, y))
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(5, 4 - 11 * near), fontsize="small")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("exact state match (ESM)")
     ax.set_title(title)
