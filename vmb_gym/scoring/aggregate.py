@@ -15,7 +15,6 @@ reported here.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -59,26 +58,27 @@ def exact_mean(values: Sequence[Any]) -> Any:
     count and converts with ``_convert``: an ``int`` when every value is an int or a bool and the
     mean is a whole number, else ``float(Fraction)``, which is the correctly rounded quotient of
     two ints (``Fraction.__float__`` is ``numerator / denominator``, and CPython's int true
-    division rounds correctly). Here the same exact sum is formed over the distinct values (a
-    float's ratio has a power-of-two denominator, so every ratio is scaled to the largest one),
-    and the same correctly rounded int division gives the same float, whatever the grouping.
+    division rounds correctly). Here the same exact sum is formed (``sum()`` when there is no
+    float; else over the distinct values, each ratio scaled to the largest denominator, since a
+    float's ratio has a power-of-two one), and the same correctly rounded int division gives the
+    same float, whatever the grouping.
     Any other input (an empty sequence, another numeric type, NaN or an infinity) goes to
     :func:`statistics.mean` itself.
     """
     kinds = set(map(type, values))
     if not values or not kinds <= _NUMBER_TYPES:
         return statistics.mean(values)
-    ratios = []
-    for value, count in Counter(values).items():  # 1, 1.0 and True share a key: equal ratios
-        if type(value) is float and not math.isfinite(value):
-            return statistics.mean(values)
-        numerator, denominator = value.as_integer_ratio()
-        ratios.append((numerator * count, denominator))
-    scale = max(d for _, d in ratios)  # powers of two: each divides the largest
-    total = sum(n * (scale // d) for n, d in ratios)
     n = len(values)
-    if kinds <= _INT_TYPES and total % n == 0:  # scale is 1: ints only
-        return total // n
+    if float not in kinds:  # ints and bools: sum() is the exact sum
+        total = sum(values)
+        return total // n if total % n == 0 else total / n
+    counts = Counter(values)  # 1, 1.0 and True share a key: equal ratios
+    try:
+        ratios = [value.as_integer_ratio() for value in counts]
+    except (OverflowError, ValueError):  # an infinity or NaN
+        return statistics.mean(values)
+    scale = max(map(itemgetter(1), ratios))  # powers of two: each divides the largest
+    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts.values())])
     return total / (scale * n)
 
 
@@ -94,18 +94,39 @@ def _column(records: list[Mapping[str, Any]], field: str) -> list[Any]:
         return [r.get(field, 0) for r in records]
 
 
-def _block(records: list[Mapping[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {
+#: The record fields averaged in every block, in ``metric.json`` order (after ``exact_match_rate``).
+_MEAN_FIELDS: dict[str, str] = {
+    **{key: field for key, field in METRIC_KEYS.items() if key != "exact_match_rate"},
+    **TOOL_KEYS,
+}
+
+
+def _columns(records: list[Mapping[str, Any]]) -> dict[str, list[Any]]:
+    """The per-record values every block averages, one list per field (plus the presence of the call count)."""
+    columns = {
         # ``1 if r.get("exact_match") else 0``: int(truth(...)) is the same 0/1 int.
-        "exact_match_rate": _mean(list(map(int, map(truth, map(methodcaller("get", "exact_match"), records))))),
+        "exact_match": list(map(int, map(truth, map(methodcaller("get", "exact_match"), records)))),
+        **{field: _column(records, field) for field in _MEAN_FIELDS.values()},
+        "num_pred_calls": _column(records, "num_pred_calls"),
+        "has_num_pred_calls": [("num_pred_calls" in r) for r in records],
     }
-    for key, field in METRIC_KEYS.items():
-        if key != "exact_match_rate":
-            out[key] = _mean(_column(records, field))
-    for key, field in TOOL_KEYS.items():
-        out[key] = _mean(_column(records, field))
-    if any("num_pred_calls" in r for r in records):
-        out["avg_num_pred_calls"] = _mean(_column(records, "num_pred_calls"))
+    return columns
+
+
+def _pick(columns: dict[str, list[Any]], rows: list[int]) -> dict[str, list[Any]]:
+    """The columns of the records at positions ``rows`` (in that order)."""
+    if len(rows) == 1:
+        return {name: [values[rows[0]]] for name, values in columns.items()}
+    take = itemgetter(*rows)
+    return {name: list(take(values)) for name, values in columns.items()}
+
+
+def _block(columns: dict[str, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"exact_match_rate": _mean(columns["exact_match"])}
+    for key, field in _MEAN_FIELDS.items():
+        out[key] = _mean(columns[field])
+    if any(columns["has_num_pred_calls"]):
+        out["avg_num_pred_calls"] = _mean(columns["num_pred_calls"])
     return out
 
 
@@ -127,11 +148,14 @@ def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "valid_tasks": len(rows),
         "skipped_tasks": 0,
     }
-    metric.update(_block(rows))
+    columns = _columns(rows)
+    metric.update(_block(columns))
     metric["skipped_queries"] = []
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for r in rows:
-        groups.setdefault(str(r.get("reasoning_type", "unknown")), []).append(r)
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(str(r.get("reasoning_type", "unknown")), []).append(i)
     order = [t for t in REASONING_TYPES if t in groups] + sorted(t for t in groups if t not in REASONING_TYPES)
-    metric["by_reasoning_type"] = {t: {"count": len(groups[t]), **_block(groups[t])} for t in order}
+    metric["by_reasoning_type"] = {
+        t: {"count": len(groups[t]), **_block(_pick(columns, groups[t]))} for t in order
+    }
     return metric
