@@ -46,6 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"vmb serve: {e}", file=sys.stderr)
         return 2
+    if config.host not in ("127.0.0.1", "localhost", "::1") and not config.token:
+        print(f"vmb serve: warning: binding {config.host} without a token lets anyone who reaches this port "
+              "drive the env; set --token or $VMB_SERVE_TOKEN", file=sys.stderr)
     auth = "token required" if config.token else "no token"
     print(f"vmb serve: {config.env_id} (data {','.join(config.data)}, memory {','.join(config.memory)}) on "
           f"ws://{config.host}:{config.port}/ws ({auth}, at most {config.max_sessions} sessions)", flush=True)
