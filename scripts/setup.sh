@@ -28,19 +28,6 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
         echo "[setup] chromium missing and no apt-get as root: the dashboard's browser test will be skipped"
     fi
 fi
-# Debian's chromium: the dashboard's browser test (tests/evaluation/test_dashboard_browser.py), its
-# screenshots and scripts/bench.py drive it headless; without it they skip with a message.
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; fi
-    if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$SUDO" ]; }; then
-        echo "[setup] installing Debian's chromium (the dashboard's browser test)"
-        { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null; } \
-            || echo "[setup] could not install chromium: the dashboard's browser test will be skipped"
-    else
-        echo "[setup] chromium missing and no apt-get as root: the dashboard's browser test will be skipped"
-    fi
-fi
 PIP=".venv/bin/python -m pip"
 stamp=".venv/.vmb_setup_stamp"
 want="$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)-$TORCH_VERSION"
