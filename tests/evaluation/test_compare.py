@@ -82,6 +82,9 @@ def test_compare_groups_pairs_and_failures(ablation: dict[str, Path]) -> None:
     assert [r["run"] for r in cmp.recall] == cmp.names and cmp.recall[0]["recall"] == 1.0
     text = render_markdown(cmp)
     assert "| rules/bm25 | rules/gold | 10 | -0.400 [" in text and "| 2/6/2 | 0.289 |" in text
+    two = compare_runs(runs, against=["gold", "bm25"], resamples=200)  # gold - bm25 mirrors bm25 - gold: once
+    assert [(p["run"], p["reference"]) for p in two.paired] == [
+        ("rules/none", "rules/gold"), ("rules/bm25", "rules/gold"), ("rules/none", "rules/bm25")]
 
 
 def test_different_task_sets_are_refused(tmp_path: Path, ablation: dict[str, Path]) -> None:

@@ -190,7 +190,10 @@ class Comparison:
 
 
 def _pairs(runs: Sequence[Run], names: Sequence[str], against: Sequence[str]) -> list[tuple[int, int]]:
-    """(run, reference) index pairs: each run against each reference spec (the first run by default)."""
+    """(run, reference) index pairs: each run against each reference spec (the first run by default).
+
+    A pair whose mirror is already listed (``bm25 - gold`` before ``gold - bm25``) is left out.
+    """
     out: list[tuple[int, int]] = []
     for spec in against or ["1"]:
         refs = _resolve(spec, runs, names)
@@ -199,7 +202,7 @@ def _pairs(runs: Sequence[Run], names: Sequence[str], against: Sequence[str]) ->
                 continue
             same = [j for j in refs if set(runs[j].task_ids()) == set(run.task_ids())]
             pair = (i, (same or refs)[0])
-            if pair not in out:
+            if pair not in out and pair[::-1] not in out:  # b - a is a - b mirrored: listed once
                 out.append(pair)
     return out
 
