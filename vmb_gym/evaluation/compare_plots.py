@@ -46,7 +46,7 @@ def plot_esm_by_type(cmp: Comparison, path: str | os.PathLike[str]) -> Path:
     groups = [*cmp.by_reasoning_type, "overall"]
     n = len(cmp.names)
     width = 0.8 / max(n, 1)
-    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(groups) + 0.25 * n * len(groups)), 4.8))
+    fig, ax = plt.subplots(figsize=(min(12.0, max(8.0, 1.1 * len(groups) + 0.25 * n * len(groups))), 4.8))
     for i, name in enumerate(cmp.names):
         vals = [(cmp.by_reasoning_type[g][i]["esm"] or 0.0) for g in groups[:-1]] + [cmp.rows[i]["esm"] or 0.0]
         ax.bar([x + (i - (n - 1) / 2) * width for x in range(len(groups))], vals, width, label=name)
