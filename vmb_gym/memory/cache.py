@@ -15,13 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from vmb_gym.cache_root import cache_dir  # noqa: F401  (re-exported: the memory modules read the root here)
+
 log = logging.getLogger(__name__)
-
-
-def cache_dir() -> Path:
-    """The cache root (created on demand)."""
-    root = os.environ.get("VMB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "vmb_gym")
-    return Path(root)
 
 
 def content_hash(*parts: str) -> str:

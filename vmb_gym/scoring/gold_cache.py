@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from vmb_gym.cache_root import cache_dir
 from vmb_gym.data import data_folder
 from vmb_gym.data.qa_files import gold_files, log_gold_warnings, read_gold_file
 from vmb_gym.scoring.batch import GoldTask
@@ -49,8 +50,7 @@ MAX_FILES = 32
 
 def scoring_cache_dir() -> Path:
     """``$VMB_CACHE_DIR/scoring``, else ``~/.cache/vmb_gym/scoring``."""
-    root = os.environ.get("VMB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "vmb_gym")
-    return Path(root) / "scoring"
+    return cache_dir() / "scoring"
 
 
 def code_fingerprint() -> str:
