@@ -1,0 +1,67 @@
+"""Policies for the vmb_gym envs, and the episode loop to run them.
+
+The public surface (every name is loaded on first use, so ``import agents`` imports nothing
+heavy; torch, transformers and Stable-Baselines3 load only with the class that needs them):
+
+| name | what | lives in |
+|---|---|---|
+| ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec (``"rules"``, ``"oracle"``, ``"hf:PATH"``, ...) | :mod:`agents.factory` |
+| ``RulesPolicy`` | the no-LLM reading baseline over a memory module | :mod:`agents.rules` |
+| ``OraclePolicy``, ``NoopPolicy``, ``RandomPolicy`` | gold calls, nothing, random calls | :mod:`agents.baselines` |
+| ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies on the tool-chat loop | :mod:`agents.llm` |
+| ``load_sb3_policy(path, env)`` | a Stable-Baselines3 checkpoint as a policy | :mod:`agents.sb3.policies` |
+| ``make_writer(spec)`` | a memory writer for ``VehicleMemStream-v0`` | :mod:`agents.stream.factory` |
+| ``run_episode``, ``run_episodes``, ``list_tasks``, ``Episode``, ``Policy`` | the episode loop and the policy contract | :mod:`vmb_gym.policy` |
+
+Example (the README's "Python API" section runs more):
+    >>> import gymnasium as gym, vmb_gym, agents
+    >>> env = gym.make("VehicleMem-v0", memory="gold", files="1")
+    >>> episodes = agents.run_episodes(env, agents.RulesPolicy(source=env), n=3)
+    >>> [e.memory for e in episodes], len({e.task_id for e in episodes})
+    (['gold', 'gold', 'gold'], 3)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: public name -> the module that defines it.
+_HOMES: dict[str, str] = {
+    "make_policy": "agents.factory",
+    "POLICY_KINDS": "agents.factory",
+    "RulesPolicy": "agents.rules",
+    "OraclePolicy": "agents.baselines",
+    "NoopPolicy": "agents.baselines",
+    "RandomPolicy": "agents.baselines",
+    "ToolChatPolicy": "agents.llm.chat",
+    "HFPolicy": "agents.llm.hf",
+    "OpenAIPolicy": "agents.llm.openai_compat",
+    "load_sb3_policy": "agents.sb3.policies",
+    "make_writer": "agents.stream.factory",
+    "run_episode": "vmb_gym.policy",
+    "run_episodes": "vmb_gym.policy",
+    "list_tasks": "vmb_gym.policy",
+    "Episode": "vmb_gym.policy",
+    "Policy": "vmb_gym.policy",
+}
+
+__all__ = [
+    "POLICY_KINDS", "Episode", "HFPolicy", "NoopPolicy", "OpenAIPolicy", "OraclePolicy", "Policy", "RandomPolicy",
+    "RulesPolicy", "ToolChatPolicy", "list_tasks", "load_sb3_policy", "make_policy", "make_writer", "run_episode",
+    "run_episodes",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines ``name`` on first use (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

@@ -8,9 +8,21 @@ A policy has ``reset(observation, info)`` and ``act(observation, info)``. Option
   env's ``search_memory`` and a policy's own searches are counted the same way (searches,
   tokens, hit line ids, audit).
 
-:func:`run_episode` runs one ``VehicleMem-v0`` episode, :func:`run_stream_episode` one
-``VehicleMemStream-v0`` timeline. ``vmb eval``, ``vmb eval-stream`` and the training evaluators
-use these loops, so an episode means the same thing everywhere.
+:func:`run_episode` runs one ``VehicleMem-v0`` episode, :func:`run_episodes` several distinct
+tasks, :func:`run_stream_episode` one ``VehicleMemStream-v0`` timeline. ``vmb eval``,
+``vmb eval-stream`` and the training evaluators use these loops, so an episode means the same
+thing everywhere. :func:`list_tasks` lists the tasks an env serves.
+
+The task cycler: ``reset(seed=s)`` draws a new seeded permutation of the env's tasks and starts
+at its first task; ``reset()`` without a seed takes the next task of the current permutation;
+``reset(options={"task_id": ...})`` pins a task and leaves the cycle where it is. So a loop of
+``run_episode(env, policy, seed=i)`` starts a new permutation each time and may repeat tasks,
+while :func:`run_episodes` seeds once and walks the permutation (``n`` distinct tasks), or runs
+the ``task_ids`` it is given.
+
+A wrapper in the env's chain with a ``watch_policy(policy)`` method (such as
+:class:`~vmb_gym.wrappers.EvaluationWrapper`) is handed the policy before each episode, so it
+can count the policy's own memory searches the way :func:`run_episode` does.
 
 Example:
     >>> import gymnasium as gym, vmb_gym
@@ -24,12 +36,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import gymnasium as gym
 
+from vmb_gym.errors import ConfigError
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.session import MemorySession
 from vmb_gym.types import Query
@@ -40,11 +53,16 @@ __all__ = [
     "MemoryPolicy",
     "Policy",
     "StreamEpisode",
+    "TaskInfo",
     "episode_query",
+    "list_tasks",
     "merge_memory_figures",
     "policy_memory_figures",
+    "policy_memory_name",
     "run_episode",
+    "run_episodes",
     "run_stream_episode",
+    "watch_policy",
 ]
 
 
@@ -80,7 +98,21 @@ class MemoryPolicy(Policy, Protocol):
 
 @dataclass
 class Episode:
-    """One finished episode: its task, actions, final metrics and episode figures."""
+    """One finished episode: its task, actions, final metrics and episode figures.
+
+    Attributes:
+        task_id: the task run.
+        reasoning_type: its reasoning type.
+        reward: the final reward.
+        terminated: the policy called ``finish``.
+        truncated: the step limit ended the episode.
+        actions: every action the policy returned.
+        calls: every call the env ran (``info["calls"]`` of each step).
+        metrics: the per-task metrics of the scorer (``info["metrics"]``; names in
+            :data:`vmb_gym.metrics.METRICS`: ``exact_match``, ``f1_change``, ...).
+        episode: the env's ``episode_stats`` with the policy's own memory figures merged in.
+        memory: the memory module the policy read (:func:`policy_memory_name`).
+    """
 
     task_id: str
     reasoning_type: str
@@ -91,6 +123,39 @@ class Episode:
     calls: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
     episode: dict[str, Any] = field(default_factory=dict)
+    memory: str = ""
+
+
+class TaskInfo(NamedTuple):
+    """One task an env serves (see :func:`list_tasks`)."""
+
+    task_id: str
+    scenario_id: int
+    reasoning_type: str
+    request: str
+
+
+def list_tasks(env: gym.Env[Any, Any]) -> list[TaskInfo]:
+    """The tasks ``env`` serves (after its ``files``/``task_ids``/``reasoning_types`` filters), in data order.
+
+    The ids are those ``reset(options={"task_id": ...})`` and :func:`run_episodes` take.
+
+    Raises:
+        ConfigError: ``env`` is not a vehicle env (it has no task set).
+    """
+    tasks = getattr(env.unwrapped, "tasks", None)
+    if tasks is None or not hasattr(tasks, "queries"):
+        raise ConfigError(f"expected a VehicleMem-v0 or VehicleMemStream-v0 env, found {type(env.unwrapped).__name__} "
+                          "without a task set")
+    return [TaskInfo(q.task_id, q.scenario_id, q.reasoning_type, q.text) for q in tasks.queries]
+
+
+def policy_memory_name(policy: Any, env_memory: str) -> str:
+    """The name of the memory module ``policy`` read: its own session's module, else ``env_memory``."""
+    session = getattr(policy, "memory_session", None)
+    if isinstance(session, MemorySession):
+        return str(getattr(session.memory, "name", env_memory))
+    return env_memory
 
 
 def policy_memory_figures(policy: Any, query: Query | None) -> dict[str, Any] | None:
@@ -161,10 +226,12 @@ def run_episode(env: gym.Env[str, Any], policy: Policy, *, task_id: str | None =
     opts = dict(options or {})
     if task_id is not None:
         opts["task_id"] = task_id
+    watch_policy(env, policy)
     obs, info = env.reset(seed=seed, options=opts or None)
     policy.reset(obs, info)
     record = Episode(task_id=info["task_id"], reasoning_type=info["reasoning_type"], reward=0.0,
-                     terminated=False, truncated=False)
+                     terminated=False, truncated=False,
+                     memory=policy_memory_name(policy, str(info.get("memory", ""))))
     while True:
         action = policy.act(obs, info)
         record.actions.append(action)
@@ -178,6 +245,48 @@ def run_episode(env: gym.Env[str, Any], policy: Policy, *, task_id: str | None =
     record.episode = dict(info.get("episode_stats", {}))
     merge_memory_figures(record.episode, policy_memory_figures(policy, episode_query(env, record.task_id)))
     return record
+
+
+def watch_policy(env: gym.Env[Any, Any], policy: Any) -> None:
+    """Hand ``policy`` to every wrapper of ``env``'s chain that has a ``watch_policy`` method."""
+    layer: Any = env
+    while True:
+        hook = getattr(type(layer), "watch_policy", None)
+        if callable(hook):
+            hook(layer, policy)
+        if not isinstance(layer, gym.Wrapper):
+            return
+        layer = layer.env
+
+
+def run_episodes(env: gym.Env[str, Any], policy: Policy, *, n: int | None = None,
+                 task_ids: Sequence[str] | None = None, seed: int = 0) -> list[Episode]:
+    """Run ``policy`` on distinct tasks of ``env``, one :func:`run_episode` each.
+
+    Args:
+        env: a ``VehicleMem-v0`` env (wrapped or not).
+        policy: the policy.
+        n: run the first ``n`` tasks of the cycle seeded with ``seed`` (distinct tasks; at most
+            the env's task count). Default (with no ``task_ids``): every task once.
+        task_ids: run exactly these tasks, in this order (instead of ``n``).
+        seed: the seed of the first reset (the cycle's permutation).
+
+    Returns:
+        The episodes, in the order run.
+
+    Raises:
+        ConfigError: both ``n`` and ``task_ids``, or ``n`` not in 1..the number of tasks.
+    """
+    total = len(list_tasks(env))
+    if task_ids is not None:
+        if n is not None:
+            raise ConfigError(f"expected n or task_ids, found both (n={n}, {len(task_ids)} task ids); pass one")
+        return [run_episode(env, policy, task_id=tid, seed=seed if i == 0 else None) for i, tid in enumerate(task_ids)]
+    count = total if n is None else n
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= total:
+        raise ConfigError(f"expected n between 1 and {total} (the env's distinct tasks), found {n!r}; "
+                          "narrow the env with files=/task_ids= or lower n")
+    return [run_episode(env, policy, seed=seed if i == 0 else None) for i in range(count)]
 
 
 @dataclass

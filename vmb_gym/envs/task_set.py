@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.types import REASONING_TYPES, Query, Scenario
@@ -27,16 +29,20 @@ class TaskSet:
         cls,
         data: str | Sequence[Scenario],
         *,
-        files: Sequence[int] | None = None,
+        files: str | int | Iterable[int] | None = None,
         task_ids: Sequence[str] | None = None,
         reasoning_types: Sequence[str] | None = None,
         need_qa: bool = False,
     ) -> TaskSet:
         """Load ``data`` (a spec string or scenarios) and apply the filters.
 
+        ``files`` is read by :func:`parse_files` (``"1-3,7"``, ``[1, 2, 3]``, ``5``).
+
         Raises:
-            ConfigError: a filter leaves no task, or names an unknown reasoning type.
+            ConfigError: ``files`` is malformed, a filter leaves no task, or names an unknown
+                reasoning type.
         """
+        files = parse_files(files)
         if isinstance(data, str):
             scenarios = _load_cached(data, tuple(files) if files is not None else None)
         else:
@@ -93,6 +99,39 @@ class TaskSet:
                     chars.update(q.qa.question)
         chars -= set("\x0b\x0c")
         return "".join(sorted(chars))
+
+
+def parse_files(files: str | int | Iterable[int] | None) -> list[int] | None:
+    """The scenario numbers of an env's ``files=`` argument, ascending, or None (every scenario).
+
+    Accepts the CLI's ``--files`` syntax (``"1-3,7"``, read by
+    :func:`vmb_gym.data.parse_file_range`), one number, or an iterable of numbers.
+
+    Raises:
+        ConfigError: anything else (the message shows the accepted forms).
+    """
+    if files is None:
+        return None
+    if isinstance(files, str):
+        from vmb_gym.data import parse_file_range
+
+        try:
+            return parse_file_range(files)
+        except ConfigError as exc:
+            raise ConfigError(f"files={files!r}: {exc}") from None
+    expected = "expected files as scenario numbers: '1-3,7' (the --files syntax), 5 or [1, 2, 3]"
+    if isinstance(files, bool):
+        raise ConfigError(f"{expected}; found {files!r}")
+    if isinstance(files, numbers.Integral):
+        files = [files]
+    try:
+        items: list[Any] = list(files)
+    except TypeError:
+        raise ConfigError(f"{expected}; found {files!r}") from None
+    bad = [f for f in items if isinstance(f, bool) or not isinstance(f, numbers.Integral) or f < 1]
+    if bad or not items:
+        raise ConfigError(f"{expected}; found {files!r}" + (f" (not a positive number: {bad[0]!r})" if bad else ""))
+    return sorted({int(f) for f in items})
 
 
 @lru_cache(maxsize=8)

@@ -116,7 +116,8 @@ class VehicleMemEnv(gym.Env[str, Any]):
     ## Arguments
     * ``data``: ``"default"`` (the embedded generated benchmark), ``"official:DIR"`` (a folder in
       the official layout), a directory, or a sequence of :class:`~vmb_gym.types.Scenario`.
-    * ``files``: scenario numbers to keep (e.g. ``[1, 2, 3]``).
+    * ``files``: scenario numbers to keep: ``"1-3,7"`` (the CLI's ``--files`` syntax), ``5`` or
+      ``[1, 2, 3]`` (:func:`~vmb_gym.envs.task_set.parse_files`; anything else is a ``ConfigError``).
     * ``task_ids`` / ``reasoning_types``: further filters.
     * ``memory``: a registered memory module name (``"none"``, ``"gold"``, ``"bm25"``, ...).
     * ``memory_kwargs``: keyword arguments of the memory module.
@@ -148,7 +149,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         self,
         data: str | Sequence[Scenario] = "default",
         *,
-        files: Sequence[int] | None = None,
+        files: str | int | Sequence[int] | None = None,
         task_ids: Sequence[str] | None = None,
         reasoning_types: Sequence[str] | None = None,
         memory: str = "none",

@@ -241,7 +241,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         self,
         data: str | Sequence[Scenario] = "default",
         *,
-        files: Sequence[int] | None = None,
+        files: str | int | Sequence[int] | None = None,
         task_ids: Sequence[str] | None = None,
         reasoning_types: Sequence[str] | None = None,
         store: str = "bm25",

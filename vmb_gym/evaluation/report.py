@@ -1,7 +1,8 @@
 """``metric.json``, ``report.md`` and the console table of an evaluation run.
 
 ``metric.json`` holds the official keys (from :func:`vmb_gym.scoring.aggregate.aggregate`, over
-every episode that did not fail for infrastructure reasons) plus:
+every episode that did not fail for infrastructure reasons; each is the mean of a per-task
+metric, both names in :data:`vmb_gym.metrics.METRICS`) plus:
 
 * ``model``/``memory_type`` (official names for the policy spec and the memory module);
 * ``episodes``, ``tasks``, ``trials``, ``infrastructure_errors`` (+ the failed pairs);
@@ -37,6 +38,7 @@ from typing import Any
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import FAILURE_LABELS
 from vmb_gym.evaluation.records import CONFIG_FILE, METRIC_FILE, REPORT_FILE, read_json, write_json
+from vmb_gym.metrics import AUDIT_KEYS
 from vmb_gym.scoring.aggregate import aggregate
 from vmb_gym.types import REASONING_TYPES
 
@@ -50,8 +52,6 @@ PLOT_FILES: dict[str, str] = {
     "memory_tokens_vs_esm": "memory_tokens_vs_esm.png",
 }
 _EPISODE_MEANS = ("memory_tokens", "memory_searches", "steps", "invalid_actions", "tool_executions")
-_AUDIT_KEYS = ("recall@1", "recall@3", "recall@5", "recall@10", "recall@20", "all_recall@5", "all_recall@20",
-               "precision@1", "precision@5", "mrr")
 _SAME_RUN_KEYS = ("policy", "data", "files", "limit", "schema", "max_steps")
 
 
@@ -134,7 +134,7 @@ def summarize(records: Sequence[Mapping[str, Any]], config: Mapping[str, Any],
     metric["avg_pred_calls"] = metric.get("avg_tool_executions", 0.0)
     audits = [r["memory"]["audit"] for r in ok if (r.get("memory") or {}).get("audit")]
     audit_means: dict[str, Any] = {"episodes": len(audits)}
-    for key in _AUDIT_KEYS:
+    for key in AUDIT_KEYS:
         audit_means[key] = _mean([a[key] for a in audits if a.get(key) is not None])
     from vmb_gym.evaluation.attribution import evidence_status
 
@@ -245,7 +245,7 @@ def render_report(metric: Mapping[str, Any], records: Sequence[Mapping[str, Any]
         "",
     ]
     audit = metric.get("memory_audit", {})
-    parts.append(_table(["figure", "value"], [(k, audit.get(k)) for k in ("episodes", *_AUDIT_KEYS, "evidence_retrieved_rate")]
+    parts.append(_table(["figure", "value"], [(k, audit.get(k)) for k in ("episodes", *AUDIT_KEYS, "evidence_retrieved_rate")]
                         + [("evidence status", ", ".join(f"{k}: {v}" for k, v in audit.get("evidence_status", {}).items()))]))
     if metric.get("memory_score_gold_run"):
         parts += ["", f"MemoryScore divides by the ESM of `{metric['memory_score_gold_run']}` "
