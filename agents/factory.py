@@ -15,7 +15,14 @@ Specs:
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that
 names the module, the error and the fix. Options (``--policy-kwargs``) go to the policy's
-constructor; one it does not take is a :class:`ConfigError` that names those it takes.
+constructor; one it does not take is a :class:`ConfigError` that names those it takes. Kinds are
+matched ignoring case (``Oracle``, ``OpenAI:gpt-4o-mini``); an unknown one gets a "did you mean".
+
+Importing this module also registers the chat backends ``openai:MODEL`` (an
+:class:`~agents.llm.openai_compat.OpenAIClient`) and ``hf:PATH`` (an
+:class:`~agents.llm.hf.HFPolicy`) with :mod:`vmb_gym.memory.chat_backends`, so the LLM-built
+memories take ``llm="openai:MODEL"`` (``vmb eval --memory summary --memory-llm openai:MODEL``);
+a worker process that unpickles :func:`make_policy` registers them too.
 """
 
 from __future__ import annotations
@@ -27,8 +34,10 @@ from typing import Any
 import gymnasium as gym
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.chat_backends import register_chat_backend
+from vmb_gym.names import did_you_mean
 
-__all__ = ["POLICY_KINDS", "check_policy", "make_policy", "policy_kind"]
+__all__ = ["POLICY_KINDS", "check_policy", "hf_chat_backend", "make_policy", "openai_chat_backend", "policy_kind"]
 
 #: Accepted spec forms (for help texts and error messages).
 POLICY_KINDS: tuple[str, ...] = ("oracle", "noop", "random", "rules", "hf:PATH", "openai:MODEL", "sb3:CHECKPOINT")
@@ -52,29 +61,31 @@ def policy_kind(spec: str) -> tuple[str, str]:
         ConfigError: unknown kind, or a prefixed kind without its argument.
     """
     text = (spec or "").strip()
-    if text in _PLAIN:
-        return text, ""
+    if text.lower() in _PLAIN:
+        return text.lower(), ""
     kind, sep, arg = text.partition(":")
+    kind = kind.lower()
     if sep and kind in _PREFIXED:
         if not arg.strip():
             raise ConfigError(f"expected {kind}:<value> in policy spec, found {spec!r} with nothing after the colon; "
                               f"e.g. {dict(hf='hf:/models/qwen', openai='openai:gpt-4o-mini', sb3='sb3:runs/ppo.zip')[kind]}")
         return kind, arg.strip()
-    raise ConfigError(f"expected a policy spec among {', '.join(POLICY_KINDS)}, found {spec!r}")
+    raise ConfigError(f"expected a policy spec among {', '.join(POLICY_KINDS)}, found {spec!r}"
+                      f"{did_you_mean(text, POLICY_KINDS)}")
 
 
-def _import(module: str, attr: str, spec: str, fix: str = _LLM_FIX) -> Any:
+def _import(module: str, attr: str, spec: str, fix: str = _LLM_FIX, what: str = "policy") -> Any:
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name == module:
-            raise ConfigError(f"policy {spec!r} needs the module {module} ({attr}), which is not available in this "
-                              f"installation; fix: install or add {module}, or choose another policy") from exc
-        raise ConfigError(f"policy {spec!r}: importing {module} failed because {exc.name!r} is missing; "
+            raise ConfigError(f"{what} {spec!r} needs the module {module} ({attr}), which is not available in this "
+                              f"installation; fix: install or add {module}, or choose another {what}") from exc
+        raise ConfigError(f"{what} {spec!r}: importing {module} failed because {exc.name!r} is missing; "
                           f"fix: {fix}") from exc
     obj = getattr(mod, attr, None)
     if obj is None:
-        raise ConfigError(f"policy {spec!r}: expected {module}.{attr}, found no such name; fix: update {module}")
+        raise ConfigError(f"{what} {spec!r}: expected {module}.{attr}, found no such name; fix: update {module}")
     return obj
 
 
@@ -170,3 +181,19 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
 def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any]) -> Any:
     load_sb3_policy = _import("agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
     return load_sb3_policy(path, env, **_options(spec, load_sb3_policy, kw, internal=("path", "env")))
+
+
+def openai_chat_backend(model: str) -> Any:
+    """The chat backend ``openai:MODEL`` of the LLM-built memories (endpoint from ``$OPENAI_BASE_URL``)."""
+    cls = _import("agents.llm.openai_compat", "OpenAIClient", f"openai:{model}", what="--memory-llm")
+    return cls(model)
+
+
+def hf_chat_backend(path: str) -> Any:
+    """The chat backend ``hf:PATH`` of the LLM-built memories (a local Hugging Face model folder)."""
+    cls = _import("agents.llm.hf", "HFPolicy", f"hf:{path}", what="--memory-llm")
+    return cls(path)
+
+
+register_chat_backend("openai", openai_chat_backend)
+register_chat_backend("hf", hf_chat_backend)

@@ -5,6 +5,11 @@ Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` an
 only inside ``run``, so building the parser is cheap and ``vmb --help`` is fast. A module that
 sets ``PASSES_ARGUMENTS = True`` receives the arguments its parser does not know as
 ``args.extra_argv`` (``vmb train`` hands them to the chosen trainer's own parser).
+
+:func:`main` is the one place that turns a :class:`~vmb_gym.errors.VmbError` (a bad option
+value, a missing folder, an unknown memory or policy) into one line on stderr,
+``vmb COMMAND: error: MESSAGE``, and exit status 2, for every command: a command's ``run``
+simply raises.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+
+from vmb_gym.errors import VmbError
 
 #: Subcommand name -> module under ``vmb_gym.cli``.
 COMMANDS: dict[str, str] = {
@@ -65,7 +72,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     args.extra_argv = extra
-    return int(args._run(args) or 0)
+    try:
+        return int(args._run(args) or 0)
+    except VmbError as exc:
+        print(f"{command_name(args)}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C: what is saved and how to resume, not a traceback
+        from vmb_gym.evaluation.interrupt import EXIT_INTERRUPTED, interrupted_message
+
+        print(interrupted_message(command_name(args), exc, sys.argv[1:] if argv is None else argv), file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def command_name(args: argparse.Namespace) -> str:
+    """``vmb COMMAND`` (``vmb train TRAINER`` for a trainer), the prefix of the command's error lines."""
+    return " ".join(["vmb", *(str(p) for p in (getattr(args, "command", None), getattr(args, "trainer", None)) if p)])
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's message on one line (a multi-line message joined with ``" | "``)."""
+    return " | ".join(part.strip() for part in str(exc).splitlines() if part.strip()) or type(exc).__name__
 
 
 if __name__ == "__main__":

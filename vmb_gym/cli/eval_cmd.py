@@ -9,13 +9,20 @@ MemoryScore needs the same policy's run with ``--memory gold``: give it with ``-
 or put both runs under one parent folder (e.g. ``runs/oracle-bm25`` and ``runs/oracle-gold``):
 a sibling directory whose ``config.json`` has memory ``gold`` and the same policy, data, files,
 limit, schema and max steps is found automatically.
+
+``--memory bm25,layered`` runs one evaluation per module into ``--out/bm25``, ``--out/layered``
+(a ``gold`` among them runs first: it is every other run's MemoryScore sibling) and then prints
+``vmb compare`` of them, written as ``comparison.md``/``comparison.json`` in ``--out``.
+``--memory-llm openai:MODEL`` (or ``hf:PATH``) gives the ``summary`` and ``key_value`` memories
+the chat model that builds them; it is saved in ``config.json`` as ``memory_kwargs.llm``.
+A memory named in ``--policy-kwargs`` that differs from ``--memory`` is refused (see
+:class:`~vmb_gym.evaluation.runner.EvalConfig`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.md and plots in --out."
 
@@ -34,7 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb eval``."""
     parser.add_argument("--policy", required=True,
                         help="oracle, noop, random, rules, hf:PATH, openai:MODEL or sb3:CHECKPOINT")
-    parser.add_argument("--memory", default="none", help="memory module name (none, gold, bm25, ...)")
+    parser.add_argument("--memory", default="none",
+                        help="memory module name (none, gold, bm25, ...); several, comma-separated (bm25,layered), "
+                             "run one after the other into --out/NAME and are compared side by side")
+    parser.add_argument("--memory-llm", default=None, metavar="SPEC",
+                        help="chat model that builds the summary and key_value memories: openai:MODEL or hf:PATH")
     parser.add_argument("--memory-kwargs", type=_json_object, default={}, help="JSON object of memory-module options")
     parser.add_argument("--policy-kwargs", type=_json_object, default={},
                         help="JSON object of policy options (e.g. base_url, temperature); secrets are never saved")
@@ -62,35 +73,99 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
+def memory_names(text: str) -> list[str]:
+    """The memory names of ``--memory`` (comma-separated), canonical and without repeats.
+
+    Raises:
+        ConfigError: no name, or one that is not registered (with a "did you mean").
+    """
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.memory.registry import resolve_memory_name
+
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    if not names:
+        raise ConfigError(f"expected --memory NAME or NAME,NAME,..., found {text!r}")
+    return list(dict.fromkeys(resolve_memory_name(n) for n in names))
+
+
+def memory_kwargs(name: str, kwargs: dict[str, object], llm: str | None) -> dict[str, object]:
+    """``--memory-kwargs`` plus ``llm=SPEC`` from ``--memory-llm`` for a memory that takes one.
+
+    Checks the options before anything is built or written.
+
+    Raises:
+        ConfigError: an option the memory does not take, an LLM-built memory without an LLM,
+            ``--memory-llm`` with a memory that takes none, or two different LLMs.
+    """
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.memory.chat_backends import check_chat_backend, resolve_llm
+    from vmb_gym.memory.registry import check_memory, memory_options
+
+    options = memory_options(name)
+    if llm is None:
+        check_memory(name, **kwargs)
+        if options is not None and "llm" in options and "llm" not in kwargs:
+            resolve_llm(None, name)  # raises: the message names --memory-llm
+        return dict(kwargs)
+    if options is not None and "llm" not in options:
+        raise ConfigError(f"--memory-llm {llm!r} is for the memories built by an LLM (summary, key_value); "
+                          f"memory {name!r} takes none; fix: drop --memory-llm or choose --memory summary")
+    if "llm" in kwargs and kwargs["llm"] != llm:
+        raise ConfigError(f"--memory-llm {llm!r} and --memory-kwargs llm {kwargs['llm']!r} disagree; give one")
+    check_memory(name, **kwargs, llm=llm)
+    check_chat_backend(llm)
+    return {**kwargs, "llm": llm}
+
+
 def run(args: argparse.Namespace) -> int:
-    """Run the evaluation, write the outputs and print the table."""
-    from agents.factory import check_policy, make_policy
+    """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
+    from pathlib import Path
+
+    from agents.factory import check_policy, policy_kind
+
+    kind, arg = policy_kind(args.policy)
+    policy = f"{kind}:{arg}" if arg else kind
+    check_policy(policy)
+    names = memory_names(args.memory)
+    if len(names) == 1:
+        return run_one(args, policy, names[0], args.out)
+    outs = {name: str(Path(args.out) / name.replace(":", "-")) for name in names}
+    for name in sorted(names, key=lambda n: n != "gold"):  # gold first: the others' MemoryScore divides by it
+        print(f"== memory {name}: {outs[name]}")
+        run_one(args, policy, name, outs[name])
+    return compare_side_by_side(args, list(outs.values()))
+
+
+def run_one(args: argparse.Namespace, policy: str, memory: str, out: str) -> int:
+    """One ``vmb eval`` run with memory ``memory`` into ``out``; prints its table."""
+    from agents.factory import make_policy
     from vmb_gym.data import parse_file_range
-    from vmb_gym.errors import VmbError
+    from vmb_gym.evaluation.lock import OutLock
     from vmb_gym.evaluation.records import read_json
     from vmb_gym.evaluation.report import format_table, write_outputs
-    from vmb_gym.evaluation.lock import OutLock
     from vmb_gym.evaluation.run import run_evaluation
     from vmb_gym.evaluation.runner import EvalConfig
 
-    try:
-        check_policy(args.policy)
-        config = EvalConfig(
-            policy=args.policy, memory=args.memory, data=args.data,
-            files=parse_file_range(args.files) if args.files else None,
-            trials=args.trials, workers=args.workers, max_steps=args.max_steps, schema=args.schema,
-            limit=args.limit, seed=args.seed, memory_kwargs=args.memory_kwargs, policy_kwargs=args.policy_kwargs,
-            gold_run=args.gold_run, compare=list(args.compare),
-        )
-        with OutLock(args.out, "vmb eval"):
-            records = run_evaluation(config, args.out, make_policy, resume=args.resume,
-                                     progress=not args.no_progress, backend=args.backend, address=args.address,
-                                     lock=False)
-            saved = read_json(f"{args.out}/config.json")
-            metric = write_outputs(args.out, saved, records, plots=not args.no_plots)
-    except VmbError as exc:
-        print(f"vmb eval: error: {exc}", file=sys.stderr)
-        return 2
+    config = EvalConfig(
+        policy=policy, memory=memory, data=args.data, files=parse_file_range(args.files) if args.files else None,
+        trials=args.trials, workers=args.workers, max_steps=args.max_steps, schema=args.schema,
+        limit=args.limit, seed=args.seed, memory_kwargs=memory_kwargs(memory, args.memory_kwargs, args.memory_llm),
+        policy_kwargs=args.policy_kwargs, gold_run=args.gold_run, compare=list(args.compare),
+    )
+    with OutLock(out, "vmb eval"):
+        records = run_evaluation(config, out, make_policy, resume=args.resume, progress=not args.no_progress,
+                                 backend=args.backend, address=args.address, lock=False)
+        saved = read_json(f"{out}/config.json")
+        metric = write_outputs(out, saved, records, plots=not args.no_plots)
     print(format_table(metric))
-    print(f"wrote {args.out}/metric.json, results.jsonl and report.md")
+    print(f"wrote {out}/metric.json, results.jsonl and report.md")
     return 0
+
+
+def compare_side_by_side(args: argparse.Namespace, outs: list[str]) -> int:
+    """Print ``vmb compare`` of the runs in ``outs`` (the first is the reference) and write it in ``--out``."""
+    from vmb_gym.cli import compare
+
+    print(f"== comparison (vmb compare {' '.join(outs)} --out {args.out})")
+    return compare.run(argparse.Namespace(runs=outs, against=None, out=args.out, resamples=10_000, seed=0,
+                                          recall_k=10, no_plots=args.no_plots))

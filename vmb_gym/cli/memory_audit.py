@@ -16,6 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", default="bm25,dense,hybrid,layered",
                         help="comma-separated module names; layered variants as layered:LAYER+LAYER "
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
+    parser.add_argument("--memory-llm", default=None, metavar="SPEC",
+                        help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
     parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (0: all)")
@@ -26,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit, print tables, write ``audit.json`` and ``audit.png``."""
     from tqdm import tqdm
 
+    from vmb_gym.cli.eval_cmd import memory_names
     from vmb_gym.data import load_scenarios
     from vmb_gym.errors import ConfigError
     from vmb_gym.memory import make_memory
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         ks = sorted({int(k) for k in str(args.k).split(",") if k.strip()})
     except ValueError:
         raise ConfigError(f"--k must be comma-separated integers, got {args.k!r}") from None
-    names = [n.strip() for n in str(args.memory).split(",") if n.strip()]
+    names = memory_names(args.memory)
+    kwargs = llm_kwargs(names, args.memory_llm)
     scenarios = list(load_scenarios(args.data))
     if args.limit:
         scenarios = scenarios[: args.limit]
@@ -45,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"data": args.data, "ks": ks, "scenarios": len(scenarios), "queries": n_queries,
                               "modules": {}}
     for name in names:
-        memory = make_memory(name)
+        memory = make_memory(name, **kwargs[name])
         if not memory.provides_search:
             print(f"{name}: provides no search; skipped")
             continue
@@ -57,6 +61,26 @@ def run(args: argparse.Namespace) -> int:
     plot(report, out / "audit.png")
     print(f"wrote {out / 'audit.json'} and {out / 'audit.png'}")
     return 0 if all(r["violations"] == 0 for r in report["modules"].values()) else 1
+
+
+def llm_kwargs(names: list[str], llm: str | None) -> dict[str, dict[str, Any]]:
+    """Per module of ``names``: ``{"llm": llm}`` for those built by an LLM, ``{}`` for the others.
+
+    Raises:
+        ConfigError: ``llm`` is given but no module of ``names`` takes one.
+    """
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.memory.registry import memory_options
+
+    if llm is None:
+        return {name: {} for name in names}
+    import agents.factory  # noqa: F401 - registers the openai and hf chat backends
+
+    takes = {name: "llm" in (memory_options(name) or ()) for name in names}
+    if not any(takes.values()):
+        raise ConfigError(f"--memory-llm {llm!r} is for the memories built by an LLM (key_value), and none of "
+                          f"{', '.join(names)} is; fix: drop --memory-llm or add key_value to --memory")
+    return {name: {"llm": llm} if takes[name] else {} for name in names}
 
 
 def format_table(name: str, result: dict[str, Any], ks: list[int]) -> str:

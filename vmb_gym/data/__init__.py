@@ -1,7 +1,9 @@
 """Scenario data: loading release-style folders and parsing vehicle calls.
 
-``load_scenarios("default")`` loads the set shipped with vmb_gym; ``"official:DIR"`` or a
-plain folder path loads any folder laid out like the official release. ``load_gold`` reads the
+``load_scenarios("default")`` loads the set shipped with vmb_gym; ``"official"`` the official
+release (``$VMB_OFFICIAL_DIR``, else ``../shared/vehiclemembench`` beside the package root);
+``"official:DIR"`` or a plain folder path any folder laid out like it (see
+:mod:`vmb_gym.data.spec`). ``load_gold`` reads the
 same tasks from the QA files alone (no history), which is all that scoring needs.
 """
 
@@ -23,11 +25,13 @@ from vmb_gym.data.official import (
     scenario_ids,
 )
 from vmb_gym.data.qa_files import load_gold_queries
+from vmb_gym.data.spec import OFFICIAL_ENV, data_folder
 from vmb_gym.errors import ConfigError
 from vmb_gym.types import Query, Scenario
 
 __all__ = [
     "EVIDENCE_WINDOW_MINUTES",
+    "OFFICIAL_ENV",
     "clear_cache",
     "data_folder",
     "embedded_benchmark_dir",
@@ -44,33 +48,7 @@ __all__ = [
     "scenario_ids",
 ]
 
-_OFFICIAL_PREFIX = "official:"
 _RANGE_PART = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
-
-
-def data_folder(spec: str | os.PathLike[str] = "default") -> str | os.PathLike[str]:
-    """The folder a data spec names: the shipped set for ``"default"``, ``DIR`` for ``"official:DIR"``.
-
-    Raises:
-        ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
-    """
-    text = os.fspath(spec)
-    if not isinstance(text, str) or not text.strip():
-        raise ConfigError(
-            "expected a data spec ('default', 'official:DIR' or a folder), found an empty value"
-        )
-    text = text.strip()
-    if text == "default":
-        return embedded_benchmark_dir()
-    if text.startswith(_OFFICIAL_PREFIX):
-        folder = text[len(_OFFICIAL_PREFIX):].strip()
-        if not folder:
-            raise ConfigError(
-                "expected 'official:DIR' with a folder after the colon, found 'official:'; "
-                "e.g. official:../shared/vehiclemembench"
-            )
-        return folder
-    return text
 
 
 def load_scenarios(
@@ -79,16 +57,16 @@ def load_scenarios(
     """Load a scenario set.
 
     Args:
-        spec: ``"default"`` (the shipped set), ``"official:DIR"`` or a folder path; the folder
-            holds ``history/``, ``qa_data/`` and optionally ``meta/``.
+        spec: ``"default"`` (the shipped set), ``"official"``, ``"official:DIR"`` or a folder path
+            (see :func:`data_folder`); the folder holds ``history/``, ``qa_data/`` and optionally ``meta/``.
         files: scenario numbers to load (``None``: all in the folder).
 
     Returns:
         The scenarios, ascending by number.
 
     Raises:
-        ConfigError: ``spec`` is empty or ``"official:"`` without a folder.
-        DataError: the folder or a file is missing or malformed.
+        ConfigError: ``spec`` is empty, ``"official:"`` without a folder, or a folder that does not exist.
+        DataError: a file of the folder is missing or malformed.
     """
     return load_official(data_folder(spec), files)
 

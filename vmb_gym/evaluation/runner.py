@@ -70,7 +70,8 @@ class EvalConfig:
         seed: base seed; each episode's seed is derived from it, the task id and the trial.
         reward: the env's reward metric (recorded per episode as ``reward``).
         memory_kwargs: options of the memory module.
-        policy_kwargs: options of the policy (redacted in ``config.json``).
+        policy_kwargs: options of the policy (redacted in ``config.json``); a ``memory`` other than
+            ``memory`` (or ``memory_kwargs``) is refused, so the saved config names the memory read.
         gold_run: the gold-memory run used for MemoryScore (None: look for a sibling run).
         compare: other run directories shown in the plots.
     """
@@ -98,6 +99,23 @@ class EvalConfig:
             raise ConfigError(f"workers must be >= 1, found {self.workers}; pass --workers 1 or more")
         if self.limit is not None and self.limit < 1:
             raise ConfigError(f"limit must be >= 1 when given, found {self.limit}; omit --limit to run every task")
+        self._check_policy_memory()
+
+    def _check_policy_memory(self) -> None:
+        """Refuse a memory in ``policy_kwargs`` other than ``memory``: the run would be saved under the wrong name.
+
+        A policy given ``memory="layered"`` reads its own layered module while ``config.json``,
+        ``report.md`` and every record would say ``memory``; the policy reads the env's module
+        when ``memory`` alone names it, so nothing is lost by refusing.
+        """
+        chosen = self.policy_kwargs.get("memory")
+        if isinstance(chosen, str) and chosen.strip().casefold() != self.memory.strip().casefold():
+            raise ConfigError(f"--policy-kwargs sets memory {chosen!r} but --memory is {self.memory!r}: the policy "
+                              f"would read {chosen!r} while config.json and report.md say {self.memory!r}; fix: pass "
+                              f"--memory {chosen} and drop memory from --policy-kwargs")
+        if "memory_kwargs" in self.policy_kwargs:
+            raise ConfigError("--policy-kwargs sets memory_kwargs: the policy would build its own memory module "
+                              "unlike the one config.json names; fix: pass them as --memory-kwargs")
 
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``gym.make("VehicleMem-v0", ...)``."""

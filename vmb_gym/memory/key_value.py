@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.chat_backends import resolve_llm
 from vmb_gym.memory.llm import ChatBackend, DailyLLMMemory, tool_arguments, tool_schema
 from vmb_gym.types import HistoryLine
 
@@ -81,18 +81,17 @@ class KeyValueMemory(DailyLLMMemory):
     """LLM-built key-value store; the policy reads it with ``memory_search``/``memory_list``.
 
     Args:
-        llm: the :class:`ChatBackend` that fills the store.
+        llm: the :class:`ChatBackend` that fills the store, or its spec (``openai:MODEL``, ``hf:PATH``: see
+            :mod:`vmb_gym.memory.chat_backends`; ``vmb eval --memory-llm``).
         rounds: most LLM turns per day (official: ``reflect_num``, 10 by default).
     """
 
     name: ClassVar[str] = "key_value"
     provides_search: ClassVar[bool] = True
 
-    def __init__(self, llm: ChatBackend | None = None, rounds: int = 10) -> None:
+    def __init__(self, llm: ChatBackend | str | None = None, rounds: int = 10) -> None:
         super().__init__()
-        if llm is None:
-            raise ConfigError("key_value memory needs an LLM backend: make_memory('key_value', llm=<ChatBackend>)")
-        self.llm = llm
+        self.llm = resolve_llm(llm, "key_value")
         self.rounds = rounds
         self.store_kv = KVStore()
         self.snapshots: list[tuple[date, KVStore]] = []

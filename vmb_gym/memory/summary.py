@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import ClassVar
 
-from vmb_gym.errors import ConfigError
+from vmb_gym.memory.chat_backends import resolve_llm
 from vmb_gym.memory.llm import ChatBackend, DailyLLMMemory, tool_arguments, tool_schema
 from vmb_gym.types import HistoryLine, Query
 
@@ -46,7 +46,8 @@ class SummaryMemory(DailyLLMMemory):
     """Recursive per-day summary built by an LLM; served as context.
 
     Args:
-        llm: the :class:`ChatBackend` that writes the summary.
+        llm: the :class:`ChatBackend` that writes the summary, or its spec (``openai:MODEL``, ``hf:PATH``: see
+            :mod:`vmb_gym.memory.chat_backends`; ``vmb eval --memory-llm``).
         max_chars: the length cap (official: 8192).
 
     Attributes:
@@ -58,11 +59,9 @@ class SummaryMemory(DailyLLMMemory):
     name: ClassVar[str] = "summary"
     provides_context: ClassVar[bool] = True
 
-    def __init__(self, llm: ChatBackend | None = None, max_chars: int = MAX_CHARS) -> None:
+    def __init__(self, llm: ChatBackend | str | None = None, max_chars: int = MAX_CHARS) -> None:
         super().__init__()
-        if llm is None:
-            raise ConfigError("summary memory needs an LLM backend: make_memory('summary', llm=<ChatBackend>)")
-        self.llm = llm
+        self.llm = resolve_llm(llm, "summary")
         self.max_chars = max_chars
         self.summary = ""
         self.snapshots: list[tuple[date, str]] = []
