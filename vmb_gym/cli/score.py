@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.scoring import aggregate
     from vmb_gym.scoring.batch import score_tasks
     from vmb_gym.scoring.gold_cache import load_gold_tasks
-    from vmb_gym.scoring.scorer import read_predictions
+    from vmb_gym.scoring.predictions import read_predictions
 
     try:
         files = parse_file_range(args.files) if args.files else None

@@ -13,24 +13,52 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Eager: the function ``aggregate`` shares its name with its submodule, which would shadow it.
 from vmb_gym.scoring.aggregate import METRIC_KEYS, aggregate
-from vmb_gym.scoring.scorer import (
-    NON_VEHICLE_CALLS,
-    TaskScore,
-    gold_reference,
-    read_predictions,
-    score_final_state,
-    score_task,
-)
-from vmb_gym.scoring.gold import GoldReference, score_against, score_sims
-from vmb_gym.scoring.state_diff import METRIC_NAMES, StateScore, score_flat, values_equal
-from vmb_gym.scoring.tool_f1 import (
-    ToolScore,
-    multiset_tool_score,
-    official_tool_score,
-    tool_call_key,
-    tool_call_keys,
-)
+
+if TYPE_CHECKING:
+    from vmb_gym.scoring.gold import GoldReference, score_against, score_sims
+    from vmb_gym.scoring.predictions import NON_VEHICLE_CALLS, read_predictions
+    from vmb_gym.scoring.scorer import TaskScore, gold_reference, score_final_state, score_task
+    from vmb_gym.scoring.state_diff import METRIC_NAMES, StateScore, score_flat, values_equal
+    from vmb_gym.scoring.tool_f1 import (
+        ToolScore,
+        multiset_tool_score,
+        official_tool_score,
+        tool_call_key,
+        tool_call_keys,
+    )
+
+#: Public name -> the submodule that defines it, imported on first use (PEP 562): ``vmb score``
+#: reads predictions and a cached gold without importing the simulator.
+_HOMES: dict[str, str] = {
+    "GoldReference": "gold", "score_against": "gold", "score_sims": "gold",
+    "NON_VEHICLE_CALLS": "predictions", "read_predictions": "predictions",
+    "TaskScore": "scorer", "gold_reference": "scorer", "score_final_state": "scorer", "score_task": "scorer",
+    "METRIC_NAMES": "state_diff", "StateScore": "state_diff", "score_flat": "state_diff",
+    "values_equal": "state_diff",
+    "ToolScore": "tool_f1", "multiset_tool_score": "tool_f1", "official_tool_score": "tool_f1",
+    "tool_call_key": "tool_f1", "tool_call_keys": "tool_f1",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name``, from its submodule (imported on first use)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy public ones included."""
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "METRIC_KEYS",

@@ -22,15 +22,10 @@ import json
 import marshal
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vmb_gym.scoring.gold import FieldKey, GoldReference, score_against
-from vmb_gym.scoring.scorer import (
-    state_record_fields,
-    tool_record_fields,
-    vehicle_calls,
-)
-from vmb_gym.scoring.state_diff import StateScore
+from vmb_gym.scoring.predictions import vehicle_calls
+from vmb_gym.scoring.record_fields import state_record_fields, tool_record_fields
 from vmb_gym.scoring.tool_f1 import (
     CallKey,
     ToolScore,
@@ -40,7 +35,10 @@ from vmb_gym.scoring.tool_f1 import (
     tool_call_keys,
 )
 from vmb_gym.types import Query, ToolCall
-from vmb_gym.vehicle.simulator import VehicleSimulator
+
+if TYPE_CHECKING:  # the gold side and the simulator are imported where a task needs them (not for replays)
+    from vmb_gym.scoring.gold import FieldKey, GoldReference
+    from vmb_gym.scoring.state_diff import StateScore
 
 __all__ = [
     "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "replayable", "score_tasks", "state_part",
@@ -156,6 +154,8 @@ class GoldTask:
     @classmethod
     def from_query(cls, query: Query) -> GoldTask:
         """Execute the gold calls of ``query`` on a fresh car and reduce the result."""
+        from vmb_gym.scoring.gold import GoldReference
+
         reference = GoldReference.from_calls((c.name, c.arguments) for c in query.gold_calls)
         keys = tool_call_keys(query.gold_calls)
         return cls(
@@ -210,6 +210,8 @@ class GoldTask:
     def reference(self) -> GoldReference:
         """The full gold reference, rebuilt from the changed fields on first use."""
         if self._reference is None:
+            from vmb_gym.scoring.gold import GoldReference
+
             self._reference = GoldReference.from_fields(self.field_values)
         return self._reference
 
@@ -219,6 +221,9 @@ def _state(task: GoldTask, calls: Sequence[ToolCall], keys: tuple[CallKey, ...])
         return task.untouched
     if keys == task.keys and task.replayable:
         return task.matched
+    from vmb_gym.scoring.gold import score_against
+    from vmb_gym.vehicle.simulator import VehicleSimulator
+
     sim = VehicleSimulator()
     for c in calls:
         sim.call(c.name, c.arguments, with_state=False)
