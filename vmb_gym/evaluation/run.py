@@ -8,12 +8,20 @@ once) or as Ray tasks (:mod:`vmb_gym.evaluation.ray_backend`). Only the parent w
 the run directory is locked (:class:`~vmb_gym.evaluation.lock.OutLock`): a second run on the
 same ``out_dir`` stops at once. With ``workers > 1`` the policy factory must be picklable (a
 module-level function).
+
+Ctrl-C stops the run between records: the finished episodes stay saved and
+:class:`~vmb_gym.evaluation.interrupt.RunInterrupted` (a ``KeyboardInterrupt``) says how many
+(pool workers ignore SIGINT and are terminated, so only the parent reacts). A run in which every
+episode ended in an infrastructure error raises :class:`AllEpisodesFailed` instead of returning
+records with nothing to score.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -23,7 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from vmb_gym.errors import ConfigError
+from vmb_gym.errors import ConfigError, VmbError
+from vmb_gym.evaluation.interrupt import RunInterrupted
 from vmb_gym.evaluation.lock import OutLock
 from vmb_gym.evaluation.records import (
     CONFIG_FILE,
@@ -44,10 +53,28 @@ from vmb_gym.evaluation.runner import (
     task_order,
 )
 
-__all__ = ["RESUME_KEYS", "run_evaluation"]
+__all__ = ["RESUME_KEYS", "AllEpisodesFailed", "run_evaluation"]
 
 #: Config fields that must match when a run is resumed.
 RESUME_KEYS = ("policy", "memory", "memory_kwargs", "data", "files", "max_steps", "schema", "limit", "seed", "reward")
+
+
+class AllEpisodesFailed(VmbError):
+    """Every episode of a run ended in an infrastructure error: there is nothing to score.
+
+    Attributes:
+        errors: how many episodes failed.
+        first_error: the first episode's error text.
+    """
+
+    def __init__(self, out: Path, errors: int, first_error: str) -> None:
+        super().__init__(
+            f"all {errors} episodes failed with an infrastructure error, so nothing was scored; the first: "
+            f"{first_error[:300]}; fix: remove the cause (endpoint, key, model path) and rerun with --resume "
+            f"(the errors are in {out / RESULTS_FILE})")
+        self.errors = errors
+        self.first_error = first_error
+
 
 # ---------------------------------------------------------------------------- process pool
 _WORKER: EpisodeRunner | None = None
@@ -56,10 +83,22 @@ _WORKER_ERROR: str | None = None
 
 def _init_worker(config: dict[str, Any], policy_factory: PolicyFactory) -> None:
     global _WORKER, _WORKER_ERROR
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it terminates the pool
+    _thread_lock_for_tqdm()
     try:
         _WORKER = EpisodeRunner(EvalConfig(**config), policy_factory)
     except Exception as exc:  # noqa: BLE001 - reported with every episode of this worker
         _WORKER_ERROR = redact(f"worker setup failed: {type(exc).__name__}: {exc}")[:2000]
+
+
+def _thread_lock_for_tqdm() -> None:
+    """Give tqdm a thread lock in a worker: its default cross-process semaphore would leak when the
+    worker is terminated (a "leaked semaphore" warning at exit), and workers draw no bars."""
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
 
 
 def _run_in_worker(task_id: str, trial: int) -> dict[str, Any]:
@@ -101,8 +140,24 @@ def _run_pool(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequen
                     except Exception as exc:  # noqa: BLE001 - e.g. the worker could not be set up
                         yield error_record(config, key[0], key[1], episode_seed(config.seed, *key),
                                            redact(f"{type(exc).__name__}: {exc}")[:2000], attempts=1)
+        except BaseException:  # Ctrl-C (or the consumer stopped): do not wait for running episodes
+            _terminate(pool)
+            raise
         finally:
             pool.shutdown(wait=not broken, cancel_futures=True)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's workers now, dropping the episodes they are running."""
+    stop = getattr(pool, "terminate_workers", None)  # Python >= 3.14
+    if stop is not None:
+        stop()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 # ---------------------------------------------------------------------------- the run
@@ -160,7 +215,8 @@ def run_evaluation(
         out_dir: the run directory (created when missing).
         policy_factory: ``factory(spec, env, **kwargs)`` building the policy (picklable when
             ``config.workers > 1``).
-        resume: continue the run saved in ``out_dir`` (only missing or failed pairs run).
+        resume: continue the run saved in ``out_dir`` (only missing or failed pairs run; how many
+            finished ones are skipped is printed on stderr).
         progress: show a tqdm progress bar (on stderr).
         backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
         address: the Ray cluster to join (``None`` starts a local Ray).
@@ -173,6 +229,8 @@ def run_evaluation(
     Raises:
         ConfigError: ``out_dir`` already holds results and ``resume`` is false, ``resume`` with
             options that differ from the saved run, or another process is writing ``out_dir``.
+        AllEpisodesFailed: every episode of the run ended in an infrastructure error.
+        RunInterrupted: Ctrl-C; the finished episodes are saved (``resume=True`` continues).
     """
     out = Path(out_dir)
     with OutLock(out, "vmb eval") if lock else nullcontext():
@@ -183,8 +241,6 @@ def run_evaluation(
 def _run_locked(config: EvalConfig, out: Path, policy_factory: PolicyFactory, *, resume: bool, progress: bool,
                 backend: str, address: str | None) -> list[dict[str, Any]]:
     """:func:`run_evaluation` once the run directory is locked."""
-    from tqdm import tqdm
-
     from vmb_gym.envs.task_set import TaskSet
 
     out.mkdir(parents=True, exist_ok=True)
@@ -205,17 +261,42 @@ def _run_locked(config: EvalConfig, out: Path, policy_factory: PolicyFactory, *,
     pending = [(t, k) for k in range(config.trials) for t in task_ids if (t, k) not in done]
     _write_config(out, config, saved_config, len(task_ids))
 
+    if resume and existing:
+        print(f"resuming {out}: skipping {len(done)} finished episodes of {len(task_ids) * config.trials}, "
+              f"running {len(pending)}", file=sys.stderr)
     if pending:
-        with ResultsWriter(results_path) as writer, tqdm(total=len(pending), disable=not progress, unit="ep",
-                                                         desc=f"{config.policy}/{config.memory}") as bar:
-            errors = 0
-            for record in _episodes(config, policy_factory, pending, backend=backend, address=address):
-                writer.write(record)
-                errors += bool(record.get("error_kind"))
-                bar.update(1)
-                if errors:
-                    bar.set_postfix(errors=errors)
+        _write_episodes(config, policy_factory, pending, results_path, done=len(done),
+                        total=len(task_ids) * config.trials, progress=progress, backend=backend, address=address)
 
     wanted = {(t, k) for k in range(config.trials) for t in task_ids}
     latest = latest_by_key(read_results(results_path))
-    return [latest[key] for key in sorted(latest, key=lambda x: (task_order(x[0]), x[1])) if key in wanted]
+    records = [latest[key] for key in sorted(latest, key=lambda x: (task_order(x[0]), x[1])) if key in wanted]
+    if pending and records and all(r.get("error_kind") for r in records):
+        raise AllEpisodesFailed(out, len(records), str(records[0].get("error") or ""))
+    return records
+
+
+def _write_episodes(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]],
+                    results_path: Path, *, done: int, total: int, progress: bool, backend: str,
+                    address: str | None) -> None:
+    """Run ``pending`` and append each record as it finishes (Ctrl-C: :class:`RunInterrupted`)."""
+    from tqdm import tqdm
+
+    finished = errors = 0
+    episodes = _episodes(config, policy_factory, pending, backend=backend, address=address)
+    try:
+        with ResultsWriter(results_path) as writer, tqdm(total=len(pending), disable=not progress, unit="ep",
+                                                         desc=f"{config.policy}/{config.memory}") as bar:
+            for record in episodes:
+                writer.write(record)
+                errors += bool(record.get("error_kind"))
+                finished += not record.get("error_kind")
+                bar.update(1)
+                if errors:
+                    bar.set_postfix(errors=errors)
+    except KeyboardInterrupt:
+        raise RunInterrupted(results_path.parent, done + finished, total) from None
+    finally:
+        close = getattr(episodes, "close", None)
+        if close is not None:
+            close()  # a pool stops its workers now, wherever the interrupt landed

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.evaluation.interrupt import RunInterrupted
 from vmb_gym.evaluation.lock import OutLock
 from vmb_gym.evaluation.records import CONFIG_FILE, RESULTS_FILE, ResultsWriter, read_json, read_results, write_json
 from vmb_gym.policy import run_stream_episode
@@ -136,6 +137,7 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
 
     Raises:
         ConfigError: see :func:`_finished`, or another process is writing ``out_dir``.
+        RunInterrupted: Ctrl-C; the finished scenarios are saved (``resume=True`` continues).
     """
     from tqdm import tqdm
 
@@ -149,12 +151,15 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
             print(f"resuming {out}: {len(ids) - len(todo)} of {len(ids)} scenarios already done, "
                   f"running {len(todo)}", file=sys.stderr)
         write_json(out / CONFIG_FILE, dict(config))
-        with ResultsWriter(out / RESULTS_FILE) as results, tqdm(todo, disable=not progress, unit="scenario",
-                                                                desc=f"eval-stream {config.get('writer', '')}",
-                                                                file=sys.stderr) as bar:
-            for i, sid in bar:
-                rec = run_scenario(env, writer, seed=seed + i, scenario_id=sid)
-                done[sid] = rec
-                results.write(rec)
-                bar.set_postfix(ret=f"{rec['reward']:.2f}", esm=f"{rec['mean_esm'] or 0:.2f}")
+        try:
+            with ResultsWriter(out / RESULTS_FILE) as results, tqdm(todo, disable=not progress, unit="scenario",
+                                                                    desc=f"eval-stream {config.get('writer', '')}",
+                                                                    file=sys.stderr) as bar:
+                for i, sid in bar:
+                    rec = run_scenario(env, writer, seed=seed + i, scenario_id=sid)
+                    done[sid] = rec
+                    results.write(rec)
+                    bar.set_postfix(ret=f"{rec['reward']:.2f}", esm=f"{rec['mean_esm'] or 0:.2f}")
+        except KeyboardInterrupt:
+            raise RunInterrupted(out, sum(sid in done for sid in ids), len(ids), "scenarios") from None
     return [done[sid] for sid in ids if sid in done]
