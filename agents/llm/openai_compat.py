@@ -10,7 +10,9 @@ Requests go through the official ``openai`` SDK (``pip install 'vmb_gym[llm]'``)
 * the key is read from ``OPENAI_API_KEY`` (or the variable ``api_key_env`` names) at each
   request and sent as ``Authorization: Bearer ...``; without it no ``Authorization`` header is
   sent (local servers). It is never stored on the object, shown in ``repr`` or written into
-  results or error messages.
+  results or error messages. An endpoint that always needs a key (:data:`KEYED_HOSTS`, the
+  public OpenAI API) is refused at construction when the variable is unset, rather than
+  failing every request after its retries.
 
 Infrastructure failures (connection errors, timeouts, 5xx/429 after ``max_retries`` retries with
 exponential backoff ``backoff * 2**attempt``, malformed replies, rejected requests) raise
@@ -35,8 +37,8 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BASE_URL_ENV", "DEFAULT_BASE_URL", "EndpointError", "EndpointOptions", "OpenAIClient", "OpenAIPolicy",
-           "resolve_base_url", "to_openai_messages"]
+__all__ = ["BASE_URL_ENV", "DEFAULT_BASE_URL", "KEYED_HOSTS", "EndpointError", "EndpointOptions", "OpenAIClient",
+           "OpenAIPolicy", "check_api_key", "resolve_base_url", "to_openai_messages"]
 
 #: HTTP statuses worth retrying (overload, rate limit, gateway trouble, request timeout).
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -93,9 +95,29 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 
 
+#: Hosts that answer nothing without a key: a missing key is a configuration error there.
+KEYED_HOSTS = frozenset({"api.openai.com"})
+
+
 def resolve_base_url(base_url: str | None = None) -> str:
     """The endpoint root, as the SDK picks it: ``base_url``, else ``$OPENAI_BASE_URL``, else the default."""
     return base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+
+
+def check_api_key(base_url: str, api_key_env: str = "OPENAI_API_KEY") -> None:
+    """Fail at once when ``base_url`` is an endpoint that needs a key (:data:`KEYED_HOSTS`) and ``$api_key_env`` is unset.
+
+    Raises:
+        ConfigError: the key is missing; the message says how to set it or use a local server.
+    """
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host in KEYED_HOSTS and not os.environ.get(api_key_env):
+        raise ConfigError(
+            f"{base_url} needs an API key, but ${api_key_env} is not set; fix: export {api_key_env}=..., or use "
+            f"a local OpenAI-compatible server: base_url=http://HOST:PORT/v1 (in vmb eval: --policy-kwargs "
+            f"'{{\"base_url\": \"http://127.0.0.1:8000/v1\"}}') or ${BASE_URL_ENV}")
 
 
 @dataclass(frozen=True)
@@ -166,7 +188,8 @@ class OpenAIClient:
             ``max_retries``, ``backoff``, ``temperature``, ``max_tokens``, ``extra_body``).
 
     Raises:
-        ConfigError: an empty model name, a bad or unknown option.
+        ConfigError: an empty model name, a bad or unknown option, or no key for an endpoint that
+            needs one (see :func:`check_api_key`).
     """
 
     def __init__(self, model: str, base_url: str | None = None, **options: Any) -> None:
@@ -174,6 +197,7 @@ class OpenAIClient:
             raise ConfigError("model must be a non-empty model name")
         self.model = model
         self.options = EndpointOptions.from_kwargs(base_url=base_url, **options)
+        check_api_key(self.options.base_url, self.options.api_key_env)
         self.requests_made = 0
         self._sdk: Any = None  # the openai.OpenAI client, built on first use (not pickled)
 

@@ -321,3 +321,50 @@ def test_vmb_eval_with_openai_base_url(server, monkeypatch, tmp_path) -> None:
     for path in out.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(errors="replace")
+
+
+def test_public_endpoint_without_key_fails_at_construction(monkeypatch) -> None:
+    """api.openai.com needs a key: no $OPENAI_API_KEY is one clear error at once; a local server needs none."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ConfigError, match=r"https://api.openai.com/v1 needs an API key, but \$OPENAI_API_KEY is not set"):
+        OpenAIPolicy("gpt-4o-mini")
+    with pytest.raises(ConfigError, match=r"\$VMB_TEST_KEY is not set.*base_url"):
+        OpenAIClient("m", "https://API.openai.com/v1", api_key_env="VMB_TEST_KEY")
+    assert OpenAIClient("m", "http://127.0.0.1:9/v1").base_url == "http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    assert OpenAIClient("m").base_url == "https://api.openai.com/v1"
+
+
+def test_vmb_eval_without_key_is_one_line(monkeypatch, tmp_path, capsys) -> None:
+    from vmb_gym.cli import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    rc = main(["eval", "--policy", "openai:gpt-4o-mini", "--files", "1", "--limit", "2", "--out",
+               str(tmp_path / "run"), "--no-plots", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "needs an API key, but $OPENAI_API_KEY is not set" in err[0]
+    assert "Traceback" not in err[0]
+
+
+def test_vmb_eval_fails_when_every_episode_is_an_infrastructure_error(monkeypatch, tmp_path, capsys) -> None:
+    """A dead local port: every episode is an infrastructure error, and vmb eval says so and exits non-zero."""
+    import socket
+
+    from vmb_gym.cli import main
+
+    with socket.socket() as s:  # a port nobody listens on once the socket is closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "run"
+    kwargs = json.dumps({"base_url": f"http://127.0.0.1:{port}/v1", "max_retries": 0, "timeout": 5})
+    rc = main(["eval", "--policy", "openai:m", "--policy-kwargs", kwargs, "--files", "1", "--limit", "2",
+               "--out", str(out), "--no-plots", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc != 0
+    assert "vmb eval: error: all 2 episodes failed with an infrastructure error, so nothing was scored" in err
+    assert "Connection refused" in err or "connection failed" in err
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["error_kind"] for r in records] == ["infrastructure"] * 2
+    assert not (out / "metric.json").exists()
