@@ -140,3 +140,20 @@ def test_several_memories_run_side_by_side(tiny: str, tmp_path: Path, capsys: py
     assert (out / "comparison.md").read_text().strip() in printed
     metric = json.loads((out / "bm25" / "metric.json").read_text())
     assert metric["memory_score_gold_run"] == str(out / "gold")  # the gold sibling is found
+
+
+def test_train_reports_a_bad_memory_in_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``vmb train TRAINER`` goes through the same handler (a stand-in trainer: the real ones import torch)."""
+    import argparse
+
+    from vmb_gym.cli import train
+    from vmb_gym.memory import make_memory
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--memory", default="bm25")
+
+    monkeypatch.setitem(train.TRAINERS, "sb3", train.Trainer("stand-in", add, lambda a, argv: make_memory(a.memory)))
+    assert main(["train", "sb3", "--memory", "bm2"]) == 2
+    line = error_line(capsys)
+    assert line.startswith("vmb train sb3: error: unknown memory module 'bm2'") and "did you mean 'bm25'?" in line
