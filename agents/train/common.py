@@ -9,8 +9,10 @@
 * the SB3 trainers' pieces: :class:`SB3Args` (the settings both SB3 designs share),
   :func:`seed_everything`, :func:`generated_train` (the generated train split, cached),
   :func:`learn_with_log` (SB3 ``learn`` with a logging/checkpoint callback),
-  :func:`behaviour_clone` (the imitation warm start), :func:`evaluate` / :func:`summarise`
-  (evaluation records through :func:`vmb_gym.policy.run_episode`) and :func:`plot_curve`.
+  :func:`check_sb3_args` and :func:`prepare_out` (refuse bad settings and a used ``--out``
+  before anything runs), :func:`behaviour_clone` (the imitation warm start), :func:`eval_limit`
+  (evaluation sized to the run), :func:`evaluate` / :func:`summarise` (evaluation records
+  through :func:`vmb_gym.policy.run_episode`; ESM and F1 as fractions) and :func:`plot_curve`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import dataclasses
 import inspect
 import json
 import re
+import shutil
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,9 +33,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SB3_CHOICES", "SB3Args", "add_dataclass_arguments", "args_from_namespace", "behaviour_clone",
-           "evaluate", "field_docs", "generated_train", "learn_with_log", "plot_curve", "seed_everything",
-           "summarise", "write_csv"]
+from vmb_gym.errors import ConfigError
+
+__all__ = ["EVAL_MIN_EPISODES", "EVAL_PER_SCENARIO", "SB3_CHOICES", "SB3Args", "accuracy_by_kind",
+           "add_dataclass_arguments", "args_from_namespace", "behaviour_clone", "check_sb3_args", "demo_hits",
+           "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
+           "learn_with_log", "plot_curve", "prepare_out", "seed_everything", "summarise", "train_settings", "write_csv"]
+
+#: Evaluation sized to the run (``--eval-episodes -1``): this many tasks per training scenario, at least
+#: :data:`EVAL_MIN_EPISODES` (a 2-scenario run evaluates 10 tasks per set, a 100-scenario run 500).
+EVAL_PER_SCENARIO = 5
+EVAL_MIN_EPISODES = 10
 
 _COMMENT = re.compile(r"\s+(\w+): [^=]+=[^#]*#\s*(.+)$")
 
@@ -108,8 +119,9 @@ class SB3Args:
     """training data: "generated:train" (the train split, cached), a spec or a folder"""
     train_scenarios: int = 80
     """scenarios of the generated train split to write and use"""
-    cache_dir: str = ".cache/vmb_gym"
-    """where the generated train split is written once"""
+    cache_dir: str = ""
+    """where the generated train split is written once ("" = generated/ under the vmb_gym cache root:
+    $VMB_CACHE_DIR, else ~/.cache/vmb_gym)"""
     train_files: str = ""
     """scenarios of `data` to train on ("" = all)"""
     eval_data: str | None = "default"
@@ -136,8 +148,14 @@ class SB3Args:
     """discount (episodes are short and the reward comes at the end)"""
     checkpoint_every: int = 10_000
     """timesteps between checkpoints"""
-    eval_episodes: int = 0
-    """held-out episodes per policy (0 = every held-out task)"""
+    eval_episodes: int = -1
+    """tasks per policy on each evaluation set (held-out, official): -1 = sized to the run (5 per training
+    scenario, at least 10; every task from 100 training scenarios on), 0 = every task (the full
+    evaluation), N = the first N"""
+    overwrite: bool = False
+    """write into a non-empty --out (the previous run's outputs there are removed first)"""
+    progress: bool = True
+    """progress bar while evaluating (--no-progress hides it)"""
     torch_threads: int = 1
     """torch CPU threads (1 is fastest on a busy 2-core machine)"""
 
@@ -147,6 +165,48 @@ SB3_CHOICES = {"algo": ["ppo", "maskable_ppo"], "design": ["slots", "catalogue"]
 
 
 # ---------------------------------------------------------------------- setup
+def check_sb3_args(args: Any) -> None:
+    """Refuse settings no run can use, before anything is written.
+
+    Raises:
+        ConfigError: ``timesteps`` below 1, ``eval_episodes`` below -1, or a negative
+            ``train_eval_episodes``.
+    """
+    if args.timesteps < 1:
+        raise ConfigError(f"--timesteps must be a positive number of environment steps, found {args.timesteps}; "
+                          "e.g. --timesteps 256 for a smoke run (the default is 20000)")
+    if args.eval_episodes < -1:
+        raise ConfigError(f"--eval-episodes must be -1 (sized to the run), 0 (every task) or a positive count, "
+                          f"found {args.eval_episodes}")
+    if getattr(args, "train_eval_episodes", 0) < 0:
+        raise ConfigError(f"--train-eval-episodes must be 0 (every training task) or a positive count, "
+                          f"found {args.train_eval_episodes}")
+
+
+def prepare_out(out: Path, overwrite: bool, outputs: Sequence[str]) -> None:
+    """Make ``out`` ready for a run: refuse a folder that holds a file (at any depth) unless ``overwrite``.
+
+    With ``overwrite``, the ``outputs`` (file or folder names) a previous run left in ``out`` are
+    removed first, so no stale checkpoint is evaluated; other files are kept.
+
+    Raises:
+        ConfigError: ``out`` is a file, or a non-empty folder without ``overwrite``.
+    """
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; expected a folder (new or empty), or choose another --out")
+    if out.is_dir() and any(path.is_file() for path in out.rglob("*")):
+        if not overwrite:
+            raise ConfigError(f"--out {out} is not empty (a previous run?); choose another --out, or pass "
+                              "--overwrite to replace that run's outputs")
+        for name in outputs:
+            path = out / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+
+
 def seed_everything(seed: int, torch_threads: int) -> None:
     """Seed Python, NumPy and torch; set torch's CPU threads (small nets: more threads only add contention)."""
     import random
@@ -160,17 +220,29 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 
 
 def generated_train(args: Any) -> Path:
-    """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``."""
+    """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
+    (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path."""
     import vmb_gym
+    from vmb_gym.cache_root import cache_dir
     from vmb_gym.generator import generate, split_options
 
-    out = Path(args.cache_dir) / f"train_{args.train_scenarios}"
+    root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
+    out = root.resolve() / f"train_{args.train_scenarios}"
     if not (out / "qa_data").is_dir():
         manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
         opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios)
         generate(opts, out)
     return out
+
+
+def train_settings(args: Any) -> dict[str, Any]:
+    """The env settings of the training run, kept in the checkpoint's sidecar under ``"settings"``.
+
+    They are the defaults of ``vmb eval --policy sb3:CHECKPOINT`` (the env is built with the
+    default tool schema, ``"official"``).
+    """
+    return {"memory": args.memory, "max_steps": int(args.max_steps), "schema": "official"}
 
 
 # ---------------------------------------------------------------------- training
@@ -223,29 +295,38 @@ def learn_with_log(model: Any, args: Any, out: Path, *, reward_key: str, save: C
 def print_progress(steps: int, seconds: float, recent: Sequence[Mapping[str, Any]]) -> None:
     """One progress line: ESM, reward and steps of the ``recent`` training episodes."""
     print(f"  {steps:7d} steps  {seconds:6.0f}s  last {len(recent)} "
-          f"episodes: ESM {100 * np.mean([r['esm'] for r in recent]):5.1f}  "
+          f"episodes: ESM {np.mean([r['esm'] for r in recent]):.3f}  "
           f"F1 {np.mean([r['reward'] for r in recent]):.3f}  "
           f"steps {np.mean([r['steps'] for r in recent]):.2f}",
           flush=True)
 
 
 def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int, batch_size: int = 128,
-                    lr: float = 1e-3, weight_decay: float = 0.0, set_targets: bool = True) -> None:
+                    lr: float = 1e-3, weight_decay: float = 0.0, set_targets: bool = True, min_batches: int = 1,
+                    step_kinds: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
     """Warm-start the policy: maximise the masked log-probability of the demonstrated actions.
 
     ``demos`` is ``(observations, masks, actions, ...)``; with ``set_targets`` and a sixth item
     (per state, every right action: the slot design's ``SlotDemos.rights``), the loss is the
     log-probability of the *set* of right actions, so slots that resolve to the same call are not
-    pushed against each other.
+    pushed against each other. ``min_batches`` shrinks the minibatch so that an epoch makes at
+    least that many updates (a small demo set otherwise gets one update per epoch). ``step_kinds``
+    names groups of states (``{"call": bool array, ...}``) whose accuracy is reported beside the
+    overall one.
+
+    Returns:
+        The final greedy accuracy: ``"all"`` and one entry per ``step_kinds`` group.
     """
     import torch
 
     obs, masks, actions = demos[0], demos[1], demos[2]
     rights = demos[5] if len(demos) > 5 and set_targets else None
+    batch_size = max(1, min(batch_size, -(-len(actions) // max(1, min_batches))))
     policy = model.policy
     policy.set_training_mode(True)
     optim = torch.optim.Adam(policy.parameters(), lr=lr, weight_decay=weight_decay)
     rng = np.random.default_rng(seed)
+    accuracy: dict[str, float] = {}
     for epoch in range(epochs):
         order = rng.permutation(len(actions))
         losses = []
@@ -262,15 +343,17 @@ def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int,
             optim.step()
             losses.append(float(loss.detach()))
         if epoch in (0, epochs - 1) or (epoch + 1) % 10 == 0:
-            acc = demo_accuracy(policy, obs, masks, actions, rights)
+            hits = demo_hits(policy, obs, masks, actions, rights)
+            accuracy = accuracy_by_kind(hits, step_kinds or {})
             print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "
-                  f"demo accuracy {acc:.3f}", flush=True)
+                  f"{format_accuracy(accuracy, step_kinds or {})}", flush=True)
     policy.set_training_mode(False)
+    return accuracy
 
 
-def demo_accuracy(policy: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray,
-                  rights: np.ndarray | None) -> float:
-    """Share of demonstration states where the greedy action is right (one of ``rights`` when given)."""
+def demo_hits(policy: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+              rights: np.ndarray | None) -> np.ndarray:
+    """Per demonstration state, whether the greedy action is right (one of ``rights`` when given)."""
     import torch
 
     chunk = 1024  # the pointer net's activations of every demo state at once add ~117 KB per state
@@ -278,16 +361,46 @@ def demo_accuracy(policy: Any, obs: np.ndarray, masks: np.ndarray, actions: np.n
         pred = np.concatenate([
             policy.get_distribution(torch.as_tensor(obs[i:i + chunk]), action_masks=masks[i:i + chunk])
             .get_actions(deterministic=True).numpy() for i in range(0, len(actions), chunk)])
-    return float((pred == actions).mean() if rights is None else rights[np.arange(len(pred)), pred].mean())
+    return np.asarray(pred == actions if rights is None else rights[np.arange(len(pred)), pred], dtype=bool)
+
+
+def accuracy_by_kind(hits: np.ndarray, step_kinds: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """The share of right states overall (``"all"``) and within each group of ``step_kinds`` (NaN: empty group)."""
+    out = {"all": float(hits.mean()) if len(hits) else float("nan")}
+    for kind, where in step_kinds.items():
+        out[kind] = float(hits[where].mean()) if where.any() else float("nan")
+    return out
+
+
+def format_accuracy(accuracy: Mapping[str, float], step_kinds: Mapping[str, np.ndarray]) -> str:
+    """``demo accuracy 0.704 (call 0.000 of 24 states, ...)``."""
+    parts = [f"{kind} {accuracy[kind]:.3f} of {int(where.sum())}" for kind, where in step_kinds.items()]
+    return f"demo accuracy {accuracy['all']:.3f}" + (f" ({', '.join(parts)} states)" if parts else "")
 
 
 # ---------------------------------------------------------------------- evaluation and outputs
-def evaluate(policy: Any, env: Any, task_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """Run ``policy`` once on each task of ``env`` (:func:`vmb_gym.policy.run_episode`); one record per episode."""
+def eval_limit(requested: int, n_train_scenarios: int) -> int:
+    """Tasks per policy on an evaluation set: ``requested`` (0 = every task), or for -1 the size of the run
+    (:data:`EVAL_PER_SCENARIO` per training scenario, at least :data:`EVAL_MIN_EPISODES`)."""
+    if requested >= 0:
+        return requested
+    return max(EVAL_MIN_EPISODES, EVAL_PER_SCENARIO * n_train_scenarios)
+
+
+def evaluate(policy: Any, env: Any, task_ids: Sequence[str], *, desc: str | None = None,
+             progress: bool = False) -> list[dict[str, Any]]:
+    """Run ``policy`` once on each task of ``env`` (:func:`vmb_gym.policy.run_episode`); one record per episode.
+
+    With ``progress``, a tqdm bar (labelled ``desc``) counts the episodes on a terminal (not in a
+    redirected log); it is removed when done.
+    """
+    from tqdm import tqdm
+
     from vmb_gym.policy import run_episode
 
     rows = []
-    for tid in task_ids:
+    for tid in tqdm(task_ids, desc=desc, unit="episode", leave=False, disable=None if progress else True,
+                    dynamic_ncols=True):
         ep = run_episode(env, policy, task_id=tid)
         rows.append({"task_id": tid, "reasoning_type": ep.reasoning_type, "esm": int(ep.metrics.get("exact_match", 0)),
                      "f1": float(ep.metrics.get("f1_change", 0.0)), "steps": ep.episode.get("steps", 0)})
@@ -295,9 +408,14 @@ def evaluate(policy: Any, env: Any, task_ids: Sequence[str]) -> list[dict[str, A
 
 
 def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """ESM (percent) and mean value-level F1 of evaluation records."""
-    return {"esm": 100.0 * float(np.mean([r["esm"] for r in rows])), "f1": float(np.mean([r["f1"] for r in rows])),
+    """ESM and mean value-level F1 of evaluation records, both fractions in [0, 1]."""
+    return {"esm": float(np.mean([r["esm"] for r in rows])), "f1": float(np.mean([r["f1"] for r in rows])),
             "episodes": len(rows)}
+
+
+def format_score(result: Mapping[str, float]) -> str:
+    """``ESM 0.100  F1 0.387`` (fractions, the one unit of every vmb command)."""
+    return f"ESM {result['esm']:.3f}  F1 {result['f1']:.3f}"
 
 
 def plot_curve(log_rows: Sequence[Mapping[str, Any]], results: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -321,8 +439,8 @@ def plot_curve(log_rows: Sequence[Mapping[str, Any]], results: Mapping[str, Mapp
         for name, style in (("trained", "-"), ("rules", "--"), ("random", ":")):
             r = results.get(set_name, {}).get(name)
             if r:
-                ax.axhline(r["esm"] / 100.0, linestyle=style, color=colour, linewidth=1,
-                           label=f"{set_name} ESM {name} ({r['esm']:.1f}%)")
+                ax.axhline(r["esm"], linestyle=style, color=colour, linewidth=1,
+                           label=f"{set_name} ESM {name} ({r['esm']:.3f})")
     ax.set_xlabel("environment steps")
     ax.set_ylabel("score")
     ax.set_ylim(0, 1)

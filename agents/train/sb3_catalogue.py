@@ -8,8 +8,10 @@ logging/checkpoint callback, the held-out evaluation against random and no-op, t
 
     vmb train sb3 --design catalogue --data official:DIR --train-files 1-30 --eval-files 31-40
 
-Outputs in ``--out``: ``checkpoints/step_*.zip`` (+ ``.vmb.json``), ``final.zip``, ``train_log.csv``,
-``eval.csv`` (one row per held-out episode and policy), ``summary.json``, ``learning_curve.png``.
+Outputs in ``--out`` (a new or empty folder; ``--overwrite`` replaces a previous run's):
+``checkpoints/step_*.zip`` (+ ``.vmb.json``, with the env settings ``vmb eval`` defaults to),
+``final.zip``, ``train_log.csv``, ``eval.csv`` (one row per held-out episode and policy),
+``summary.json`` (ESM and F1 as fractions), ``learning_curve.png``.
 """
 
 from __future__ import annotations
@@ -26,17 +28,21 @@ import numpy as np
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.baselines import NoopPolicy
-from agents.sb3.catalogue_policy import SB3Policy
-from agents.sb3.catalogue_policy import CataloguePolicy
+from agents.sb3.catalogue_policy import CataloguePolicy, SB3Policy
 from agents.sb3.checkpoint import algo_class, save_checkpoint
 from agents.train.common import (
     SB3Args,
+    check_sb3_args,
+    eval_limit,
     evaluate,
+    format_score,
     generated_train,
     learn_with_log,
     plot_curve,
+    prepare_out,
     seed_everything,
     summarise,
+    train_settings,
 )
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
@@ -53,6 +59,11 @@ class Args(SB3Args):
     """the action design (this script: "catalogue")"""
     features: str = "hashing"
     '"hashing" or "minilm" (the text featurizer)'
+
+
+#: What a run writes into ``--out`` (removed first with ``--overwrite``).
+OUTPUTS = ("checkpoints", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
+           "learning_curve.png")
 
 
 def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogue, featurizer: Any) -> Any:
@@ -83,10 +94,11 @@ def main(args: Args) -> dict[str, Any]:
     """Train, checkpoint, evaluate and plot; return the summary."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    check_sb3_args(args)
+    out = Path(args.out)
+    prepare_out(out, args.overwrite, OUTPUTS)
     if args.data == "generated:train":
         args = dataclasses.replace(args, data=str(generated_train(args)))
-    out = Path(args.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     (out / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=2), encoding="utf-8")
     seed_everything(args.seed, args.torch_threads)
 
@@ -112,13 +124,13 @@ def main(args: Args) -> dict[str, Any]:
                                   n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
                                   gamma=args.gamma, seed=args.seed, policy_kwargs={"net_arch": [256]}, device="cpu",
                                   verbose=0)
-    meta = SB3Policy.checkpoint_meta(catalogue, featurizer)
+    meta = {**SB3Policy.checkpoint_meta(catalogue, featurizer), "settings": train_settings(args)}
     log_rows, train_seconds = learn_with_log(
         model, args, out, reward_key="reward",
         save=lambda m, path: save_checkpoint(m, path, design="catalogue", algo=args.algo, meta=meta))
     final = save_checkpoint(model, out / "final", design="catalogue", algo=args.algo, meta=meta)
 
-    results = evaluate_held_out(args, final, catalogue, memory_search, out)
+    results = evaluate_held_out(args, final, catalogue, memory_search, out, n_train_scenarios=len(scenario_ids))
     summary = {"args": dataclasses.asdict(args), "catalogue_size": catalogue.n, "feature_dim": featurizer.dim,
                "train_steps": int(model.num_timesteps), "train_seconds": train_seconds,
                "train_steps_per_s": model.num_timesteps / train_seconds, "train_episodes": len(log_rows),
@@ -129,26 +141,31 @@ def main(args: Args) -> dict[str, Any]:
     return summary
 
 
-def evaluate_held_out(args: Args, final: Path, catalogue: Catalogue, memory_search: bool,
-                      out: Path) -> dict[str, dict[str, float]]:
-    """The reloaded checkpoint, random allowed calls and no-op on the held-out tasks (``out/eval.csv``)."""
+def evaluate_held_out(args: Args, final: Path, catalogue: Catalogue, memory_search: bool, out: Path, *,
+                      n_train_scenarios: int) -> dict[str, dict[str, float]]:
+    """The reloaded checkpoint, random allowed calls and no-op on the held-out tasks (``out/eval.csv``).
+
+    As many tasks as :func:`~agents.train.common.eval_limit` says (``--eval-episodes``; 0 = every task).
+    """
     eval_files = parse_file_range(args.eval_files) if args.eval_files else None
     eval_env = gym.make("VehicleMem-v0", data=args.eval_data or args.data, files=eval_files, memory=args.memory,
                         max_steps=args.max_steps)
     task_ids = [q.task_id for q in eval_env.unwrapped.tasks.queries]
-    if args.eval_episodes:
-        task_ids = task_ids[: args.eval_episodes]
+    n_all, limit = len(task_ids), eval_limit(args.eval_episodes, n_train_scenarios)
+    if limit:
+        task_ids = task_ids[:limit]
     policies = {"trained": SB3Policy.load(final, eval_env),
                 "random": RandomCataloguePolicy(catalogue, args.seed, memory_search),
                 "noop": NoopPolicy()}
+    print(f"evaluating held_out: {len(task_ids)} of {n_all} tasks x {len(policies)} policies ({', '.join(policies)})"
+          + ("" if len(task_ids) == n_all else "; --eval-episodes 0 runs every task"), flush=True)
     results: dict[str, dict[str, float]] = {}
     with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=["policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
         writer.writeheader()
         for name, policy in policies.items():
-            rows = evaluate(policy, eval_env, task_ids)
+            rows = evaluate(policy, eval_env, task_ids, desc=f"held_out {name}", progress=args.progress)
             writer.writerows({"policy": name, **r} for r in rows)
             results[name] = summarise(rows)
-            print(f"held-out {name:8s} ESM {results[name]['esm']:5.1f}  F1 {results[name]['f1']:.3f}  "
-                  f"({len(rows)} episodes)")
+            print(f"held_out  {name:8s} {format_score(results[name])}  ({len(rows)} episodes)", flush=True)
     return results

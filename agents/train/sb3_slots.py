@@ -14,9 +14,12 @@ agent, the behaviour-cloning warm start, SB3 ``learn``, the evaluation, the plot
     vmb train sb3 --timesteps 30000 --out runs/sb3
     vmb train sb3 --design catalogue ...    # the flat catalogue: agents/train/sb3_catalogue.py
 
-Outputs in ``--out``: ``checkpoints/bc.zip`` and ``checkpoints/step_*.zip`` (+ ``.vmb.json``),
-``final.zip``, ``train_log.csv``, ``eval.csv`` (one row per set, policy and episode),
-``summary.json``, ``learning_curve.png``.
+Outputs in ``--out`` (a new or empty folder; ``--overwrite`` replaces a previous run's):
+``checkpoints/bc.zip`` and ``checkpoints/step_*.zip`` (+ ``.vmb.json``, which records the env
+settings ``vmb eval --policy sb3:...`` defaults to), ``final.zip``, ``train_log.csv``,
+``eval.csv`` (one row per set, policy and episode), ``summary.json`` (ESM and F1 as fractions),
+``learning_curve.png``. The evaluation is sized to the run (``--eval-episodes``; 0 evaluates
+every task).
 """
 
 from __future__ import annotations
@@ -46,12 +49,17 @@ from agents.train.common import (
     add_dataclass_arguments,
     args_from_namespace,
     behaviour_clone,
+    check_sb3_args,
+    eval_limit,
     evaluate,
+    format_score,
     generated_train,
     learn_with_log,
     plot_curve,
+    prepare_out,
     seed_everything,
     summarise,
+    train_settings,
 )
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
@@ -69,7 +77,8 @@ class Args(SB3Args):
     official_files: str = "1-40"
     """official scenarios evaluated (when the official data is found)"""
     train_eval_episodes: int = 200
-    """training tasks re-run for the train score (slots design)"""
+    """training tasks re-run for the train score (slots design; at most the --eval-episodes size when that is
+    -1; 0 = every training task)"""
     f1_weight: float = 0.2
     """slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)"""
     bc_epochs: int = 30
@@ -192,6 +201,18 @@ def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np
     return out
 
 
+#: What a run writes into ``--out`` (removed first with ``--overwrite``).
+OUTPUTS = ("checkpoints", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
+           "learning_curve.png")
+#: Demonstration states grouped by what the step decides (their accuracy is reported beside the overall).
+STEP_KINDS = ("call", "search", "finish")
+
+
+def step_kinds(actions: np.ndarray) -> dict[str, np.ndarray]:
+    """The demonstration states of each :data:`STEP_KINDS` group: a vehicle call, a memory search, finish."""
+    return {"call": actions >= 2, "search": actions == SLOT_SEARCH, "finish": actions == SLOT_FINISH}
+
+
 def fit_catalogue(train_tasks: TaskSet, scenario_ids: list[int], args: Args) -> SlotCatalogue:
     """The slot catalogue, learned from the training tasks only.
 
@@ -215,8 +236,9 @@ def main(args: Args) -> dict[str, Any]:
         return main_catalogue(args)
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    check_sb3_args(args)
     out = Path(args.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    prepare_out(out, args.overwrite, OUTPUTS)
     seed_everything(args.seed, args.torch_threads)
     data = str(generated_train(args)) if args.data == "generated:train" else args.data
     (out / "args.json").write_text(json.dumps({**dataclasses.asdict(args), "resolved_data": data}, indent=2),
@@ -238,11 +260,14 @@ def main(args: Args) -> dict[str, Any]:
     model = algo_class(args.algo)(policy, vec_env, n_steps=max(args.n_steps, 8), batch_size=args.batch_size,
                                   n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
                                   gamma=args.gamma, seed=args.seed, device="cpu", verbose=0)
-    meta = SlotSB3Policy.checkpoint_meta(catalogue)
-    bc_seconds = 0.0
+    meta = {**SlotSB3Policy.checkpoint_meta(catalogue), "settings": train_settings(args)}
+    bc_seconds, bc_accuracy = 0.0, {}
     if demos is not None and args.algo == "maskable_ppo":
         t_bc = time.perf_counter()
-        behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed, weight_decay=args.bc_weight_decay)
+        # min_batches: a small demo set (a 2-scenario run has ~80 states) still gets 8 updates per epoch
+        bc_accuracy = behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed,
+                                      weight_decay=args.bc_weight_decay, min_batches=8,
+                                      step_kinds=step_kinds(demos.actions))
         bc_seconds = time.perf_counter() - t_bc
         save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)
     log_rows, train_seconds = learn_with_log(
@@ -250,7 +275,7 @@ def main(args: Args) -> dict[str, Any]:
         save=lambda m, path: save_checkpoint(m, path, design="slots", algo=args.algo, meta=meta))
     final = save_checkpoint(model, out / "final", design="slots", algo=args.algo, meta=meta)
 
-    results = evaluate_sets(args, data, train_files, catalogue, final, out)
+    results = evaluate_sets(args, data, train_files, catalogue, final, out, n_train_scenarios=len(scenario_ids))
     summary = {"args": dataclasses.asdict(args), "design": "slots", "data": data, "slot_actions": catalogue.n,
                "feature_dim": int(vec_env.observation_space.shape[0]), "train_steps": int(model.num_timesteps),
                "train_seconds": train_seconds, "train_steps_per_s": model.num_timesteps / train_seconds,
@@ -258,57 +283,80 @@ def main(args: Args) -> dict[str, Any]:
                "held_out": results.get("held_out", {}),
                "bc": {"demo_states": int(len(demos.observations)) if demos else 0,
                       "tasks_with_demo": int(demos.found) if demos else 0,
-                      "tasks": int(demos.total) if demos else 0, "seconds": bc_seconds}}
+                      "tasks": int(demos.total) if demos else 0, "seconds": bc_seconds,
+                      "accuracy": bc_accuracy}}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     plot_curve(log_rows, results, out / "learning_curve.png",
                f"MaskablePPO slot policy (memory={args.memory}, {len(scenario_ids)} train scenarios)")
     return summary
 
 
-def eval_sets(args: Args, data: str, train_files: list[int] | None) -> list[tuple[str, str, list[int] | None, int]]:
-    """``(name, data, files, episode limit)`` of each evaluation set: train, held-out, official (when found)."""
+def eval_sets(args: Args, data: str, train_files: list[int] | None,
+              n_train_scenarios: int) -> list[tuple[str, str, list[int] | None, int]]:
+    """``(name, data, files, episode limit)`` of each evaluation set: train, held-out, official (when found).
+
+    The limit (0 = every task) is ``--eval-episodes``, sized to the run when -1
+    (:func:`~agents.train.common.eval_limit`); the train sample is at most ``--train-eval-episodes``.
+    """
     eval_files = parse_file_range(args.eval_files) if args.eval_files else None
+    limit = eval_limit(args.eval_episodes, n_train_scenarios)
+    train_limit = args.train_eval_episodes
+    if args.eval_episodes == -1 and train_limit:
+        train_limit = min(train_limit, limit)
     sets: list[tuple[str, str, list[int] | None, int]] = [
-        ("train", data, train_files, args.train_eval_episodes),
-        ("held_out", args.eval_data or data, eval_files, args.eval_episodes)]
+        ("train", data, train_files, train_limit), ("held_out", args.eval_data or data, eval_files, limit)]
     if args.official_data:
         try:
             TaskSet.load(args.official_data, files=parse_file_range(args.official_files)[:1])
-            sets.append(("official", args.official_data, parse_file_range(args.official_files), args.eval_episodes))
+            sets.append(("official", args.official_data, parse_file_range(args.official_files), limit))
         except Exception as exc:  # noqa: BLE001  (the official data is optional)
             print(f"official data skipped: {exc}")
     return sets
 
 
+def set_policies(set_name: str, env: Any, args: Args, catalogue: SlotCatalogue, final: Path,
+                 out: Path) -> dict[str, Any]:
+    """The policies evaluated on one set: the trained and BC-only checkpoints; rules, random and no-op off the train set."""
+    policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
+    if (out / "checkpoints" / "bc.zip").is_file():
+        policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
+    if set_name != "train":
+        policies.update({"rules": RulesPolicy(args.memory, source=env),
+                         "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
+    return policies
+
+
 def evaluate_sets(args: Args, data: str, train_files: list[int] | None, catalogue: SlotCatalogue, final: Path,
-                  out: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """The trained and BC-only checkpoints on every set; rules, random and no-op beside them off the train set."""
+                  out: Path, *, n_train_scenarios: int) -> dict[str, dict[str, dict[str, float]]]:
+    """The trained and BC-only checkpoints on every set; rules, random and no-op beside them off the train set.
+
+    Each set first prints what it evaluates (tasks of how many, which policies); a progress bar
+    counts the episodes of each policy (``--no-progress`` hides it).
+    """
     results: dict[str, dict[str, dict[str, float]]] = {}
     with (out / "eval.csv").open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=["set", "policy", "task_id", "reasoning_type", "esm", "f1", "steps"])
         writer.writeheader()
-        for set_name, set_data, set_files, limit in eval_sets(args, data, train_files):
+        for set_name, set_data, set_files, limit in eval_sets(args, data, train_files, n_train_scenarios):
             env = gym.make("VehicleMem-v0", data=set_data, files=set_files, memory=args.memory,
                            max_steps=args.max_steps)
             task_ids = [q.task_id for q in env.unwrapped.tasks.queries]
+            n_all = len(task_ids)
             if limit:
                 task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
                     else task_ids[:limit]
-            policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
-            if (out / "checkpoints" / "bc.zip").is_file():
-                policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
-            if set_name != "train":
-                policies.update({"rules": RulesPolicy(args.memory, source=env),
-                                 "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
+            policies = set_policies(set_name, env, args, catalogue, final, out)
+            print(f"evaluating {set_name}: {len(task_ids)} of {n_all} tasks x {len(policies)} policies "
+                  f"({', '.join(policies)})" + ("" if len(task_ids) == n_all else "; --eval-episodes 0 runs every task"),
+                  flush=True)
             results[set_name] = {}
             for name, pol in policies.items():
                 t1 = time.perf_counter()
-                rows = evaluate(pol, env, task_ids)
+                rows = evaluate(pol, env, task_ids, desc=f"{set_name} {name}", progress=args.progress)
                 writer.writerows({"set": set_name, "policy": name, **r} for r in rows)
                 results[set_name][name] = summarise(rows)
-                print(f"{set_name:9s} {name:8s} ESM {results[set_name][name]['esm']:5.1f}  "
-                      f"F1 {results[set_name][name]['f1']:.3f}  "
-                      f"({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)")
+                print(f"{set_name:9s} {name:8s} {format_score(results[set_name][name])}  "
+                      f"({len(rows)} episodes, {time.perf_counter() - t1:.0f}s)", flush=True)
             env.close()
     return results
 

@@ -70,8 +70,9 @@ class Args:
     """training data: 'generated:train' (the generated train split, cached) or a data spec"""
     train_scenarios: int = 40
     """scenarios of the generated train split"""
-    cache_dir: str = ".cache/vmb_gym"
-    """where the generated train split is written once"""
+    cache_dir: str = ""
+    """where the generated train split is written once ("" = generated/ under the vmb_gym cache root:
+    $VMB_CACHE_DIR, else ~/.cache/vmb_gym; the folder `vmb train sb3` uses too)"""
     train_files: str = "1-24"
     """scenarios trained on (warm start and PPO)"""
     holdout_files: str = "37-40"

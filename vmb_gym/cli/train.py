@@ -9,6 +9,7 @@ own parser, built from its ``Args`` (so ``vmb train sb3 --help`` lists every opt
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -29,8 +30,13 @@ def _add_sb3(parser: argparse.ArgumentParser) -> None:
 def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from agents.train.common import args_from_namespace
     from agents.train.sb3_slots import Args, main
+    from vmb_gym.errors import VmbError
 
-    summary = main(args_from_namespace(Args, args))
+    try:
+        summary = main(args_from_namespace(Args, args))
+    except VmbError as exc:
+        print(f"vmb train sb3: error: {exc}", file=sys.stderr)
+        return 2
     print(f"outputs in {args.out}: final checkpoint {summary['checkpoint']}")
     return 0
 

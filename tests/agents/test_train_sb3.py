@@ -1,0 +1,164 @@
+"""``vmb train sb3``: refused settings, the used ``--out``, the cache root, evaluation sized to the run,
+ESM as a fraction, behaviour cloning's per-step accuracy and its update count, the sidecar's settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.train import sb3_slots  # noqa: E402
+from agents.train.common import (  # noqa: E402
+    EVAL_MIN_EPISODES,
+    SB3Args,
+    accuracy_by_kind,
+    check_sb3_args,
+    eval_limit,
+    format_score,
+    generated_train,
+    prepare_out,
+    summarise,
+)
+from vmb_gym.errors import ConfigError  # noqa: E402
+
+
+@pytest.mark.parametrize("timesteps", [0, -5])
+def test_non_positive_timesteps_are_refused(timesteps: int) -> None:
+    with pytest.raises(ConfigError, match="--timesteps must be a positive"):
+        check_sb3_args(SB3Args(timesteps=timesteps))
+    with pytest.raises(ConfigError, match="--eval-episodes"):
+        check_sb3_args(SB3Args(eval_episodes=-2))
+
+
+def test_cli_reports_a_refused_setting_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vmb_gym.cli import main
+
+    assert main(["train", "sb3", "--timesteps", "0", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["vmb train sb3: error: --timesteps must be a positive number of environment steps, found 0; "
+                   "e.g. --timesteps 256 for a smoke run (the default is 20000)"]
+    assert not (tmp_path / "run").exists()  # refused before anything is written
+
+
+def test_a_used_out_is_refused_unless_overwrite(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    prepare_out(out, False, sb3_slots.OUTPUTS)  # new folder: fine
+    assert (out / "checkpoints").is_dir()
+    prepare_out(out, False, sb3_slots.OUTPUTS)  # only empty folders (a run that failed at once): fine
+    (out / "checkpoints" / "bc.zip").write_bytes(b"old")
+    (out / "summary.json").write_text("{}")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="not empty.*--overwrite"):
+        prepare_out(out, False, sb3_slots.OUTPUTS)
+    prepare_out(out, True, sb3_slots.OUTPUTS)
+    assert not (out / "checkpoints" / "bc.zip").exists()  # a stale BC checkpoint would be evaluated
+    assert not (out / "summary.json").exists()
+    assert (out / "notes.txt").read_text() == "mine"  # not a trainer output: kept
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError, match="is a file"):
+        prepare_out(tmp_path / "file", True, sb3_slots.OUTPUTS)
+
+
+def test_generated_split_lives_under_the_one_cache_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents.train import stream_writer
+
+    monkeypatch.setenv("VMB_CACHE_DIR", str(tmp_path / "cache"))
+    assert SB3Args().cache_dir == "" and stream_writer.Args().cache_dir == ""
+    split = tmp_path / "cache" / "generated" / "train_3"
+    (split / "qa_data").mkdir(parents=True)  # already generated: nothing is written
+    assert generated_train(SB3Args(train_scenarios=3)) == split
+    assert generated_train(stream_writer.Args(train_scenarios=3)) == split  # the stream trainer shares it
+    own = tmp_path / "own" / "train_3"
+    (own / "qa_data").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert generated_train(SB3Args(train_scenarios=3, cache_dir="own")) == own  # resolved, absolute
+
+
+def test_evaluation_is_sized_to_the_run() -> None:
+    assert eval_limit(-1, 2) == EVAL_MIN_EPISODES == 10
+    assert eval_limit(-1, 80) == 400 and eval_limit(-1, 800) == 4000  # 800 households: every task
+    assert eval_limit(0, 2) == 0 and eval_limit(7, 800) == 7  # 0 = the full evaluation
+    args = sb3_slots.Args(official_data="", eval_data="default")
+    assert [(name, limit) for name, _, _, limit in sb3_slots.eval_sets(args, "d", None, 2)] == \
+        [("train", 10), ("held_out", 10)]
+    full = sb3_slots.Args(official_data="", eval_episodes=0)
+    assert [limit for *_, limit in sb3_slots.eval_sets(full, "d", None, 2)] == [200, 0]
+
+
+def test_scores_are_fractions() -> None:
+    rows = [{"esm": 1, "f1": 0.6}] + [{"esm": 0, "f1": 0.31} for _ in range(9)]
+    result = summarise(rows)
+    assert result["esm"] == pytest.approx(0.1) and result["f1"] == pytest.approx(0.339)
+    assert format_score(result) == "ESM 0.100  F1 0.339"
+
+
+def test_accuracy_by_step_kind() -> None:
+    hits = np.array([True, True, False, False, True])
+    actions = np.array([1, 1, 5, 7, 0])
+    acc = accuracy_by_kind(hits, sb3_slots.step_kinds(actions))
+    assert acc == {"all": 0.6, "call": 0.0, "search": 1.0, "finish": 1.0}
+
+
+def _slot_model(tiny_data: str):  # type: ignore[no-untyped-def]
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.sb3.slots import make_slot_env
+    from agents.sb3.slots.policy import SlotPointerPolicy
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    vec = DummyVecEnv([lambda: Monitor(make_slot_env(gym.make("VehicleMem-v0", data=tiny_data, memory="bm25",
+                                                              max_steps=4)))])
+    demos = sb3_slots.collect_slot_demos(vec)
+    return MaskablePPO(SlotPointerPolicy, vec, n_steps=16, batch_size=16, seed=0, device="cpu"), demos
+
+
+def test_behaviour_cloning_of_a_small_demo_set_learns_the_calls(tiny_data: str) -> None:
+    """The cause of F1 0.000 on the training tasks of a tiny run: one update per epoch (batch 128 > demo states).
+
+    With the default 30 epochs that is 30 updates, the policy still finishes at every call step
+    (demo accuracy = the search and finish share); at least 8 minibatches per epoch learn the calls.
+    """
+    from agents.train.common import behaviour_clone
+
+    model, demos = _slot_model(tiny_data)
+    kinds = sb3_slots.step_kinds(demos.actions)
+    assert kinds["call"].sum() >= 2
+    few = behaviour_clone(model, demos, epochs=30, seed=0, step_kinds=kinds)
+    assert few["call"] < 0.5 and few["finish"] == 1.0
+    model, demos = _slot_model(tiny_data)
+    enough = behaviour_clone(model, demos, epochs=30, seed=0, min_batches=8, step_kinds=kinds)
+    assert enough["call"] == 1.0 and enough["all"] == 1.0
+
+
+def test_tiny_run_writes_fractions_bc_accuracy_and_the_settings(tiny_data: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = sb3_slots.Args(data=tiny_data, eval_data=tiny_data, official_data="", timesteps=16, n_steps=8,
+                          batch_size=8, bc_epochs=3, max_steps=4, out=str(out), progress=False, line_prior=False)
+    summary = sb3_slots.main(args)
+    saved = json.loads((out / "summary.json").read_text())
+    assert saved["held_out"] == summary["held_out"]
+    assert set(saved["held_out"]) == {"trained", "bc_only", "rules", "random", "noop"}
+    assert all(0.0 <= r["esm"] <= 1.0 and r["episodes"] == 3 for r in saved["held_out"].values())
+    assert saved["held_out"]["rules"]["esm"] == pytest.approx(summarise(
+        [r for r in _csv(out / "eval.csv") if r["set"] == "held_out" and r["policy"] == "rules"])["esm"])
+    assert set(saved["bc"]["accuracy"]) == {"all", "call", "search", "finish"}
+    sidecar = json.loads((out / "final.vmb.json").read_text())
+    assert sidecar["settings"] == {"memory": "bm25", "max_steps": 4, "schema": "official"}
+    with pytest.raises(ConfigError, match="not empty"):
+        sb3_slots.main(args)
+
+
+def _csv(path: Path) -> list[dict[str, float | str]]:
+    import csv
+
+    with path.open(encoding="utf-8") as f:
+        return [{**r, "esm": int(r["esm"]), "f1": float(r["f1"])} for r in csv.DictReader(f)]
