@@ -3,7 +3,9 @@
 The sidecar is a JSON object ``{"design", "algo", "format_version", ...}``: ``design`` is
 ``"catalogue"`` (the flat call catalogue, :mod:`agents.sb3.catalogue_policy`), ``"slots"`` (the
 slot design, :mod:`agents.sb3.slots`) or ``"stream_writer"`` (the learned memory writer); the
-rest is what the design needs to rebuild its env side (the catalogue, the featuriser, a budget).
+rest is what the design needs to rebuild its env side (the catalogue, the featuriser, a budget)
+and, since the trainers record them, ``"settings"``: the training env's memory, step limit and
+tool schema (:func:`training_settings`; the defaults of ``vmb eval --policy sb3:PATH``).
 
     path = save_checkpoint(model, "runs/x/final", design="slots", algo="maskable_ppo",
                            meta={"catalogue": catalogue.to_json()})
@@ -123,6 +125,19 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
         rest = {k: v for k, v in data.items() if k != "kind"}
         return {**rest, "design": "stream_writer", "algo": str(data.get("algo", "maskable_ppo")), "format_version": 1}
     return {**data, "design": str(data.get("design", "catalogue")), "format_version": 1}
+
+
+def training_settings(path: str | Path) -> dict[str, Any]:
+    """The env settings checkpoint ``path`` was trained with (its sidecar's ``"settings"``: memory,
+    max_steps, schema); ``{}`` for a checkpoint written before they were recorded.
+
+    Raises:
+        ConfigError: as :func:`read_sidecar`, or ``"settings"`` that is not a JSON object.
+    """
+    settings = read_sidecar(path).get("settings", {})
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{sidecar_path(path)}: \"settings\" should be a JSON object, found {type(settings).__name__}")
+    return dict(settings)
 
 
 def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = None,

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.md and plots in --out."
+#: Env settings whose flags default to None: an ``sb3:`` checkpoint's sidecar fills them, else these.
+EVAL_DEFAULTS = {"memory": "none", "max_steps": 20, "schema": "official"}
 
 
 def _json_object(text: str) -> dict[str, object]:
@@ -41,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb eval``."""
     parser.add_argument("--policy", required=True,
                         help="oracle, noop, random, rules, hf:PATH, openai:MODEL or sb3:CHECKPOINT")
-    parser.add_argument("--memory", default="none",
-                        help="memory module name (none, gold, bm25, ...); several, comma-separated (bm25,layered), "
+    parser.add_argument("--memory", default=None,
+                        help="memory module name (none, gold, bm25, ...; default none, for sb3:CHECKPOINT the "
+                             "memory it was trained with); several, comma-separated (bm25,layered), "
                              "run one after the other into --out/NAME and are compared side by side")
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the summary and key_value memories: openai:MODEL or hf:PATH")
@@ -60,8 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip finished (task, trial) pairs, redo infrastructure errors")
-    parser.add_argument("--max-steps", type=int, default=20, help="step limit of an episode")
-    parser.add_argument("--schema", choices=("official", "rich"), default="official", help="tool-schema flavour")
+    parser.add_argument("--max-steps", type=int, default=None,
+                        help="step limit of an episode (default 20; for sb3:CHECKPOINT its training limit)")
+    parser.add_argument("--schema", choices=("official", "rich"), default=None,
+                        help="tool-schema flavour (default official; for sb3:CHECKPOINT its training schema)")
     parser.add_argument("--limit", type=int, default=None, help="run only the first N tasks")
     parser.add_argument("--seed", type=int, default=0, help="base seed (per-episode seeds derive from it)")
     parser.add_argument("--gold-run", default=None,
@@ -126,6 +132,12 @@ def run(args: argparse.Namespace) -> int:
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
     check_policy(policy)
+    from agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
+
+    settings, warnings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
+    for line in warnings:
+        print(f"vmb eval: warning: {line}", file=sys.stderr)
+    args = argparse.Namespace(**{**vars(args), **settings})
     names = memory_names(args.memory)
     if len(names) == 1:
         return run_one(args, policy, names[0], args.out)
