@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from fractions import Fraction
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmb_gym.scoring import aggregate, score_task
-from vmb_gym.scoring.aggregate import METRIC_KEYS, exact_mean
+from vmb_gym.scoring.aggregate import METRIC_KEYS, aggregate_counted, exact_mean, exact_weighted_mean
 from vmb_gym.types import Query
 
 
@@ -88,3 +89,32 @@ def test_exact_mean_keeps_the_int_quirk_and_falls_back() -> None:
     assert exact_mean([Fraction(1, 3), Fraction(2, 3)]) == Fraction(1, 2)  # statistics.mean's own path
     assert math.isnan(exact_mean([1.0, float("nan")]))
     assert exact_mean([1e308, 1e308, -1e308]) == 1e308 / 3  # exact sum: no overflow in between
+
+
+# ---------------------------------------------------------------------- counted records == expanded records
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_VALUES, st.integers(min_value=1, max_value=40)), min_size=1, max_size=30))
+def test_exact_weighted_mean_is_exact_mean_of_the_copies(pairs: list) -> None:
+    copies = [value for value, count in pairs for _ in range(count)]
+    assert _bits(exact_weighted_mean([v for v, _ in pairs], [c for _, c in pairs])) == _bits(exact_mean(copies))
+
+
+_RECORD = st.fixed_dictionaries(
+    {"reasoning_type": st.sampled_from(["state_shift", "error_correction", "zz_custom"]),
+     "exact_match": st.booleans(), **{field: _VALUES for field in [*METRIC_KEYS.values(), "tool_f1", "tool_precision",
+                                                                  "tool_recall", "tool_f1_corrected"]
+                                      if field != "exact_match"},
+     "num_pred_calls": st.integers(min_value=0, max_value=5)})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_RECORD, st.integers(min_value=1, max_value=20)), min_size=1, max_size=12))
+def test_aggregate_counted_is_aggregate_of_the_copies(rows: list) -> None:
+    expanded = [record for record, count in rows for _ in range(count)]
+    assert json.dumps(aggregate_counted(rows)) == json.dumps(aggregate(expanded))  # types and bits included
+
+
+def test_weighted_mean_falls_back_for_other_numbers() -> None:
+    assert exact_weighted_mean([Fraction(1, 3), Fraction(2, 3)], [1, 3]) == Fraction(7, 12)
+    assert math.isnan(exact_weighted_mean([1.0, float("nan")], [2, 1]))
+    assert _bits(exact_weighted_mean([1, True], [3, 2])) == (int, "1")

@@ -13,7 +13,7 @@ import pytest
 
 from vmb_gym.data import embedded_benchmark_dir, load_gold
 from vmb_gym.scoring import gold_cache, score_task
-from vmb_gym.scoring.batch import GoldTask, json_native, replayable, score_tasks, tool_part
+from vmb_gym.scoring.batch import GoldTask, json_native, replayable, score_counted, score_tasks, tool_part
 from vmb_gym.scoring.gold_cache import load_gold_tasks, scoring_cache_dir
 from vmb_gym.scoring.tool_f1 import multiset_tool_score, official_tool_score
 from vmb_gym.types import Query, ToolCall
@@ -193,3 +193,17 @@ def test_replayable_leaves_out_what_the_keys_do_not_fix() -> None:
     assert not replayable([ToolCall("f", {"a": {"x": 1, "y": 2}})])  # keys sort inside dict values
     assert not replayable([ToolCall("f", {"a": (1,)})]) and not replayable([ToolCall("f", {"a": float("inf")})])
     assert all(replayable(q.gold_calls) for q in load_gold("default"))  # the shipped gold always is
+
+
+def test_counted_records_give_the_lines_and_metric_of_one_record_per_task() -> None:
+    from vmb_gym.scoring import aggregate
+    from vmb_gym.scoring.aggregate import aggregate_counted
+
+    queries = load_gold("default", [1, 2, 3, 4, 5, 6])
+    predictions = _predictions(queries)
+    records, lines = _expected(queries, predictions)
+    for tasks in (load_gold_tasks("default", [1, 2, 3, 4, 5, 6]), load_gold_tasks("default", [1, 2, 3, 4, 5, 6])):
+        counted, counted_lines = score_counted(tasks, predictions)  # cold, then warm (shared parts)
+        assert counted_lines == lines
+        assert sum(count for _, count in counted) == len(records) and len(counted) < len(records)
+        assert json.dumps(aggregate_counted(counted)) == json.dumps(aggregate(records))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -57,11 +58,25 @@ def format_table(metric: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Score, write the two files, print the table. Exit 2 on unusable input."""
+    """Score, write the two files, print the table. Exit 2 on unusable input.
+
+    The garbage collector is paused meanwhile (and restored after): scoring frees what it makes
+    by reference counting, and each collection would walk every gold and prediction object.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _score(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _score(args: argparse.Namespace) -> int:
     from vmb_gym.data import parse_file_range
     from vmb_gym.errors import VmbError
-    from vmb_gym.scoring import aggregate
-    from vmb_gym.scoring.batch import score_tasks
+    from vmb_gym.scoring.aggregate import aggregate_counted
+    from vmb_gym.scoring.batch import score_counted
     from vmb_gym.scoring.gold_cache import load_gold_tasks
     from vmb_gym.scoring.predictions import read_predictions
 
@@ -85,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"vmb score: warning: {len(unknown)} prediction(s) name tasks not in the data and are ignored: {shown}",
               file=sys.stderr)
 
-    records, lines = score_tasks(tasks, predictions)  # lines: json.dumps(record, ensure_ascii=False) + "\n"
-    metric = aggregate(records)
+    counted, lines = score_counted(tasks, predictions)  # lines: json.dumps(record, ensure_ascii=False) + "\n"
+    metric = aggregate_counted(counted)  # the same as aggregate() of one record per task
     metric["data"] = str(args.data)
     metric["predictions"] = str(args.predictions)
     metric["missing_predictions"] = missing
@@ -110,6 +125,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     print(format_table(metric))
-    print(f"scored {len(records)} tasks ({len(missing)} without prediction); wrote {out / 'results.jsonl'} and "
+    print(f"scored {len(lines)} tasks ({len(missing)} without prediction); wrote {out / 'results.jsonl'} and "
           f"{out / 'metric.json'}")
     return 0

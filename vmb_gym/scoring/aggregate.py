@@ -18,12 +18,12 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter, methodcaller, truth
+from operator import itemgetter, methodcaller, mul, truth
 from typing import Any
 
 from vmb_gym.types import REASONING_TYPES
 
-__all__ = ["METRIC_KEYS", "aggregate", "exact_mean"]
+__all__ = ["METRIC_KEYS", "aggregate", "aggregate_counted", "exact_mean", "exact_weighted_mean"]
 
 #: ``metric.json`` key -> per-task record key, in official order.
 METRIC_KEYS: dict[str, str] = {
@@ -79,6 +79,30 @@ def exact_mean(values: Sequence[Any]) -> Any:
         return statistics.mean(values)
     scale = max(map(itemgetter(1), ratios))  # powers of two: each divides the largest
     total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts.values())])
+    return total / (scale * n)
+
+
+def exact_weighted_mean(values: Sequence[Any], counts: Sequence[int]) -> Any:
+    """``exact_mean`` of the sequence holding ``counts[i]`` copies of each ``values[i]``, bit for bit.
+
+    :func:`exact_mean` depends on the multiset of its values only (an exact sum, one correctly
+    rounded division, the int-or-float decision from the types present), so the same sum is
+    formed here with each value weighted by its count. Other inputs (a type beyond int, bool and
+    float, NaN or an infinity, no value) go to :func:`exact_mean` on the expanded sequence.
+    """
+    kinds = set(map(type, values))
+    n = sum(counts)
+    if not n or not kinds <= _NUMBER_TYPES:
+        return exact_mean([v for v, c in zip(values, counts) for _ in range(c)])
+    if float not in kinds:
+        total = sum(map(mul, values, counts))
+        return total // n if total % n == 0 else total / n
+    try:
+        ratios = [value.as_integer_ratio() for value in values]
+    except (OverflowError, ValueError):  # an infinity or NaN
+        return exact_mean([v for v, c in zip(values, counts) for _ in range(c)])
+    scale = max(map(itemgetter(1), ratios))  # powers of two: each divides the largest
+    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts)])
     return total / (scale * n)
 
 
@@ -157,5 +181,41 @@ def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     order = [t for t in REASONING_TYPES if t in groups] + sorted(t for t in groups if t not in REASONING_TYPES)
     metric["by_reasoning_type"] = {
         t: {"count": len(groups[t]), **_block(_pick(columns, groups[t]))} for t in order
+    }
+    return metric
+
+
+def _counted_block(rows: list[tuple[Mapping[str, Any], int]]) -> dict[str, Any]:
+    """:func:`_block` of the records ``rows`` stand for (each ``(record, count)``: ``count`` copies)."""
+    records = [r for r, _ in rows]
+    counts = [c for _, c in rows]
+    out: dict[str, Any] = {"exact_match_rate": exact_weighted_mean(
+        list(map(int, map(truth, map(methodcaller("get", "exact_match"), records)))), counts)}
+    for key, field in _MEAN_FIELDS.items():
+        out[key] = exact_weighted_mean(_column(records, field), counts)
+    present = [("num_pred_calls" in r) for r in records]
+    if any(present):
+        out["avg_num_pred_calls"] = exact_weighted_mean(_column(records, "num_pred_calls"), counts)
+    return out
+
+
+def aggregate_counted(rows: Iterable[tuple[Mapping[str, Any], int]]) -> dict[str, Any]:
+    """:func:`aggregate` of the records ``rows`` stand for, each ``(record, count)`` being ``count`` copies of it.
+
+    Gives exactly what :func:`aggregate` gives on the expanded list, in any order of the rows
+    (every mean depends on the multiset of values only), without building one record per task.
+    Every count must be at least 1.
+    """
+    rows = list(rows)
+    n = sum(c for _, c in rows)
+    metric: dict[str, Any] = {"completed_tasks": n, "valid_tasks": n, "skipped_tasks": 0}
+    metric.update(_counted_block(rows))
+    metric["skipped_queries"] = []
+    groups: dict[str, list[tuple[Mapping[str, Any], int]]] = {}
+    for row in rows:
+        groups.setdefault(str(row[0].get("reasoning_type", "unknown")), []).append(row)
+    order = [t for t in REASONING_TYPES if t in groups] + sorted(t for t in groups if t not in REASONING_TYPES)
+    metric["by_reasoning_type"] = {
+        t: {"count": sum(c for _, c in groups[t]), **_counted_block(groups[t])} for t in order
     }
     return metric

@@ -21,7 +21,7 @@ import functools
 import json
 import marshal
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from vmb_gym.scoring.predictions import vehicle_calls
@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # the gold side and the simulator are imported where a task n
     from vmb_gym.scoring.state_diff import StateScore
 
 __all__ = [
-    "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "replayable", "score_tasks", "state_part",
-    "tool_part",
+    "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "record_head", "replayable", "score_counted",
+    "score_tasks", "state_part", "tool_part",
 ]
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
@@ -61,6 +61,11 @@ def fragment(mapping: Mapping[str, Any]) -> str:
     consecutive non-empty parts joined by ``", "`` are the dump of the merged mapping.
     """
     return _ENCODE(mapping)[1:-1]
+
+
+def record_head(task_id: str, reasoning_type: str) -> str:
+    """The start of a task's JSON line: ``{"task_id": ..., "reasoning_type": ..., `` (as ``json.dumps`` writes it)."""
+    return f'{{"task_id": {_ENCODE_STR(task_id)}, "reasoning_type": {_ENCODE_STR(reasoning_type)}, '
 
 
 def state_part(state: StateScore) -> StatePart:
@@ -133,13 +138,13 @@ def _empty_tool_part(n: int) -> ToolPart:
 class GoldTask:
     """The gold side of one task in plain values (see the module docstring)."""
 
-    __slots__ = ("_field_values", "_reference", "_untouched", "empty_tool", "keys", "matched", "reasoning_type",
-                 "replay_tool", "replayable", "task_id")
+    __slots__ = ("_field_values", "_reference", "_untouched", "empty_tool", "head", "keys", "matched",
+                 "reasoning_type", "replay_tool", "replayable", "task_id")
 
     def __init__(self, task_id: str, reasoning_type: str, keys: tuple[CallKey, ...], replayable: bool,
                  matched: StatePart, replay_tool: ToolPart, empty_tool: ToolPart,
                  untouched: StatePart | bytes, field_values: list[tuple[FieldKey, Any]] | bytes,
-                 reference: GoldReference | None = None) -> None:
+                 reference: GoldReference | None = None, head: str | None = None) -> None:
         self.task_id = task_id
         self.reasoning_type = reasoning_type
         self.keys = keys  #: the official keys of the gold calls
@@ -150,6 +155,7 @@ class GoldTask:
         self._untouched = untouched  # or its marshal bytes, decoded on first use
         self._field_values = field_values  # or their marshal bytes, decoded on first use
         self._reference = reference
+        self.head = record_head(task_id, reasoning_type) if head is None else head  #: see :func:`record_head`
 
     @classmethod
     def from_query(cls, query: Query) -> GoldTask:
@@ -185,7 +191,7 @@ class GoldTask:
         untouched = self._untouched if type(self._untouched) is bytes else marshal.dumps(self._untouched)
         fields = self._field_values if type(self._field_values) is bytes else marshal.dumps(self._field_values)
         return (self.task_id, self.reasoning_type, self.keys, self.replayable, matched, replay_tool, empty_tool,
-                untouched, fields)
+                untouched, fields, None, self.head)
 
     @classmethod
     def from_plain(cls, data: Sequence[Any]) -> GoldTask:
@@ -238,6 +244,20 @@ def _tool(task: GoldTask, keys: tuple[CallKey, ...]) -> ToolPart:
     return tool_part(official_tool_score(keys, task.keys), multiset_tool_score(keys, task.keys))
 
 
+def _scored(
+    tasks: Sequence[GoldTask], predictions: Mapping[str, Sequence[ToolCall]]
+) -> Iterator[tuple[GoldTask, StatePart, ToolPart, int, str]]:
+    """``(task, state part, tool part, number of predicted vehicle calls, JSON line)`` of every task, in order."""
+    get = predictions.get
+    for task in tasks:
+        calls = vehicle_calls(get(task.task_id, ()))
+        keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
+        state, tool = _state(task, calls, keys), _tool(task, keys)
+        n_pred = len(calls)
+        yield task, state, tool, n_pred, (f'{task.head}{state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, '
+                                          f'"num_gold_calls": {len(task.keys)}, {state[3]}}}\n')
+
+
 def score_tasks(
     tasks: Sequence[GoldTask], predictions: Mapping[str, Sequence[ToolCall]]
 ) -> tuple[list[dict[str, Any]], list[str]]:
@@ -254,20 +274,38 @@ def score_tasks(
     """
     records: list[dict[str, Any]] = []
     lines: list[str] = []
-    for task in tasks:
-        calls = vehicle_calls(predictions.get(task.task_id, ()))
-        keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
-        state, tool = _state(task, calls, keys), _tool(task, keys)
-        n_pred, n_gold = len(calls), len(task.keys)
+    for task, state, tool, n_pred, line in _scored(tasks, predictions):
         records.append({
             "task_id": task.task_id,
             "reasoning_type": task.reasoning_type,
             **state[0],
             **tool[0],
             "num_pred_calls": n_pred,
-            "num_gold_calls": n_gold,
+            "num_gold_calls": len(task.keys),
             "differences": list(state[1]),
         })
-        lines.append(f'{{"task_id": {_ENCODE_STR(task.task_id)}, "reasoning_type": {_ENCODE_STR(task.reasoning_type)}, '
-                     f'{state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, "num_gold_calls": {n_gold}, {state[3]}}}\n')
+        lines.append(line)
     return records, lines
+
+
+def score_counted(
+    tasks: Sequence[GoldTask], predictions: Mapping[str, Sequence[ToolCall]]
+) -> tuple[list[tuple[dict[str, Any], int]], list[str]]:
+    """What :func:`score_tasks` gives, with the records for :func:`~vmb_gym.scoring.aggregate.aggregate_counted`.
+
+    Returns:
+        ``(record, count)`` pairs: each distinct record (its reasoning type, state and tool fields
+        and ``num_pred_calls``, the fields aggregation reads) with the number of tasks that have
+        it, in order of first occurrence; and the JSON lines of :func:`score_tasks`.
+    """
+    groups: dict[tuple[str, str, str, int], list[Any]] = {}
+    lines: list[str] = []
+    for task, state, tool, n_pred, line in _scored(tasks, predictions):
+        lines.append(line)
+        key = (task.reasoning_type, state[2], tool[1], n_pred)  # JSON texts: equal exactly when the values are
+        group = groups.get(key)
+        if group is None:
+            groups[key] = [{"reasoning_type": task.reasoning_type, **state[0], **tool[0], "num_pred_calls": n_pred}, 1]
+        else:
+            group[1] += 1
+    return [(record, count) for record, count in groups.values()], lines

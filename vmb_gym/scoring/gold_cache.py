@@ -31,6 +31,7 @@ import orjson
 
 from vmb_gym.cache_root import cache_dir
 from vmb_gym.data import data_folder
+from vmb_gym.data.layout import select_scenarios
 from vmb_gym.data.qa_files import gold_files, log_gold_warnings, read_gold_file
 from vmb_gym.scoring.batch import GoldTask
 
@@ -39,7 +40,7 @@ __all__ = ["CACHE_FORMAT", "MAX_FILES", "cache_path", "code_fingerprint", "load_
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the layout of a cache file changes.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 _PACKAGE = Path(__file__).resolve().parents[1]
 _SOURCE_DIRS = ("scoring", "vehicle", "data")
 _SOURCE_FILES = ("types.py",)
@@ -163,19 +164,26 @@ def load_gold_tasks(
         DataError: the folder, a requested scenario or its QA file is missing, or a QA file is malformed.
     """
     root = Path(data_folder(spec)).expanduser().resolve()
-    pairs = gold_files(root, files)
     if not use_cache:
-        return _build(pairs)[0]
+        return _build(gold_files(root, files))[0]
+    ids = select_scenarios(root, files)
+    qa_paths = [os.path.join(root, "qa_data", f"qa_{n}.json") for n in ids]  # gold_files' paths, as text
     try:
-        path, key = cache_path((n, qa_path.read_bytes()) for n, qa_path in pairs)
-    except OSError:  # an unreadable QA file (the build says why) or source file (no cache)
-        return _build(pairs)[0]
+        path, key = cache_path([(n, _read_bytes(qa)) for n, qa in zip(ids, qa_paths)])
+    except OSError:  # a missing QA file (gold_files says so), an unreadable one (the build says why), no source
+        return _build(gold_files(root, files))[0]
     cached = _read(path, key)
     if cached is not None:
         tasks, warnings = cached
         for position, number, text in warnings:
-            log_gold_warnings(pairs[position][1], [(number, text)])
+            log_gold_warnings(Path(qa_paths[position]), [(number, text)])
         return tasks
-    tasks, warnings = _build(pairs)
+    tasks, warnings = _build([(n, Path(qa)) for n, qa in zip(ids, qa_paths)])
     _write(path, key, tasks, warnings)
     return tasks
+
+
+def _read_bytes(path: str) -> bytes:
+    """The bytes of the file ``path`` (an ``OSError`` when it is missing or not a file)."""
+    with open(path, "rb") as handle:
+        return handle.read()
