@@ -28,6 +28,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +73,9 @@ class Args(SB3Args):
 
     design: str = "slots"
     """"slots" (pointer over candidate slots) or "catalogue" (flat call catalogue: agents/train/sb3_catalogue.py)"""
-    official_data: str = "official:../shared/vehiclemembench"
-    """also evaluated when present ("" = skip)"""
+    official_data: str = "auto"
+    """also evaluated when present: "auto" = $VMB_OFFICIAL_DIR, else shared/vehiclemembench beside the checkout
+    (found from the package, not the working directory); "" = skip; or a data spec"""
     official_files: str = "1-40"
     """official scenarios evaluated (when the official data is found)"""
     train_eval_episodes: int = 200
@@ -305,13 +307,27 @@ def eval_sets(args: Args, data: str, train_files: list[int] | None,
         train_limit = min(train_limit, limit)
     sets: list[tuple[str, str, list[int] | None, int]] = [
         ("train", data, train_files, train_limit), ("held_out", args.eval_data or data, eval_files, limit)]
-    if args.official_data:
+    official = official_spec(args.official_data)
+    if official:
         try:
-            TaskSet.load(args.official_data, files=parse_file_range(args.official_files)[:1])
-            sets.append(("official", args.official_data, parse_file_range(args.official_files), limit))
+            TaskSet.load(official, files=parse_file_range(args.official_files)[:1])
+            sets.append(("official", official, parse_file_range(args.official_files), limit))
         except Exception as exc:  # noqa: BLE001  (the official data is optional)
             print(f"official data skipped: {exc}")
     return sets
+
+
+def official_spec(value: str) -> str:
+    """The official data spec of ``--official-data``: ``"auto"`` is ``$VMB_OFFICIAL_DIR``, else
+    ``shared/vehiclemembench`` beside the checkout (``""`` when neither is a folder); other values as given."""
+    if value != "auto":
+        return value
+    env = os.environ.get("VMB_OFFICIAL_DIR")
+    folder = Path(env).expanduser() if env else Path(vmb_gym.__file__).resolve().parents[2] / "shared" / "vehiclemembench"
+    if not folder.is_dir():
+        print(f"official data skipped: {folder} is not a folder (set $VMB_OFFICIAL_DIR or --official-data official:DIR)")
+        return ""
+    return f"official:{folder.resolve()}"
 
 
 def set_policies(set_name: str, env: Any, args: Args, catalogue: SlotCatalogue, final: Path,

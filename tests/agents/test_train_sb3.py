@@ -89,6 +89,20 @@ def test_evaluation_is_sized_to_the_run() -> None:
     assert [limit for *_, limit in sb3_slots.eval_sets(full, "d", None, 2)] == [200, 0]
 
 
+def test_official_data_is_found_from_the_package_or_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vmb_gym
+
+    monkeypatch.delenv("VMB_OFFICIAL_DIR", raising=False)
+    beside = Path(vmb_gym.__file__).resolve().parents[2] / "shared" / "vehiclemembench"
+    monkeypatch.chdir(tmp_path)  # the working directory plays no part
+    assert sb3_slots.official_spec("auto") == (f"official:{beside}" if beside.is_dir() else "")
+    monkeypatch.setenv("VMB_OFFICIAL_DIR", str(tmp_path))
+    assert sb3_slots.official_spec("auto") == f"official:{tmp_path.resolve()}"
+    monkeypatch.setenv("VMB_OFFICIAL_DIR", str(tmp_path / "missing"))
+    assert sb3_slots.official_spec("auto") == ""
+    assert sb3_slots.official_spec("official:x") == "official:x" and sb3_slots.official_spec("") == ""
+
+
 def test_scores_are_fractions() -> None:
     rows = [{"esm": 1, "f1": 0.6}] + [{"esm": 0, "f1": 0.31} for _ in range(9)]
     result = summarise(rows)
