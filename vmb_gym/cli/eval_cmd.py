@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.md and plots in --out."
 #: Env settings whose flags default to None: an ``sb3:`` checkpoint's sidecar fills them, else these.
@@ -53,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-kwargs", type=_json_object, default={}, help="JSON object of memory-module options")
     parser.add_argument("--policy-kwargs", type=_json_object, default={},
                         help="JSON object of policy options (e.g. base_url, temperature); secrets are never saved")
-    parser.add_argument("--data", default="default", help="'default' (shipped set) or 'official:DIR'")
+    parser.add_argument("--data", default="default",
+                        help="'default' (shipped set), 'official' ($VMB_OFFICIAL_DIR or "
+                             "../shared/vehiclemembench), 'official:DIR' or a folder")
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
     parser.add_argument("--trials", type=int, default=1, help="episodes per task (K); K > 1 reports pass^k")
     parser.add_argument("--workers", type=int, default=1, help="processes; each builds its own env and policy")
@@ -127,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
     from pathlib import Path
 
-    from agents.factory import check_policy, policy_kind
+    from agents.factory import check_policy, make_policy, policy_kind
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
@@ -140,17 +143,16 @@ def run(args: argparse.Namespace) -> int:
     args = argparse.Namespace(**{**vars(args), **settings})
     names = memory_names(args.memory)
     if len(names) == 1:
-        return run_one(args, policy, names[0], args.out)
+        return run_one(args, policy, names[0], args.out, make_policy)
     outs = {name: str(Path(args.out) / name.replace(":", "-")) for name in names}
     for name in sorted(names, key=lambda n: n != "gold"):  # gold first: the others' MemoryScore divides by it
         print(f"== memory {name}: {outs[name]}")
-        run_one(args, policy, name, outs[name])
+        run_one(args, policy, name, outs[name], make_policy)
     return compare_side_by_side(args, list(outs.values()))
 
 
-def run_one(args: argparse.Namespace, policy: str, memory: str, out: str) -> int:
-    """One ``vmb eval`` run with memory ``memory`` into ``out``; prints its table."""
-    from agents.factory import make_policy
+def run_one(args: argparse.Namespace, policy: str, memory: str, out: str, make_policy: Any) -> int:
+    """One ``vmb eval`` run with memory ``memory`` into ``out`` (policies from ``make_policy``); prints its table."""
     from vmb_gym.data import parse_file_range
     from vmb_gym.evaluation.lock import OutLock
     from vmb_gym.evaluation.records import read_json

@@ -31,7 +31,9 @@ HELP = "Evaluate a memory writer on VehicleMemStream-v0: results.jsonl and metri
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb eval-stream``."""
     parser.add_argument("--writer", required=True, help="everything, nothing, rules, layered or sb3:CHECKPOINT")
-    parser.add_argument("--data", default="default", help="'default' (shipped set) or 'official:DIR'")
+    parser.add_argument("--data", default="default",
+                        help="'default' (shipped set), 'official' ($VMB_OFFICIAL_DIR or "
+                             "../shared/vehiclemembench), 'official:DIR' or a folder")
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
     parser.add_argument("--window-days", type=float, default=None,
                         help="episode = the N days up to one request (chosen by the seed) instead of the whole timeline")

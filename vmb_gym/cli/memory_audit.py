@@ -12,7 +12,9 @@ HELP = "Audit memory retrieval: event Recall@k of each module against the gold e
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb memory-audit``."""
-    parser.add_argument("--data", default="default", help="scenarios: official:DIR, default, or a folder")
+    parser.add_argument("--data", default="default",
+                        help="'default' (shipped set), 'official' ($VMB_OFFICIAL_DIR or "
+                             "../shared/vehiclemembench), 'official:DIR' or a folder")
     parser.add_argument("--memory", default="bm25,dense,hybrid,layered",
                         help="comma-separated module names; layered variants as layered:LAYER+LAYER "
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
@@ -39,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         raise ConfigError(f"--k must be comma-separated integers, got {args.k!r}") from None
     names = memory_names(args.memory)
+    if args.memory_llm:
+        import agents.factory  # noqa: F401 - registers the openai and hf chat backends
     kwargs = llm_kwargs(names, args.memory_llm)
     scenarios = list(load_scenarios(args.data))
     if args.limit:
@@ -74,8 +78,6 @@ def llm_kwargs(names: list[str], llm: str | None) -> dict[str, dict[str, Any]]:
 
     if llm is None:
         return {name: {} for name in names}
-    import agents.factory  # noqa: F401 - registers the openai and hf chat backends
-
     takes = {name: "llm" in (memory_options(name) or ()) for name in names}
     if not any(takes.values()):
         raise ConfigError(f"--memory-llm {llm!r} is for the memories built by an LLM (key_value), and none of "
@@ -90,8 +92,9 @@ def format_table(name: str, result: dict[str, Any], ks: list[int]) -> str:
         return " -- " if v is None else f"{v:.3f}"
 
     head = f"{'':24}{'n':>5} " + " ".join(f"{'R@' + str(k):>6} {'Rall@' + str(k):>7}" for k in ks) + f" {'MRR':>6}"
-    rows = [f"== {name}: latency p50 {result['latency_ms']['p50']:.2f} ms, p95 {result['latency_ms']['p95']:.2f} ms; "
-            f"ingest {result['ingest_seconds']['total']:.1f} s; violations {result['violations']}", head]
+    title = (f"== {name}: latency p50 {result['latency_ms']['p50']:.2f} ms, p95 {result['latency_ms']['p95']:.2f} ms; "
+             f"ingest {result['ingest_seconds']['total']:.1f} s; violations {result['violations']}")
+    rows = [title, head]
     groups = [("overall", result["overall"]), *result["by_reasoning_type"].items()]
     for label, agg in groups:
         cells = " ".join(f"{fmt(agg[f'recall@{k}']):>6} {fmt(agg[f'all_recall@{k}']):>7}" for k in ks)
