@@ -207,3 +207,18 @@ def test_counted_records_give_the_lines_and_metric_of_one_record_per_task() -> N
         assert counted_lines == lines
         assert sum(count for _, count in counted) == len(records) and len(counted) < len(records)
         assert json.dumps(aggregate_counted(counted)) == json.dumps(aggregate(records))
+
+
+def test_a_warm_load_decodes_the_cold_parts_only_for_a_prediction_that_needs_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vmb_gym.scoring.batch import ColdParts
+
+    queries = load_gold("default", [1, 2])
+    load_gold_tasks("default", [1, 2])  # cold: builds and writes the file
+    warm = load_gold_tasks("default", [1, 2])
+    oracle = {q.task_id: list(q.gold_calls) for q in queries}
+    with monkeypatch.context() as m:
+        m.setattr(ColdParts, "get", lambda self, i: pytest.fail("an exact replay decoded the cold parts"))
+        assert score_tasks(warm, oracle) == _expected(queries, oracle)
+    perturbed = {queries[0].task_id: []}  # no call: the untouched part, from the cold blob
+    assert score_tasks(warm, perturbed) == _expected(queries, perturbed)

@@ -15,7 +15,23 @@ This package never imports :mod:`agents`; policies come in through a factory cal
 
 from __future__ import annotations
 
-from vmb_gym.evaluation.attribution import FAILURE_LABELS, attribute
-from vmb_gym.evaluation.records import read_results, scored_calls
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vmb_gym.evaluation.attribution import FAILURE_LABELS, attribute
+    from vmb_gym.evaluation.records import read_results, scored_calls
+
+#: Public name -> its submodule, imported on first use (PEP 562): ``vmb score`` takes
+#: ``evaluation.lock`` without attribution's simulator import.
+_HOMES = {"FAILURE_LABELS": "attribution", "attribute": "attribution", "read_results": "records",
+          "scored_calls": "records"}
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name``, from its submodule."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
 
 __all__ = ["FAILURE_LABELS", "attribute", "read_results", "scored_calls"]

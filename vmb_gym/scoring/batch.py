@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the gold side and the simulator are imported where a task n
     from vmb_gym.scoring.state_diff import StateScore
 
 __all__ = [
-    "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "record_head", "replayable", "score_counted",
+    "ColdParts", "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "record_head", "replayable", "score_counted",
     "score_tasks", "state_part", "tool_part",
 ]
 
@@ -135,16 +135,43 @@ def _empty_tool_part(n: int) -> ToolPart:
     return tool_part(official_tool_score((), keys), multiset_tool_score((), keys))
 
 
+class ColdParts:
+    """The marshal bytes of many tasks' untouched state parts and changed fields, as one blob.
+
+    Decoded (all at once) when the first task needs one: a prediction that reaches the gold state
+    needs neither, so a warm ``vmb score`` of good predictions never builds those objects.
+    """
+
+    __slots__ = ("_blob", "_parts")
+
+    def __init__(self, blob: bytes) -> None:
+        self._blob = blob
+        self._parts: list[tuple[bytes, bytes]] | None = None
+
+    @staticmethod
+    def pack(parts: list[tuple[bytes, bytes]]) -> bytes:
+        """The blob of ``(untouched, field_values)`` marshal bytes, one pair per task in order."""
+        return marshal.dumps(parts)
+
+    def get(self, index: int) -> tuple[bytes, bytes]:
+        """The ``(untouched, field_values)`` marshal bytes of task ``index``."""
+        if self._parts is None:
+            self._parts = marshal.loads(self._blob)
+            self._blob = b""
+        return self._parts[index]
+
+
 class GoldTask:
     """The gold side of one task in plain values (see the module docstring)."""
 
-    __slots__ = ("_field_values", "_reference", "_untouched", "empty_tool", "head", "keys", "matched",
+    __slots__ = ("_cold", "_field_values", "_reference", "_untouched", "empty_tool", "head", "keys", "matched",
                  "reasoning_type", "replay_tool", "replayable", "task_id")
 
     def __init__(self, task_id: str, reasoning_type: str, keys: tuple[CallKey, ...], replayable: bool,
                  matched: StatePart, replay_tool: ToolPart, empty_tool: ToolPart,
-                 untouched: StatePart | bytes, field_values: list[tuple[FieldKey, Any]] | bytes,
-                 reference: GoldReference | None = None, head: str | None = None) -> None:
+                 untouched: StatePart | bytes | None, field_values: list[tuple[FieldKey, Any]] | bytes | None,
+                 reference: GoldReference | None = None, head: str | None = None,
+                 cold: tuple[ColdParts, int] | None = None) -> None:
         self.task_id = task_id
         self.reasoning_type = reasoning_type
         self.keys = keys  #: the official keys of the gold calls
@@ -152,8 +179,9 @@ class GoldTask:
         self.matched = matched  #: the state part when the prediction reaches exactly the gold state
         self.replay_tool = replay_tool  #: the tool part of predicted keys equal to the gold keys
         self.empty_tool = empty_tool  #: the tool part of no predicted vehicle call
-        self._untouched = untouched  # or its marshal bytes, decoded on first use
-        self._field_values = field_values  # or their marshal bytes, decoded on first use
+        self._untouched = untouched  # or its marshal bytes, decoded on first use (None: in ``cold``)
+        self._field_values = field_values  # or their marshal bytes, decoded on first use (None: in ``cold``)
+        self._cold = cold  # (blob, position) holding both when they are None
         self._reference = reference
         self.head = record_head(task_id, reasoning_type) if head is None else head  #: see :func:`record_head`
 
@@ -188,6 +216,7 @@ class GoldTask:
         matched = shared.setdefault(("state",) + self.matched[2:], self.matched)
         replay_tool = shared.setdefault(("tool", self.replay_tool[1]), self.replay_tool)
         empty_tool = shared.setdefault(("tool", self.empty_tool[1]), self.empty_tool)
+        self._thaw()
         untouched = self._untouched if type(self._untouched) is bytes else marshal.dumps(self._untouched)
         fields = self._field_values if type(self._field_values) is bytes else marshal.dumps(self._field_values)
         return (self.task_id, self.reasoning_type, self.keys, self.replayable, matched, replay_tool, empty_tool,
@@ -198,9 +227,17 @@ class GoldTask:
         """The task that :meth:`to_plain` gave ``data`` for."""
         return cls(*data)
 
+    def _thaw(self) -> None:
+        """Take the untouched part and the changed fields out of the cold blob (still as marshal bytes)."""
+        if self._cold is not None:
+            store, index = self._cold
+            self._untouched, self._field_values = store.get(index)
+            self._cold = None
+
     @property
     def untouched(self) -> StatePart:
         """The state part when the prediction changes nothing."""
+        self._thaw()
         if type(self._untouched) is bytes:
             self._untouched = marshal.loads(self._untouched)
         return self._untouched  # type: ignore[return-value]
@@ -208,6 +245,7 @@ class GoldTask:
     @property
     def field_values(self) -> list[tuple[FieldKey, Any]]:
         """``GoldReference.field_values()`` of the task."""
+        self._thaw()
         if type(self._field_values) is bytes:
             self._field_values = marshal.loads(self._field_values)
         return self._field_values  # type: ignore[return-value]

@@ -10,8 +10,10 @@ under a name is always the one built from those bytes (the key is stored inside 
 
 Files live under ``$VMB_CACHE_DIR/scoring`` or ``~/.cache/vmb_gym/scoring`` (the root of
 :mod:`vmb_gym.memory.cache`), are written through a temporary file and an atomic rename, and
-are ``marshal`` data (plain values only: loading runs no code). An unreadable or malformed file
-is rebuilt, with one warning log line. Only the :data:`MAX_FILES` most recently written files
+are ``marshal`` data (plain values only: loading runs no code): the key, each task's parts
+that every prediction may need, the warnings, and one blob (:class:`~vmb_gym.scoring.batch.ColdParts`)
+with the parts only a prediction that changes the car otherwise needs, decoded when one does.
+An unreadable or malformed file is rebuilt, with one warning log line. Only the :data:`MAX_FILES` most recently written files
 are kept. The history files are never read.
 """
 
@@ -33,14 +35,14 @@ from vmb_gym.cache_root import cache_dir
 from vmb_gym.data import data_folder
 from vmb_gym.data.layout import select_scenarios
 from vmb_gym.data.qa_files import gold_files, log_gold_warnings, read_gold_file
-from vmb_gym.scoring.batch import GoldTask
+from vmb_gym.scoring.batch import ColdParts, GoldTask
 
 __all__ = ["CACHE_FORMAT", "MAX_FILES", "cache_path", "code_fingerprint", "load_gold_tasks", "scoring_cache_dir"]
 
 logger = logging.getLogger(__name__)
 
 #: Bumped whenever the layout of a cache file changes.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 _PACKAGE = Path(__file__).resolve().parents[1]
 _SOURCE_DIRS = ("scoring", "vehicle", "data")
 _SOURCE_FILES = ("types.py",)
@@ -109,8 +111,12 @@ def _read(path: Path, key: str) -> Any:
         stored_key, payload = marshal.loads(data)
         if stored_key != key:
             raise ValueError("the key stored inside is another one")
-        tasks, warnings = payload
-        return [GoldTask.from_plain(t) for t in tasks], [(int(p), int(n), str(w)) for p, n, w in warnings]
+        tasks, warnings, blob = payload
+        if type(blob) is not bytes:
+            raise ValueError("the blob of untouched parts is not bytes")
+        cold = ColdParts(blob)
+        return ([GoldTask(*t, cold=(cold, i)) for i, t in enumerate(tasks)],
+                [(int(p), int(n), str(w)) for p, n, w in warnings])
     except Exception as exc:  # noqa: BLE001 - any malformed file is rebuilt
         logger.warning("gold cache %s is unreadable (%s); rebuilding it", path, exc)
         return None
@@ -120,7 +126,9 @@ def _write(path: Path, key: str, tasks: list[GoldTask], warnings: list[tuple[int
     """Store the payload atomically; a failure is logged at debug level (the cache is optional)."""
     try:
         shared: dict[Any, Any] = {}
-        data = marshal.dumps((key, ([t.to_plain(shared) for t in tasks], warnings)))
+        plain = [t.to_plain(shared) for t in tasks]  # the untouched parts and changed fields go in one blob
+        hot = [(*p[:7], None, None, None, p[10]) for p in plain]
+        data = marshal.dumps((key, (hot, warnings, ColdParts.pack([(p[7], p[8]) for p in plain]))))
     except ValueError as exc:  # a gold value marshal cannot store: no cache for this selection
         logger.debug("gold of %s not cached: %s", path, exc)
         return
