@@ -286,11 +286,14 @@ def _scored(
     tasks: Sequence[GoldTask], predictions: Mapping[str, Sequence[ToolCall]]
 ) -> Iterator[tuple[GoldTask, StatePart, ToolPart, int, str]]:
     """``(task, state part, tool part, number of predicted vehicle calls, JSON line)`` of every task, in order."""
-    get = predictions.get
+    get, key = predictions.get, tool_call_key
     for task in tasks:
         calls = vehicle_calls(get(task.task_id, ()))
-        keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
-        state, tool = _state(task, calls, keys), _tool(task, keys)
+        keys = tuple([key(c.name, c.arguments) for c in calls])
+        if calls and keys == task.keys and task.replayable:  # an exact replay: what _state and _tool give
+            state, tool = task.matched, task.replay_tool
+        else:
+            state, tool = _state(task, calls, keys), _tool(task, keys)
         n_pred = len(calls)
         yield task, state, tool, n_pred, (f'{task.head}{state[2]}, {tool[1]}, "num_pred_calls": {n_pred}, '
                                           f'"num_gold_calls": {len(task.keys)}, {state[3]}}}\n')
