@@ -76,3 +76,26 @@ def test_duplicate_task_and_missing_file(tmp_path: Path, official: Path, capsys:
     assert main(["score", "--data", f"official:{official}", "--predictions", str(tmp_path / "nope.jsonl"),
                  "--out", str(tmp_path)]) == 2
     assert "cannot read the predictions file" in capsys.readouterr().err
+
+
+def test_scoring_exact_replays_imports_no_simulator(tmp_path: Path) -> None:
+    """A warm ``vmb score`` of exact replays needs neither the simulator nor the gold side's modules."""
+    import os
+    import subprocess
+    import sys
+
+    from vmb_gym.data import load_gold
+
+    preds = _write(tmp_path / "p.jsonl", [json.dumps({"task_id": q.task_id, "calls": [c.to_json() for c in q.gold_calls]})
+                                          for q in load_gold("default", [1])])
+    argv = ["score", "--data", "default", "--files", "1", "--predictions", str(preds), "--out", str(tmp_path / "o")]
+    env = {**os.environ, "VMB_CACHE_DIR": str(tmp_path / "cache")}
+    probe = ("import json, sys\nfrom vmb_gym.cli import main\n"
+             f"assert main({argv!r}) == 0\n"
+             "print(json.dumps([m for m in ('vmb_gym.vehicle.simulator', 'vmb_gym.scoring.gold') if m in sys.modules]))")
+    loaded = []
+    for _ in range(2):  # the first run builds the gold cache (executing the gold), the second reads it
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        loaded.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert loaded == [["vmb_gym.vehicle.simulator", "vmb_gym.scoring.gold"], []]

@@ -44,11 +44,15 @@ _HOMES: dict[str, str] = {
     "tool_call_key": "tool_f1", "tool_call_keys": "tool_f1",
 }
 
+_SUBMODULES = frozenset({"gold", "scorer", "state_diff", "tool_f1"})
+
 
 def __getattr__(name: str) -> Any:
     """The public name ``name``, from its submodule (imported on first use)."""
     home = _HOMES.get(name)
     if home is None:
+        if name in _SUBMODULES:  # ``import vmb_gym.scoring`` used to import these: attribute access still works
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
     globals()[name] = value
