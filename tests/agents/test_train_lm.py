@@ -1,139 +1,200 @@
-"""The LM trainer: prompts and oracle targets, padding/log-prob plumbing, a tiny end-to-end run, the CLI hook."""
+"""The LM stack: the compact chat view, teacher episodes, TRL SFT + GRPO on a tiny model, adapters, batched eval."""
 
 from __future__ import annotations
 
 import argparse
 import csv
 import json
-import math
 
 import gymnasium as gym
 import pytest
 import torch
 
 import vmb_gym  # noqa: F401
-from agents.llm.chat import parse_tool_calls
-from agents.train.lm import (
-    Args,
-    TaskPrompter,
-    add_lm_arguments,
-    args_from_namespace,
-    completion_logprobs,
-    encode_prompt,
-    generate,
-    load_model,
-    main,
-    pad_batch,
-    render_calls,
-    stop_ids,
+from agents.llm.chat import ToolChatPolicy
+from agents.llm.compact_view import (
+    COMPACT_TEMPLATE,
+    CompactView,
+    compact_tools,
+    context_block,
+    full_name,
+    install,
+    render_result,
+    short_name,
 )
+from agents.llm.hf import HFPolicy, adapter_settings, load_adapter
+from agents.llm.trl_env import CompactToolEnv, compact_prompt
+from agents.train.lm import Args, add_lm_arguments, args_from_namespace, build_tiny_model, main
+from agents.train.lm_data import function_words, teacher_episode, teacher_query
+from agents.train.lm_eval import evaluate_batched, summarise_episodes
+from agents.train.lm_sft import tokenize_rows
 from vmb_gym.errors import ConfigError
 
 
 @pytest.fixture(scope="module")
 def env() -> gym.Env:
-    return gym.make("VehicleMem-v0", files=[1], memory="gold")
+    return gym.make("VehicleMem-v0", files=[1], memory="bm25")
 
 
 @pytest.fixture(scope="module")
-def tiny(env: gym.Env):
+def tiny():
     torch.set_num_threads(1)
-    return load_model(Args(threads=1), env)
+    model, tok = build_tiny_model(seed=0)
+    return model, install(tok)
 
 
-def test_render_calls_round_trip() -> None:
-    calls = [{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 2}},
-             {"name": "carcontrol_music_play", "arguments": {}}]
-    assert parse_tool_calls(render_calls(calls)).calls == calls
+class Teacher(ToolChatPolicy):
+    """Replies with the teacher episode's assistant turns (what a perfectly trained model would write)."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(view=CompactView(), max_turns=4)
+        self.env = env
+
+    def chat(self, messages, tools=None):
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        task = next(q for q in self.env.unwrapped.tasks.queries if q.text == user)
+        turns = [m for m in teacher_episode(gym.make("VehicleMem-v0", files=[1], memory="bm25"), task.task_id)["messages"]
+                 if m["role"] == "assistant"]
+        turn = turns[sum(m["role"] == "assistant" for m in messages)]
+        calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in turn["tool_calls"]]
+        return {"content": "", "tool_calls": calls, "parse_errors": [], "raw": "", "usage": {}}
 
 
-def test_prompter_oracle_target_scores_one(env: gym.Env) -> None:
-    prompter = TaskPrompter(env, "compact")
+def test_function_words_and_teacher_query() -> None:
+    assert function_words("carcontrol_airConditioner_set_temperature") == "air conditioner temperature"
+    assert teacher_query("Vera said: 'warm seat please'", ("Vera Mahoney", "Maya Rossi"),
+                         "carcontrol_seat_set_heating_level") == "Vera seat heating level"
+
+
+def test_compact_template_is_trl_ready(tiny) -> None:
+    from trl.chat_template_utils import is_chat_template_prefix_preserving, parse_response, supports_tool_calling
+
+    _, tok = tiny
+    assert supports_tool_calling(tok) and is_chat_template_prefix_preserving(tok)
+    prompt = tok.apply_chat_template([{"role": "user", "content": "hi"}], tools=compact_tools(), tokenize=False,
+                                     add_generation_prompt=True)
+    assert "- call_vehicle(name, arguments): Call any vehicle function" in prompt
+    text = '<tool_call>\n{"name": "finish", "arguments": {}}\n</tool_call><|im_end|>'
+    parsed = parse_response(tok, tok(text)["input_ids"], prefix=tok(prompt)["input_ids"], tools=compact_tools())
+    assert parsed["tool_calls"][0]["function"]["name"] == "finish"
+
+
+def test_view_maps_names_and_renders_results() -> None:
+    view = CompactView()
+    assert short_name("carcontrol_seat_set_heating_level") == "seat_set_heating_level"
+    assert full_name("seat_set_heating_level") == "carcontrol_seat_set_heating_level"
+    assert full_name("finish") == "finish" and full_name("carcontrol_x_y") == "carcontrol_x_y"
+    call = view.to_env_call("call_vehicle", {"name": "seat_set_heating_level", "arguments": '{"level": 2}'})
+    assert call == {"name": "carcontrol_seat_set_heating_level", "arguments": {"level": 2}}
+    listing = {"success": True, "tools": [{"type": "function", "function": {
+        "name": "carcontrol_seat_set_heating_level", "description": "Set seat heating level (0-3). Extra words.",
+        "parameters": {"type": "object", "properties": {"seat": {}, "level": {}}}}}]}
+    assert render_result("list_module_tools", listing) == "seat_set_heating_level(seat, level): Set seat heating level (0-3)"
+    assert render_result("carcontrol_x", {"success": False, "error": "level must be 0-3"}) == "error: level must be 0-3"
+    assert render_result("carcontrol_x", {"success": True}) == "ok"
+    system = "User preference memory:\n[March 1] Gary likes 2\n\nYou are the assistant.\n\nAvailable modules:\n- seat"
+    assert context_block(system) == "User preference memory:\n[March 1] Gary likes 2"
+    assert context_block("You are the assistant.") == ""
+
+
+def test_teacher_episode_is_exact_and_masked(env: gym.Env, tiny) -> None:
     task_id = env.unwrapped.tasks.queries[0].task_id
-    messages = prompter.messages(task_id)
-    assert messages[0]["role"] == "system" and "User preference memory" in messages[1]["content"]
-    text, oracle_reward = prompter.target(task_id)
-    assert oracle_reward == pytest.approx(1.0)
-    reward, metrics = prompter.score(task_id, text)
-    assert reward == pytest.approx(1.0) and metrics["format_ok"]
-    reward, metrics = prompter.score(task_id, "I cannot help")
-    assert not metrics["format_ok"] and reward < 1.0
-    full = TaskPrompter(env, "full").messages(task_id)
-    assert "Available modules" in full[0]["content"]
-    with pytest.raises(ConfigError):
-        TaskPrompter(env, "other")
+    row = teacher_episode(env, task_id)
+    assert row["reward"] == pytest.approx(1.0)
+    roles = [m["role"] for m in row["messages"]]
+    assert roles[:3] == ["system", "user", "assistant"] and roles[-1] == "assistant"
+    first = [c["function"]["name"] for c in row["messages"][2]["tool_calls"]]
+    assert first[0] == "search_memory" and "list_module_tools" in first
+    assert row["messages"][-1]["tool_calls"][-1]["function"]["name"] == "finish"
+    _, tok = tiny
+    [enc] = tokenize_rows([row], tok, max_length=100_000)
+    text = tok.decode([t for t, m in zip(enc["input_ids"], enc["assistant_masks"], strict=True) if m])
+    assert "search_memory" in text and "call_vehicle" in text and "tool_response" not in text
+    gold = teacher_episode(gym.make("VehicleMem-v0", files=[1], memory="gold"), task_id)
+    assert [c["function"]["name"] for c in gold["messages"][2]["tool_calls"]][0] == "list_module_tools"
+    assert gold["reward"] == pytest.approx(1.0)
 
 
-def test_pad_batch_layout() -> None:
-    ids, attn, pos, cmask = pad_batch([[5, 6, 7], [8]], [[1, 2], [3]], pad_id=0, device=torch.device("cpu"))
-    assert ids.tolist() == [[5, 6, 7, 1, 2], [0, 0, 8, 3, 0]]
-    assert attn.tolist() == [[1, 1, 1, 1, 1], [0, 0, 1, 1, 0]]
-    assert pos[1, 2:4].tolist() == [0, 1]
-    assert cmask.tolist() == [[1.0, 1.0], [1.0, 0.0]]
+def test_teacher_replies_score_through_the_policy_loop(env: gym.Env) -> None:
+    rows = evaluate_batched(Teacher(env), "default", [q.task_id for q in env.unwrapped.tasks.queries[:3]],
+                            memory="bm25", batch=2, progress=False)
+    summary = summarise_episodes(rows)
+    assert summary["tasks"] == 3 and summary["exact_match_rate"] == pytest.approx(1.0)
+    assert summary["vehicle_call_share"] == 1.0 and summary["well_formed_share"] == 1.0
+    assert all(r["memory_searches"] == 1 for r in rows)
 
 
-def test_greedy_tokens_are_argmax_under_training_forward(env: gym.Env, tiny) -> None:
-    """Left padding and position ids agree between ``generate`` and the training forward pass."""
+def test_compact_tool_env_matches_the_view(env: gym.Env) -> None:
+    task = env.unwrapped.tasks.queries[0]
+    tool_env = CompactToolEnv("default", files=[1], memory="bm25")
+    assert compact_prompt(tool_env, task.task_id)[0]["content"].startswith("You are the car's assistant.")
+    assert tool_env.reset(task_id=task.task_id) == task.text
+    module = task.gold_calls[0].name.split("_")[1]
+    listing = tool_env.list_module_tools(module)
+    assert short_name(task.gold_calls[0].name) + "(" in listing and "carcontrol_" not in listing
+    for call in task.gold_calls:
+        assert tool_env.call_vehicle(short_name(call.name), dict(call.to_json()["arguments"])) == "ok"
+    assert tool_env.get_reward() == pytest.approx(1.0)
+    assert tool_env.call_vehicle("nope_nothing", {}).startswith('{"success": false')  # episode over
+
+
+def test_adapter_errors(tmp_path, tiny) -> None:
     model, tok = tiny
-    model.eval()
-    prompter = TaskPrompter(env, "compact")
-    ids = [q.task_id for q in env.unwrapped.tasks.queries[:2]]
-    prompts = [encode_prompt(tok, prompter.messages(t), 200) for t in ids]
-    prompts[1] = prompts[1][-120:]  # different lengths: real left padding
-    outs = generate(model, tok, prompts, max_new_tokens=6, temperature=0.0, stops=stop_ids(tok, model),
-                    device=torch.device("cpu"))
-    batch = pad_batch(prompts, outs, tok.pad_token_id, torch.device("cpu"))
-    with torch.no_grad():
-        logp = completion_logprobs(model, *batch[:3], batch[3].shape[1])
-        full = model(input_ids=batch[0], attention_mask=batch[1], position_ids=batch[2]).logits
-    c_len = batch[3].shape[1]
-    for row, out in enumerate(outs):
-        predicted = full[row, -c_len - 1:-1].argmax(-1)[: len(out)].tolist()
-        assert predicted == out
-    assert torch.all(logp <= 0)
+    with pytest.raises(ConfigError, match="does not exist"):
+        adapter_settings(tmp_path / "missing")
+    with pytest.raises(ConfigError, match="no adapter_config.json"):
+        HFPolicy(model, tok, adapter=tmp_path)
+    with pytest.raises(ConfigError, match="unknown chat view"):
+        HFPolicy(model, tok, view="tiny")
+    from peft import get_peft_model
+
+    from agents.train.lm_sft import lora_config
+
+    peft_model = get_peft_model(build_tiny_model(seed=2)[0], lora_config(model, rank=2, alpha=4, layers=0))
+    peft_model.save_pretrained(tmp_path / "ok")
+    assert load_adapter(build_tiny_model(seed=2)[0], tmp_path / "ok") is not None
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    wider = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                         num_attention_heads=4, num_key_value_heads=2))
+    with pytest.raises(ConfigError, match="does not fit the base model"):
+        load_adapter(wider, tmp_path / "ok")
 
 
-def test_tiny_end_to_end(tmp_path) -> None:
-    args = Args(model="tiny", out=str(tmp_path), train_files="1", eval_files="2", sft_episodes=8, sft_epochs=1,
-                grpo_steps=2, prompts_per_step=2, group_size=2, max_new_tokens=12, max_prompt_tokens=256,
-                eval_episodes=2, threads=1, kl_beta=0.05, inner_epochs=2, reward="esm")
+def test_tiny_sft_then_grpo_end_to_end(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("VMB_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    args = Args(model="tiny", out=str(out), train_scenarios=2, train_tasks=6, gold_share=0.5, sft_epochs=1,
+                grad_accum=2, lora_rank=2, lora_alpha=4, lora_layers=0, grpo_steps=1, prompts_per_step=1,
+                group_size=2, max_new_tokens=12, kl_beta=0.02, eval_tasks=2, eval_batch=2, threads=1)
     summary = main(args)
-    rows = list(csv.DictReader((tmp_path / "grpo_log.csv").open()))
-    assert [int(r["step"]) for r in rows] == [1, 2]  # one row per GRPO step
-    assert all(0.0 <= float(r["mean_reward"]) <= 1.0 for r in rows)
-    for key in ("mean_reward", "std_reward", "groups_with_signal", "format_rate", "kl", "loss", "esm"):
-        assert all(math.isfinite(float(r[key])) for r in rows), key
-    assert all(0.0 <= float(r["groups_with_signal"]) <= 1.0 and float(r["kl"]) >= -1e-6 for r in rows)
-    # --reward reaches the env: the logged reward is the exact-state-match rate
-    assert all(float(r["mean_reward"]) == pytest.approx(float(r["esm"])) for r in rows)
-    assert (tmp_path / "reward_curve.png").stat().st_size > 1000
-    assert len(list(csv.DictReader((tmp_path / "sft_log.csv").open()))) == 1
-    saved = json.loads((tmp_path / "summary.json").read_text())
-    for key in ("before", "after_sft", "after_grpo"):
-        assert set(saved[key]) >= {"reward", "esm", "format_rate"}
-    assert summary["grpo_reward_last_quarter"] >= 0.0
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    AutoModelForCausalLM.from_pretrained(tmp_path / "final")
-    assert AutoTokenizer.from_pretrained(tmp_path / "final").chat_template
+    assert summary["teacher_episodes"] == 6
+    sft_rows = list(csv.DictReader((out / "sft_log.csv").open()))
+    assert [int(r["step"]) for r in sft_rows] == [1, 2, 3] and all(float(r["loss"]) > 0 for r in sft_rows)
+    grpo_rows = list(csv.DictReader((out / "grpo_log.csv").open()))
+    assert [int(r["step"]) for r in grpo_rows] == [1] and 0.0 <= float(grpo_rows[0]["mean_reward"]) <= 1.0
+    for name in ("sft_loss.png", "grpo_reward.png", "adapter/adapter_config.json", "adapter_grpo/vmb_adapter.json",
+                 "eval_sft_held_out.jsonl", "eval_grpo_held_out.jsonl"):
+        assert (out / name).is_file(), name
+    assert adapter_settings(out / "adapter")["view"] == "compact"
+    saved = json.loads((out / "summary.json").read_text())
+    assert set(saved["sft"]["held_out"]) >= {"exact_match_rate", "vehicle_call_share", "seconds_per_episode"}
+    with pytest.raises(ConfigError, match="not empty"):
+        main(args)
 
 
 def test_cli_hook_parses_flags() -> None:
     parser = argparse.ArgumentParser()
     add_lm_arguments(parser)
-    args = args_from_namespace(parser.parse_args(["--model", "tiny", "--sft-episodes", "3", "--grpo-steps", "4",
-                                                  "--out", "x", "--kl-beta", "0.1", "--backend", "trl"]))
-    assert (args.sft_episodes, args.grpo_steps, args.out, args.kl_beta, args.backend) == (3, 4, "x", 0.1, "trl")
-    assert args.reward == "f1_change"
-    assert args_from_namespace(parser.parse_args(["--reward", "f1_positive"])).reward == "f1_positive"
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--backend", "nope"])
+    args = args_from_namespace(parser.parse_args(["--model", "tiny", "--train-tasks", "3", "--grpo-steps", "4",
+                                                  "--out", "x", "--kl-beta", "0.1"]))
+    assert (args.train_tasks, args.grpo_steps, args.out, args.kl_beta, args.model) == (3, 4, "x", 0.1, "tiny")
     with pytest.raises(SystemExit):
         parser.parse_args(["--reward", "nope"])
 
 
-def test_bad_model_and_backend(tmp_path) -> None:
-    with pytest.raises(ConfigError, match="--backend"):
-        main(Args(out=str(tmp_path), backend="nope"))
+def test_bad_model_and_gold_share(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="--gold-share"):
+        main(Args(out=str(tmp_path / "a"), gold_share=2.0))
     with pytest.raises(ConfigError, match="--model"):
-        main(Args(out=str(tmp_path), model=str(tmp_path / "missing"), train_files="1", eval_files="2", threads=1))
+        main(Args(out=str(tmp_path / "b"), model=str(tmp_path / "missing"), train_scenarios=2, train_tasks=2))

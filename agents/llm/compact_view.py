@@ -1,0 +1,199 @@
+"""A chat view a small model can hold: a short system prompt, four tools, compact tool results.
+
+The official prompt (:mod:`vmb_gym.envs`) lists 23 modules and the tool schemas in JSON, and a
+``list_module_tools`` result is the module's full JSON schema list: thousands of tokens before
+the model has read the request. A 135M model's context (and a CPU's time) is better spent on
+the memory. :class:`CompactView` is the same episode in fewer tokens:
+
+* the system prompt is three sentences and the tools are one line each (``name(params):
+  description``), rendered by :data:`COMPACT_TEMPLATE` (ChatML, as SmolLM2 and Qwen use);
+* four tools: ``search_memory(query, top_k)``, ``list_module_tools(module_name)``,
+  ``call_vehicle(name, arguments)`` (any of the 111 functions) and ``finish()``. Their schemas
+  come from the methods of :class:`vmb_gym.server.tool_episode.ToolEpisode` (the tools TRL's
+  ``GRPOTrainer`` sees through :class:`agents.llm.trl_env.CompactToolEnv`), so supervised data,
+  GRPO rollouts and evaluation render the same text;
+* tool results are short: the memory lines, one ``name(params): description`` line per module
+  function (names without the ``carcontrol_`` prefix every function shares; ``call_vehicle``
+  accepts both forms), ``ok`` or the error of a vehicle call.
+
+Calls are written ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, the format TRL's
+response parser for Qwen templates reads (:func:`install`). The official prompt stays the
+default of :class:`agents.llm.hf.HFPolicy` (``view="official"``) for comparability with the paper.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+#: The header the env writes above a context module's memory.
+MEMORY_HEADER = "User preference memory:\n"
+
+__all__ = ["COMPACT_SYSTEM", "context_block", "COMPACT_TEMPLATE", "CompactView", "compact_tools", "install", "render_result"]
+
+#: The system prompt of the compact view.
+COMPACT_SYSTEM = (
+    "You are the car's assistant. Several people share this car; their preferences are in the household "
+    "memory. Search the memory for what the person wants, list the module's functions, call them with the "
+    "remembered values, then finish."
+)
+
+#: ChatML with one-line tools, ``<tool_call>`` JSON calls and ``<tool_response>`` results; the
+#: assistant turns are inside ``{% generation %}`` so TRL's ``assistant_only_loss`` can mask the rest.
+COMPACT_TEMPLATE = (
+    "{% set nl = '\\n' %}"
+    "{% if messages and messages[0]['role'] == 'system' %}{% set sys = messages[0]['content'] %}"
+    "{% else %}{% set sys = '" + COMPACT_SYSTEM.replace("'", "\\'") + "' %}{% endif %}"
+    "<|im_start|>system{{ nl }}{{ sys }}"
+    "{% if tools %}{{ nl }}Tools:"
+    "{% for t in tools %}{% set f = t['function'] if t['function'] is defined else t %}"
+    "{% set props = f['parameters']['properties'] if f['parameters'] is defined and "
+    "f['parameters']['properties'] is defined else {} %}"
+    "{{ nl }}- {{ f['name'] }}({{ props.keys() | join(', ') }}): {{ f['description'] }}"
+    "{% endfor %}{{ nl }}Call tools as <tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>."
+    "{% endif %}<|im_end|>{{ nl }}"
+    "{% for m in messages %}"
+    "{% if m['role'] == 'user' %}<|im_start|>user{{ nl }}{{ m['content'] }}<|im_end|>{{ nl }}"
+    "{% elif m['role'] == 'assistant' %}<|im_start|>assistant{{ nl }}{% generation %}"
+    "{% if m['content'] %}{{ m['content'] }}{% endif %}"
+    "{% for tc in m['tool_calls'] or [] %}{% set fn = tc['function'] if tc['function'] is defined else tc %}"
+    "<tool_call>{{ nl }}{\"name\": \"{{ fn['name'] }}\", \"arguments\": "
+    "{% if fn['arguments'] is string %}{{ fn['arguments'] }}{% else %}{{ fn['arguments'] | tojson }}{% endif %}}"
+    "{{ nl }}</tool_call>"
+    "{% endfor %}<|im_end|>{% endgeneration %}{{ nl }}"
+    "{% elif m['role'] == 'tool' %}<|im_start|>user{{ nl }}<tool_response>{{ nl }}{{ m['content'] }}{{ nl }}"
+    "</tool_response><|im_end|>{{ nl }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant{{ nl }}{% endif %}"
+)
+
+#: The tools of the compact view, in prompt order (methods of ToolEpisode).
+COMPACT_TOOL_NAMES: tuple[str, ...] = ("search_memory", "list_module_tools", "call_vehicle", "finish")
+
+
+@lru_cache(maxsize=1)
+def _schemas() -> tuple[dict[str, Any], ...]:
+    from transformers.utils import get_json_schema
+
+    from vmb_gym.server.tool_episode import ToolEpisode
+
+    return tuple(get_json_schema(getattr(ToolEpisode, name)) for name in COMPACT_TOOL_NAMES)
+
+
+def compact_tools() -> list[dict[str, Any]]:
+    """The four tool schemas (``{"type": "function", "function": {...}}``), from ToolEpisode's methods."""
+    return json.loads(json.dumps(list(_schemas())))
+
+
+#: The prefix of every vehicle function name; the compact view leaves it out (``seat_set_heating_level``).
+VEHICLE_PREFIX = "carcontrol_"
+
+
+def short_name(name: str) -> str:
+    """A vehicle function name as the compact view writes it (without ``carcontrol_``)."""
+    return name[len(VEHICLE_PREFIX):] if name.startswith(VEHICLE_PREFIX) else name
+
+
+def full_name(name: str) -> str:
+    """The env's name of a function the compact view wrote short (other names unchanged)."""
+    if name.startswith(VEHICLE_PREFIX) or name in COMPACT_TOOL_NAMES or "_" not in name:
+        return name
+    return VEHICLE_PREFIX + name
+
+
+def _signature(schema: Mapping[str, Any]) -> str:
+    fn = schema.get("function", schema)
+    params = ", ".join((fn.get("parameters") or {}).get("properties") or {})
+    description = str(fn.get("description") or "").strip()
+    first = description.split(". ")[0].rstrip(".")
+    return f"{short_name(str(fn.get('name')))}({params}): {first}"
+
+
+def render_result(name: str, result: Any) -> str:
+    """The compact text of one tool result (what the model reads in the ``tool`` message)."""
+    if not isinstance(result, Mapping):
+        return json.dumps(result, ensure_ascii=False)
+    if result.get("success") is False:
+        return "error: " + str(result.get("error") or result.get("message") or "the call failed")
+    if name == "search_memory":
+        return str(result.get("memory_text") or "no matching memory")
+    if name == "list_module_tools":
+        return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
+    if name == "finish":
+        return "done"
+    return "ok"
+
+
+def install(tokenizer: Any) -> Any:
+    """Put :data:`COMPACT_TEMPLATE` on ``tokenizer`` and TRL's ``<tool_call>`` response parser; returns it."""
+    tokenizer.chat_template = COMPACT_TEMPLATE
+    try:
+        from trl.chat_template_utils import _SUPPORTS_RESPONSE_TEMPLATE, qwen3_schema, qwen3_template
+    except ImportError:  # TRL absent: rendering works, TRL's parser is not needed
+        return tokenizer
+    if _SUPPORTS_RESPONSE_TEMPLATE:
+        tokenizer.response_template = qwen3_template
+    else:
+        tokenizer.response_schema = qwen3_schema
+    return tokenizer
+
+
+class CompactView:
+    """How a chat policy sees an env episode in the compact view (see the module docstring).
+
+    It turns the env's reset info into the first messages and tools, a model call into an env
+    call (``call_vehicle(name, arguments)`` -> ``{"name": name, "arguments": arguments}``) and
+    an env call record into the ``tool`` message text.
+    """
+
+    name = "compact"
+    template = COMPACT_TEMPLATE
+    grows_tools = False
+
+    def start(self, observation: str, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The first messages (system, the request) and the four tools.
+
+        A context memory module's block (``User preference memory:``, e.g. ``gold``) that the env
+        put at the top of its system message is kept, after the compact system prompt.
+        """
+        messages = list(info.get("messages") or [])
+        request = str(info.get("request") or "") or _last_user(messages) or observation
+        system = COMPACT_SYSTEM
+        context = context_block(str(messages[0].get("content") or "") if messages else "")
+        if context:
+            system += "\n\n" + context
+        return [{"role": "system", "content": system}, {"role": "user", "content": request}], compact_tools()
+
+    def to_env_call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The env call a model call stands for."""
+        if name == "call_vehicle":
+            inner = arguments.get("arguments")
+            if isinstance(inner, str):
+                try:
+                    inner = json.loads(inner)
+                except json.JSONDecodeError:
+                    pass
+            return {"name": full_name(str(arguments.get("name", ""))),
+                    "arguments": inner if isinstance(inner, Mapping) else {}}
+        return {"name": name, "arguments": dict(arguments)}
+
+    def tool_content(self, name: str, result: Any) -> str:
+        """The ``tool`` message text for a call's result."""
+        return render_result(name, result)
+
+
+def context_block(system: str) -> str:
+    """The ``User preference memory:`` block at the top of the env's system message ("" when none)."""
+    if not system.startswith(MEMORY_HEADER):
+        return ""
+    head = system.split("\n\nAvailable modules:", 1)[0]
+    block, _, _role = head.rpartition("\n\n")
+    return block.strip()
+
+
+def _last_user(messages: Sequence[Mapping[str, Any]]) -> str:
+    users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    return users[-1] if users else ""
