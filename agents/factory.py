@@ -89,13 +89,20 @@ def _import(module: str, attr: str, spec: str, fix: str = _LLM_FIX, what: str = 
     return obj
 
 
-def check_policy(spec: str) -> None:
+def check_policy(spec: str, kwargs: dict[str, Any] | None = None) -> None:
     """Fail fast when ``spec`` is malformed or its module cannot be imported (builds nothing).
+
+    With ``kwargs`` (the policy options), an ``openai:MODEL`` policy's endpoint is checked for the
+    API key it needs before any worker starts.
 
     Raises:
         ConfigError: as :func:`make_policy` would, before any model is loaded.
     """
     kind, _ = policy_kind(spec)
+    if kind == "openai" and kwargs is not None:
+        from agents.llm.openai_compat import check_api_key, resolve_base_url
+
+        check_api_key(resolve_base_url(kwargs.get("base_url")), str(kwargs.get("api_key_env") or "OPENAI_API_KEY"))
     if kind == "rules":
         _import("agents.rules", "RulesPolicy", spec)
     elif kind == "hf":

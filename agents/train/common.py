@@ -169,9 +169,12 @@ def check_sb3_args(args: Any) -> None:
     """Refuse settings no run can use, before anything is written.
 
     Raises:
-        ConfigError: ``timesteps`` below 1, ``eval_episodes`` below -1, or a negative
-            ``train_eval_episodes``.
+        ConfigError: ``timesteps`` below 1, ``eval_episodes`` below -1, a negative
+            ``train_eval_episodes``, or an unknown ``memory`` (with the close names).
     """
+    from vmb_gym.memory.registry import check_memory
+
+    args.memory = check_memory(args.memory)
     if args.timesteps < 1:
         raise ConfigError(f"--timesteps must be a positive number of environment steps, found {args.timesteps}; "
                           "e.g. --timesteps 256 for a smoke run (the default is 20000)")

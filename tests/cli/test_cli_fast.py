@@ -74,7 +74,7 @@ def test_train_without_trainer_names_the_trainers(capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize(("trainer", "options"), [
     ("sb3", {"--design", "--algo", "--timesteps", "--train-scenarios", "--out", "--seed"}),
-    ("lm", {"--model", "--backend", "--sft-episodes", "--out", "--seed"}),
+    ("lm", {"--model", "--train-tasks", "--grpo-steps", "--kl-beta", "--out", "--seed"}),
     ("stream", {"--budget", "--timesteps", "--out", "--seed"}),
 ])
 def test_trainer_parser_lists_its_options(trainer: str, options: set[str]) -> None:

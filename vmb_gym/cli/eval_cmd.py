@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
-    check_policy(policy)
+    check_policy(policy, args.policy_kwargs)
     from agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
     settings, warnings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 HELP = ("train a policy (sb3: MaskablePPO over candidate slots, or the flat call catalogue with --design catalogue; "
-        "lm: supervised warm start on oracle trajectories, then GRPO with the env's reward; "
+        "lm: SmolLM2 (or any causal LM) fine-tuned with TRL: SFTTrainer + a LoRA adapter on teacher episodes, then GRPO on the env's reward; "
         "stream: the learned memory writer of VehicleMemStream-v0) and evaluate it")
 
 #: Set by :func:`vmb_gym.cli.main`: the command accepts arguments its own parser does not know.
@@ -78,7 +78,7 @@ class Trainer:
 TRAINERS: dict[str, Trainer] = {
     "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train/sb3_slots.py)",
                    _add_sb3, _run_sb3),
-    "lm": Trainer("HF causal LM: SFT on oracle trajectories, then GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
+    "lm": Trainer("HF causal LM: TRL SFT with a LoRA adapter on teacher episodes, then TRL GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
     "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train/stream_writer.py)",
                       _add_stream, _run_stream),
 }
