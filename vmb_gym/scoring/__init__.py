@@ -6,9 +6,14 @@
   :func:`score_sims` / :func:`score_against` (:mod:`vmb_gym.scoring.gold`) are the fast path
   giving identical numbers.
 * :func:`aggregate` turns per-task records into the official ``metric.json`` numbers.
-* ``vmb score`` scores a whole file with :func:`vmb_gym.scoring.batch.score_tasks` (same records,
-  and their JSON lines) on the gold of :func:`vmb_gym.scoring.gold_cache.load_gold_tasks`, kept in
-  an on-disk cache keyed by the QA files' and the scorer's bytes.
+* ``vmb score`` reads the file with :func:`~vmb_gym.scoring.predictions.read_predictions` and
+  scores it with :func:`vmb_gym.scoring.batch.score_counted` (the lines of ``score_tasks``, and
+  one record per distinct record for :func:`~vmb_gym.scoring.aggregate.aggregate_counted`) on the
+  gold of :func:`vmb_gym.scoring.gold_cache.load_gold_tasks`, kept in an on-disk cache keyed by
+  the QA files' and the scorer's bytes.
+
+Names are imported from their submodules on first use, so reading predictions and a cached gold
+does not import the simulator.
 """
 
 from __future__ import annotations
