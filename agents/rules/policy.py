@@ -18,12 +18,14 @@ from typing import Any
 from agents.rules.hits import content_words, hit_body, mentions_person, same_person
 from agents.rules.params import clamp_to_param, enable_api, selector_param, value_param
 from agents.rules.request import Request, api_text, read_request, request_destination
+from agents.rules.routine import routine_plan
 from agents.rules.values import extract_value, request_value, selector_value
 from agents.rules.words import conditions_in, module_words, score_apis, top_scores
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
 from vmb_gym.memory.base import hits_from_context
+from vmb_gym.memory.experiences import request_cues
 from vmb_gym.memory.session import MemorySession
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
@@ -163,6 +165,8 @@ class RulesPolicy:
         self._names = tuple(scenario.speakers)
         req_scores = score_apis(api_text(req))
         hits = self.search(req, req_scores, scenario, as_of) + self.context_lines(scenario, query)
+        experiences = [h for h in hits if h.layer == "experience"]
+        hits = [h for h in hits if h.layer != "experience"]  # facts and lines plan the named setting
         candidates = self.candidates(req, req_scores, hits)
         self.last = {"request": req, "request_scores": top_scores(req_scores, 5), "hits": hits,
                      "candidates": candidates[:8]}
@@ -179,6 +183,12 @@ class RulesPolicy:
             calls = [self._call(api, explicit, req)] if explicit is not None else self._minimal(api, req)
         else:
             calls = []
+        if calls and experiences:  # a routine: the settings its person sets with the named one
+            routine = routine_plan(experiences, [c["name"] for c in calls], req)
+            if routine.value is not None and request_cues(" ".join(req.quotes) or req.text)[0]:
+                calls[0] = self._call(calls[0]["name"], routine.value, req)  # the routine as last stated
+            calls += routine.calls
+            self.last["routine"] = routine
         self.last["calls"] = calls
         return calls
 
@@ -200,7 +210,20 @@ class RulesPolicy:
             spec = API_SPECS[api]
             words = " ".join([*API_WORDS.get(api, ())[:3], *module_words(spec.module)[:2]])
             queries.append(f"{first} {words}".strip())
-        return list(self.memory_session.search_pooled(queries, as_of=as_of, top_k=self.top_k).hits)
+        hits = list(self.memory_session.search_pooled(queries, as_of=as_of, top_k=self.top_k).hits)
+        return hits + self.experience_search(req, as_of)
+
+    def experience_search(self, req: Request, as_of: datetime) -> list[MemoryHit]:
+        """The experience hits for a request that asks for a routine or "the usual", from a memory
+        with an experience layer (``layered``): one more search, the request's quote said by its
+        person (so the relevance gate knows whose routine), ``top_k`` 1; only its experience hits
+        are kept (the one fact hit is read by the other searches). ``[]`` otherwise (no search)."""
+        routine, usual, _ = request_cues(" ".join(req.quotes) or req.text)
+        if not (routine or usual) or req.target is None or "experiences" not in getattr(self.memory, "layers", ()):
+            return []
+        query = f"{req.target} said: '{' '.join(req.quotes) or req.text}'"
+        found = self.memory_session.search_pooled([query], as_of=as_of, top_k=1).hits
+        return [h for h in found if h.layer == "experience"]
 
     def context_lines(self, scenario: Scenario, query: Query | None) -> list[MemoryHit]:
         """The lines of the memory given as context for ``query`` (``[]`` for a module without context).

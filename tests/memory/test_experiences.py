@@ -235,3 +235,16 @@ def test_companion_clause_needs_no_value():
     mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
     (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]
     assert len(r.steps) == 2 and r.steps[0].value == "480p" and "sunroof" in r.steps[1].setting
+
+
+def test_routine_cites_every_line_of_its_session():
+    script = [
+        (NIGHT, GARY, "I'll go with the leg support height at 95 percent today."),
+        (NIGHT + 2, GARY, "Actually, dial it back to 30 percent. Plus heating on the left mirror switched on, always."),
+        (NIGHT + 3, GARY, "Much better. 30 percent is what I want for the leg rest height."),
+    ]
+    mem = LayeredMemory(semantic=False)
+    mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
+    (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]
+    # line 3 restates line 2's setting; the routine still cites (and quotes) line 2, which says the companion
+    assert r.line_ids == (1, 2, 3) and any("left mirror" in q for q in r.quotes)

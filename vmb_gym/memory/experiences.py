@@ -215,8 +215,8 @@ def distill_history(changes: Iterable[Any], *, gap: timedelta = SESSION_GAP,
             last: dict[str, Any] = {}
             for ch in chs:
                 last[ch.setting] = ch
-            if len(last) >= 2:  # several settings in one session: a routine
-                out.append(_make("routine", person, list(last.values()), [_step(c) for c in last.values()], passenger))
+            if len(last) >= 2:  # several settings in one session: a routine, citing every line of it
+                out.append(_make("routine", person, chs, [_step(c) for c in last.values()], passenger))
             for ch in chs:
                 steps = clause_steps(ch, extract) if extract is not None and len(last) < 2 else []
                 if len(steps) >= 2:  # "Set X to 2. Same routine: Y blue." in one utterance

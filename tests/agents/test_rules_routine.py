@@ -1,0 +1,85 @@
+"""The rules reader's use of the layered memory's experiences: a routine request gets the routine."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from agents.rules import RulesPolicy
+from agents.rules.request import read_request
+from agents.rules.routine import companion_call, quote_clauses, routine_plan
+from vmb_gym.memory import MemoryHit
+from vmb_gym.memory.layered import LayeredMemory
+from vmb_gym.types import HistoryLine, Scenario
+
+GARY, PAT = "Gary Allen", "Patricia Garcia"
+T0 = datetime(2025, 3, 1, 14, 0)
+SCRIPT = [
+    (0, GARY, "I'll go with the leg support height at 95 percent today."),
+    (1, PAT, "Fair enough."),
+    (2, GARY, ("Actually, dial it back to 30 percent. 95 percent was too much. Plus heating on the left mirror "
+               "switched on, always.")),
+    (3, GARY, "Much better. 30 percent is what I want for the leg rest height."),
+    (60 * 24, PAT, "Set the fan speed to 3."),
+]
+ROUTINE = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Put the leg rest height back to my usual, " \
+          "please. And the rest of my usual routine with it.'"
+PLAIN = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
+
+
+def _scenario() -> Scenario:
+    lines = tuple(HistoryLine(i + 1, T0 + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(SCRIPT))
+    return Scenario(1, (GARY, PAT), lines, (), "synthetic")
+
+
+def _plan(request: str, layers=("facts", "experiences", "changes")) -> tuple[list[dict], RulesPolicy]:
+    sc = _scenario()
+    policy = RulesPolicy(LayeredMemory(semantic=False, layers=layers), source=[sc])
+    policy.clear_memory_figures()
+    calls = policy.plan(request, sc, sc.lines[-1].timestamp + timedelta(days=1))
+    return calls, policy
+
+
+def test_quote_clauses_marks_the_clause_after_a_routine_break():
+    clauses = quote_clauses("Level 4 is better. Same routine: the high beams switched on.")
+    assert clauses == [("Level 4 is better.", False), ("the high beams switched on.", True)]
+
+
+def test_companion_call_reads_switch_wording_and_the_side():
+    req = read_request(ROUTINE, (GARY, PAT))
+    assert companion_call("heating on the left mirror switched on, always.", set(), req) == {
+        "name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}
+    assert companion_call("the seat heater switched on too.", set(), req) == {
+        "name": "carcontrol_seat_set_heating_mode", "arguments": {"enabled": True, "seat": "driver"}}
+    assert companion_call("the sunshades open.", set(), req)["arguments"]["sunshade"] == "all"
+
+
+def test_routine_plan_needs_a_hit_that_names_the_planned_function():
+    req = read_request(ROUTINE, (GARY, PAT))
+    text = ("Gary Allen's routine [day]: seat.position = 30\n  \"I'll go with the leg support height at 95 percent.\"\n"
+            "  \"Actually, dial it back to 30 percent. Plus the high beams switched on.\"")
+    hit = MemoryHit(entry_id="E1", text=text, score=5.0, timestamp=T0, people=(GARY,), layer="experience")
+    plan = routine_plan([hit], ["carcontrol_seat_set_leg_support_height"], req)
+    assert plan.value == 30 and plan.value_from == "E1"
+    assert plan.calls == [{"name": "carcontrol_light_set_high_beam", "arguments": {"enabled": True}}]
+    other = routine_plan([hit], ["carcontrol_music_set_volume"], req)  # another setting's routine: nothing
+    assert other.value is None and other.calls == []
+
+
+def test_routine_request_gets_the_routine_from_experiences():
+    calls, policy = _plan(ROUTINE)
+    assert calls == [
+        {"name": "carcontrol_seat_set_leg_support_height", "arguments": {"value": 30, "seat": "driver"}},
+        {"name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}},
+    ]
+    assert policy.last["routine"].value_from.startswith("E")
+    # without the experience layer: the named setting only, and no experience search
+    bare, bare_policy = _plan(ROUTINE, layers=("facts", "changes"))
+    assert [c["name"] for c in bare] == ["carcontrol_seat_set_leg_support_height"]
+    assert bare_policy.memory_session.searches == policy.memory_session.searches - 1
+
+
+def test_request_without_a_routine_cue_reads_no_experience():
+    calls, policy = _plan(PLAIN)
+    bare, bare_policy = _plan(PLAIN, layers=("facts", "changes"))
+    assert calls == bare and "routine" not in policy.last
+    assert policy.memory_session.searches == bare_policy.memory_session.searches
