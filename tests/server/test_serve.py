@@ -129,7 +129,7 @@ def test_bad_requests_get_errors_and_the_session_goes_on(server_url: str) -> Non
 
 
 def test_timeout_and_capacity() -> None:
-    config = ServeConfig(data=("default",), memory=("none",), max_sessions=2, session_timeout=0.5)
+    config = ServeConfig(data=("default",), memory=("none",), max_sessions=2, session_timeout=3.0)
     with running_server(config) as url:
         with _client(url, token=None) as a, _client(url, token=None) as b:
             a.reset(task_id="1_0")
@@ -137,7 +137,9 @@ def test_timeout_and_capacity() -> None:
             with _raw(url) as third:  # over --max-sessions
                 reply = json.loads(third.recv(timeout=10))
                 assert reply["data"]["code"] == "CAPACITY_REACHED" and reply["data"]["max_sessions"] == 2
-            time.sleep(0.8)
+            time.sleep(3.3)
+            with _client(url, token=None) as late:  # a and b are idle past the timeout: their slots are free
+                assert late.reset(task_id="1_1").observation.task_id == "1_1"
             with pytest.raises(ServerError, match="session timeout"):
                 a.step(VmbAction(name="finish"))
         with _client(url, token=None) as fresh:

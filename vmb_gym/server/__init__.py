@@ -7,6 +7,8 @@ FastAPI, uvicorn and websockets). Its modules:
 * :mod:`vmb_gym.server.environment`: ``VehicleMemEnvironment``, the OpenEnv ``Environment``
   subclass (one session, one gym env, one car), and the ``EnvPool`` the sessions draw from;
 * :mod:`vmb_gym.server.guard`: the ASGI guard (bearer token, request-size cap);
+* :mod:`vmb_gym.server.ws_sessions`: ``SessionEndpoint``, OpenEnv's ``/ws`` session protocol on a lean
+  hot path (one JSON decode and encode per message);
 * :mod:`vmb_gym.server.app`: ``ServeConfig``, ``create_vmb_app`` (OpenEnv ``create_app`` wiring) and
   ``serve`` (uvicorn);
 * :mod:`vmb_gym.server.asgi`: the app as a module attribute (``uvicorn vmb_gym.server.asgi:app``,

@@ -1,10 +1,12 @@
 """``vmb serve``'s app: OpenEnv's ``create_app`` over :class:`VehicleMemEnvironment`, behind the guard.
 
-OpenEnv gives the routes: ``WS /ws`` (one session per connection: ``reset`` / ``step`` / ``state``
-/ ``close`` messages, each answered by an observation, a state or an error message), ``GET
-/health``, ``GET /schema``, ``GET /metadata`` and the stateless ``POST /reset`` / ``POST /step``
-(a fresh env per request). Sessions are capped (``max_sessions``; one more is answered with a
-``CAPACITY_REACHED`` error) and idle ones closed (``session_timeout``).
+OpenEnv gives the routes ``GET /health``, ``GET /schema``, ``GET /metadata`` and the stateless
+``POST /reset`` / ``POST /step`` (a fresh env per request); ``WS /ws`` (one session per
+connection: ``reset`` / ``step`` / ``state`` / ``close`` messages, each answered by an
+observation, a state or an error message) is OpenEnv's protocol served by
+:class:`~vmb_gym.server.ws_sessions.SessionEndpoint`, a lean hot path. Sessions are capped
+(``max_sessions``; one more is answered with a ``CAPACITY_REACHED`` error) and idle ones closed
+(``session_timeout``).
 
 Example::
 
@@ -86,6 +88,7 @@ def create_vmb_app(config: ServeConfig) -> Any:
     from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
     from vmb_gym.server.guard import GuardMiddleware
     from vmb_gym.server.models import VmbAction, VmbObservation
+    from vmb_gym.server.ws_sessions import SessionEndpoint
 
     pool = EnvPool(config.env_id, config.data, config.memory)
     for data in config.data:  # fail at start-up, not in the first session
@@ -103,7 +106,8 @@ def create_vmb_app(config: ServeConfig) -> Any:
 
     concurrency = ConcurrencyConfig(max_concurrent_envs=config.max_sessions, session_timeout=config.session_timeout)
     app = create_fastapi_app(factory, VmbAction, VmbObservation, concurrency_config=concurrency)
-    guarded = GuardMiddleware(app, token=config.token, max_request_bytes=config.max_request_bytes)
+    sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions)  # /ws on the lean path
+    guarded = GuardMiddleware(sessions, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
     return guarded
 

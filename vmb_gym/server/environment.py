@@ -117,6 +117,12 @@ class EnvPool:
             self.release(key, env)
 
 
+def _observation(fields: dict[str, Any]) -> VmbObservation:
+    """The :class:`VmbObservation` of a step's or reset's fields (``info`` made JSON-safe; the server built
+    every field itself, so it is not re-validated)."""
+    return VmbObservation.model_construct(metadata={}, **{**fields, "info": json_safe(fields["info"])})
+
+
 def json_safe(value: Any) -> Any:
     """``value`` as plain JSON types (the env's info holds dicts, lists, numbers and strings)."""
     return orjson.loads(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
@@ -150,13 +156,37 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         self._expired = False
         self._key: EnvKey | None = None
         self._env: gym.Env[Any, Any] | None = None
-        self._state = VmbState(env_id=pool.env_id, data=pool.data[0], memory=pool.memory[0])
+        # the session's state as plain attributes (VmbState validates every assignment: built on demand)
+        self._episode_id: str | None = None
+        self._step_count = 0
+        self._task_id: str | None = None
+        self._state_key = pool.default_key
+        self._done = True
+        self._reward: float | None = None
 
     # ------------------------------------------------------------------ OpenEnv API
-    def reset(self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None,
-              data: str | None = None, memory: str | None = None, scenario_id: int | None = None,
-              **kwargs: Any) -> VmbObservation:
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> VmbObservation:
         """Start an episode; see the class docstring for the arguments."""
+        return _observation(self.reset_fields(seed, episode_id, **kwargs))
+
+    def step(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
+        """Run one action on the session's env (never raises on what the action asks)."""
+        return _observation(self.step_fields(action))
+
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          **kwargs: Any) -> VmbObservation:
+        """:meth:`reset`, run as :meth:`reset_fields_async` runs it."""
+        return _observation(await self.reset_fields_async(seed, episode_id, **kwargs))
+
+    async def step_async(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
+        """:meth:`step`, run as :meth:`step_fields_async` runs it."""
+        return _observation(await self.step_fields_async(action))
+
+    # ------------------------------------------------------------------ the wire path: plain fields
+    def reset_fields(self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None,
+                     data: str | None = None, memory: str | None = None, scenario_id: int | None = None,
+                     **kwargs: Any) -> dict[str, Any]:
+        """:meth:`reset`'s observation as a plain dict of its fields (``info`` as the env gave it)."""
         self._touch()
         if kwargs:
             raise ConfigError(f"unknown reset arguments {sorted(kwargs)}; expected seed, episode_id, "
@@ -170,47 +200,47 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         options = self._reset_options(task_id, scenario_id)
         with _ENV_LOCK:
             obs, info = self._env.reset(seed=seed, options=options or None)
-        self._state = VmbState(episode_id=episode_id or uuid.uuid4().hex, step_count=0,
-                               task_id=info.get("task_id") or info.get("anchor_task_id"),
-                               env_id=key.env_id, data=key.data, memory=key.memory, done=False)
-        return VmbObservation(text=obs, task_id=self._state.task_id, info=json_safe(info))
+        self._episode_id, self._step_count, self._done = episode_id or uuid.uuid4().hex, 0, False
+        self._task_id, self._state_key = info.get("task_id") or info.get("anchor_task_id"), key
+        return {"text": obs, "task_id": self._task_id, "step": 0, "truncated": False, "info": info,
+                "reward": None, "done": False}
 
-    def step(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
-        """Run one action on the session's env (never raises on what the action asks)."""
+    def step_fields(self, action: VmbAction) -> dict[str, Any]:
+        """:meth:`step`'s observation as a plain dict of its fields (``info`` as the env gave it)."""
         self._touch()
         if self._env is None:
             raise VmbError("no episode: send reset before step")
         with _ENV_LOCK:
             obs, reward, terminated, truncated, info = self._env.step(action.to_env_action())
-        state = self._state
-        if not state.done:
-            state.step_count += 1
+        if not self._done:
+            self._step_count += 1
         if terminated or truncated:
-            state.done = True
-            state.reward = float(reward)
-        return VmbObservation(text=obs, task_id=state.task_id, step=state.step_count, done=bool(terminated or truncated),
-                              truncated=bool(truncated), reward=float(reward), info=json_safe(info))
+            self._done, self._reward = True, float(reward)
+        return {"text": obs, "task_id": self._task_id, "step": self._step_count, "truncated": bool(truncated),
+                "info": info, "reward": float(reward), "done": bool(terminated or truncated)}
 
-    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
-                          **kwargs: Any) -> VmbObservation:
-        """:meth:`reset` on the event loop when the session keeps its env and no other env call runs,
-        else in a worker thread (building an env takes about half a second)."""
+    async def reset_fields_async(self, seed: int | None = None, episode_id: str | None = None,
+                                 **kwargs: Any) -> dict[str, Any]:
+        """:meth:`reset_fields` on the event loop when the session keeps its env and no other env call
+        runs, else in a worker thread (building an env takes about half a second)."""
         try:
             same_env = self._env is not None and self._pool.key(kwargs.get("data"), kwargs.get("memory")) == self._key
         except ConfigError:
             same_env = True  # reset raises it at once
-        return await self._run(self.reset, seed=seed, episode_id=episode_id, inline=same_env, **kwargs)
+        return await self._run(self.reset_fields, seed=seed, episode_id=episode_id, inline=same_env, **kwargs)
 
-    async def step_async(self, action: VmbAction, timeout_s: float | None = None, **kwargs: Any) -> VmbObservation:
-        """:meth:`step` on the event loop when it is quick (no memory search) and no other env call
-        runs, else in a worker thread: a thread hop per step costs more than the step itself."""
-        return await self._run(self.step, action, inline=not action.may_search())
+    async def step_fields_async(self, action: VmbAction) -> dict[str, Any]:
+        """:meth:`step_fields` on the event loop when it is quick (no memory search) and no other env
+        call runs, else in a worker thread: a thread hop per step costs more than the step itself."""
+        return await self._run(self.step_fields, action, inline=not action.may_search())
 
     @property
     def state(self) -> VmbState:
         """The session's state (a copy)."""
         self._touch()
-        return self._state.model_copy()
+        key = self._state_key
+        return VmbState(episode_id=self._episode_id, step_count=self._step_count, task_id=self._task_id,
+                        env_id=key.env_id, data=key.data, memory=key.memory, done=self._done, reward=self._reward)
 
     def close(self) -> None:
         """End the session: its env goes back to the pool (idempotent)."""
@@ -223,8 +253,8 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
                                                "scored by the final vehicle state (vmb_gym)")
 
     # ------------------------------------------------------------------ mechanics
-    async def _run(self, method: Callable[..., VmbObservation], *args: Any, inline: bool = True,
-                   **kwargs: Any) -> VmbObservation:
+    async def _run(self, method: Callable[..., dict[str, Any]], *args: Any, inline: bool = True,
+                   **kwargs: Any) -> dict[str, Any]:
         if inline and _ENV_LOCK.acquire(blocking=False):
             try:
                 return method(*args, **kwargs)
@@ -245,15 +275,18 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
             options["task_id"] = str(task_id)
         return options
 
-    def _touch(self) -> None:
-        now = self._clock()
-        if not self._expired and self._timeout is not None and now - self._last > self._timeout:
+    def expire_if_idle(self) -> bool:
+        """Close the session if it has been idle past the timeout (its env goes back); whether it is expired."""
+        if not self._expired and self._timeout is not None and self._clock() - self._last > self._timeout:
             self._expired = True
             self._drop_env()
-        if self._expired:
+        return self._expired
+
+    def _touch(self) -> None:
+        if self.expire_if_idle():
             raise SessionExpired(f"the session was idle longer than the server's session timeout "
                                  f"({self._timeout} s) and is closed; open a new session")
-        self._last = now
+        self._last = self._clock()
 
     def _drop_env(self) -> None:
         if self._env is not None and self._key is not None:

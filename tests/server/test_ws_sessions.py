@@ -1,0 +1,64 @@
+"""The lean ``/ws`` endpoint speaks OpenEnv's protocol: the same payloads as OpenEnv's serialiser, its error codes."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+from openenv.core.env_server.serialization import serialize_observation
+from websockets.sync.client import connect
+
+from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
+from vmb_gym.server.models import VmbAction
+from vmb_gym.server.ws_sessions import dumps, observation_payload
+
+from .conftest import TOKEN
+
+
+def _raw(url: str):
+    return connect(url.replace("http", "ws") + "/ws", additional_headers={"Authorization": f"Bearer {TOKEN}"})
+
+
+def _ask(ws, message: dict) -> dict:
+    ws.send(json.dumps(message))
+    return json.loads(ws.recv(timeout=10))
+
+
+def test_payloads_equal_openenv_serialisation() -> None:
+    pool = EnvPool("VehicleMem-v0", ["default"], ["bm25"])
+    lean, reference = VehicleMemEnvironment(pool), VehicleMemEnvironment(pool)
+    pairs = [(lean.reset_fields(task_id="2_3"), reference.reset(task_id="2_3"))]
+    for action in (VmbAction(name="search_memory", arguments={"query": "seat heating", "top_k": 2}),
+                   VmbAction(name="carcontrol_seat_set_heating_level", arguments={"seat": "driver", "level": 3}),
+                   VmbAction(name="no_such_tool"), VmbAction(name="finish")):
+        pairs.append((lean.step_fields(action), reference.step(action)))
+    for fields, observation in pairs:
+        wire = orjson.loads(dumps({"type": "observation", "data": observation_payload(fields)}))
+        expected = json.loads(json.dumps(serialize_observation(observation)))
+        for payload in (wire["data"], expected):  # a wall-clock figure: differs between any two runs
+            payload["observation"]["info"].get("episode_stats", {}).pop("memory_search_seconds", None)
+        assert wire["data"] == expected
+    assert wire["data"]["done"] and wire["data"]["reward"] == reference.state.reward
+    assert set(wire["data"]["observation"]["info"]) >= {"metrics", "reward_components"}
+    lean.close()
+    reference.close()
+
+
+def test_state_mcp_and_envelope_errors(server_url: str) -> None:
+    with _raw(server_url) as ws:
+        first = _ask(ws, {"type": "reset", "data": {"task_id": "1_0", "episode_id": "ep-7"}})
+        assert first["type"] == "observation" and first["data"]["done"] is False
+        state = _ask(ws, {"type": "state"})
+        assert state["type"] == "state"
+        assert (state["data"]["episode_id"], state["data"]["task_id"], state["data"]["done"]) == ("ep-7", "1_0", False)
+        rpc = _ask(ws, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}})
+        assert rpc["type"] == "mcp" and rpc["data"]["id"] == 3 and rpc["data"]["error"]["code"] == -32601
+        for bad in ({"type": "step", "data": {"name": "finish"}, "extra": 1}, {"type": "step"},
+                    {"type": "reset", "data": [1]}):
+            assert _ask(ws, bad)["data"]["code"] == "VALIDATION_ERROR", bad
+        ws.send("[1, 2]")
+        assert json.loads(ws.recv(timeout=10))["data"]["code"] == "VALIDATION_ERROR"
+        final = _ask(ws, {"type": "step", "data": {"name": "finish"}})
+        assert final["data"]["done"] is True and final["data"]["observation"]["step"] == 1
+        assert _ask(ws, {"type": "state"})["data"]["reward"] == final["data"]["reward"]
+        ws.send(json.dumps({"type": "close"}))

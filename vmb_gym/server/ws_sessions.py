@@ -1,0 +1,150 @@
+"""The ``/ws`` session endpoint of ``vmb serve``: OpenEnv's WebSocket protocol on a lean hot path.
+
+OpenEnv's own ``/ws`` handler validates every message three times with pydantic (the envelope,
+the action, the response envelope), dumps the observation to a dict and then to JSON, and runs
+through Starlette's WebSocket wrapper. This raw ASGI endpoint speaks the same protocol, message
+for message, with one ``orjson`` decode and one encode per message:
+
+* in: ``{"type": "reset", "data": {...}}``, ``{"type": "step", "data": ACTION}``,
+  ``{"type": "state"}``, ``{"type": "close"}``, ``{"type": "mcp", "data": JSON-RPC}``;
+* out: ``{"type": "observation", "data": {"observation": {...}, "reward": R, "done": D}}``,
+  ``{"type": "state", "data": {...}}``, ``{"type": "error", "data": {"message", "code", ...}}``
+  with OpenEnv's codes (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``,
+  ``EXECUTION_ERROR``, ``CAPACITY_REACHED``).
+
+The action is still validated by :class:`~vmb_gym.server.models.VmbAction` (a malformed one gets
+``VALIDATION_ERROR`` with pydantic's error list); what the server builds itself (observations,
+states) is not re-validated. Sessions are capped (``max_sessions``); when the cap is reached,
+sessions idle past the timeout are expired first (their env goes back to the pool), so an
+abandoned connection never holds a slot a new session needs. Every other path goes to the
+wrapped app (OpenEnv's FastAPI app: ``/health``, ``/schema``, HTTP ``/reset`` / ``/step``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from vmb_gym.server.environment import VehicleMemEnvironment
+from vmb_gym.server.models import VmbAction
+
+__all__ = ["SessionEndpoint", "dumps", "observation_payload"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_ENVELOPE_KEYS = frozenset(("type", "data"))
+_OBSERVATION_SKIP = frozenset(("reward", "done", "metadata"))  # what OpenEnv's serialize_observation leaves out
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """One message as JSON text (non-JSON values as ``str``, as the env's ``info`` is made JSON-safe)."""
+    return orjson.dumps(message, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def observation_payload(fields: dict[str, Any]) -> dict[str, Any]:
+    """``data`` of an observation message from an observation's fields (``VehicleMemEnvironment.step_fields``):
+    what OpenEnv's ``serialize_observation`` gives for the same observation."""
+    return {"observation": {k: v for k, v in fields.items() if k not in _OBSERVATION_SKIP},
+            "reward": fields["reward"], "done": fields["done"]}
+
+
+def _error(code: str, message: str, **extra: Any) -> str:
+    return dumps({"type": "error", "data": {"message": message, "code": code, **extra}})
+
+
+class SessionEndpoint:
+    """``/ws`` sessions over :class:`VehicleMemEnvironment`; every other request goes to ``app``.
+
+    Args:
+        app: the app for every other path (OpenEnv's FastAPI app).
+        factory: builds one session's environment.
+        max_sessions: most concurrent sessions (one more gets ``CAPACITY_REACHED`` and is closed).
+    """
+
+    def __init__(self, app: ASGIApp, factory: Callable[[], VehicleMemEnvironment], *, max_sessions: int) -> None:
+        self.app = app
+        self.factory = factory
+        self.max_sessions = int(max_sessions)
+        self.sessions: set[VehicleMemEnvironment] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run a ``/ws`` session, or hand the request to the wrapped app."""
+        if scope.get("type") == "websocket" and scope.get("path") == "/ws":
+            await self._session(receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _has_room(self) -> bool:
+        if len(self.sessions) >= self.max_sessions:
+            self.sessions -= {env for env in self.sessions if env.expire_if_idle()}
+        return len(self.sessions) < self.max_sessions
+
+    async def _session(self, receive: Receive, send: Send) -> None:
+        if (await receive()).get("type") != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        if not self._has_room():
+            await send({"type": "websocket.send", "text": _error(
+                "CAPACITY_REACHED", f"Server at capacity: {len(self.sessions)}/{self.max_sessions} sessions active",
+                active_sessions=len(self.sessions), max_sessions=self.max_sessions)})
+            await send({"type": "websocket.close", "code": 1000})
+            return
+        env = self.factory()
+        self.sessions.add(env)
+        try:
+            while True:
+                message = await receive()
+                if message["type"] != "websocket.receive":
+                    return  # websocket.disconnect: nothing more to send
+                raw = message.get("text")
+                reply = await self._answer(env, raw if raw is not None else message.get("bytes") or b"")
+                if reply is None:
+                    break
+                await send({"type": "websocket.send", "text": reply})
+            await send({"type": "websocket.close", "code": 1000})
+        finally:
+            self.sessions.discard(env)
+            env.close()
+
+    async def _answer(self, env: VehicleMemEnvironment, raw: str | bytes) -> str | None:
+        """The reply to one message (None: the client closed the session)."""
+        try:
+            message = orjson.loads(raw)
+        except orjson.JSONDecodeError as e:
+            return _error("INVALID_JSON", f"Invalid JSON: {e}")
+        if not isinstance(message, dict):
+            return _error("VALIDATION_ERROR", "Invalid message", errors=[
+                {"type": "model_type", "loc": [], "msg": f"a message is a JSON object, got {type(message).__name__}"}])
+        kind = message.get("type", "")
+        data = message.get("data", {})
+        extra = message.keys() - _ENVELOPE_KEYS
+        if extra or not isinstance(data, dict) or (kind == "step" and "data" not in message):
+            return _error("VALIDATION_ERROR", "Invalid message", errors=[
+                {"type": "envelope", "loc": sorted(extra) or ["data"],
+                 "msg": "a message has 'type' and 'data' (an object; a step's action) and nothing else"}])
+        try:
+            if kind == "step":
+                fields = await env.step_fields_async(VmbAction.model_validate(data))
+            elif kind == "reset":
+                fields = await env.reset_fields_async(**data)
+            elif kind == "state":
+                return dumps({"type": "state", "data": env.state.model_dump()})
+            elif kind == "close":
+                return None
+            elif kind == "mcp":
+                return dumps({"type": "mcp", "data": {"jsonrpc": "2.0", "id": data.get("id"), "error": {
+                    "code": -32601, "message": "this env serves no MCP tools: use reset/step messages", "data": None}}})
+            else:
+                return _error("UNKNOWN_TYPE", f"Unknown message type: {kind}")
+        except ValidationError as e:
+            return _error("VALIDATION_ERROR", "Invalid message", errors=e.errors(include_url=False))
+        except Exception as e:  # the env refused the request (unknown task, expired session, ...)
+            return _error("EXECUTION_ERROR", str(e))
+        return dumps({"type": "observation", "data": observation_payload(fields)})
