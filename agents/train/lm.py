@@ -265,9 +265,11 @@ def main(args: Args) -> dict[str, Any]:
     n_gold = round(args.train_tasks * args.gold_share)
     picked = train_ids[:args.train_tasks]
     t0 = time.monotonic()
-    rows = teacher_rows(train_dir, picked[n_gold:], memory=args.memory, max_steps=args.max_steps)
-    rows += teacher_rows(train_dir, picked[:n_gold], memory="gold", max_steps=args.max_steps)
-    random.Random(args.seed + 1).shuffle(rows)
+    rows: list[dict[str, Any]] = []
+    if args.sft_epochs > 0:
+        rows = teacher_rows(train_dir, picked[n_gold:], memory=args.memory, max_steps=args.max_steps)
+        rows += teacher_rows(train_dir, picked[:n_gold], memory="gold", max_steps=args.max_steps)
+        random.Random(args.seed + 1).shuffle(rows)
     model, tok, base = load_model(args.model, args.seed)
     if args.init_adapter:
         from peft import PeftModel
@@ -289,21 +291,22 @@ def main(args: Args) -> dict[str, Any]:
     sft_log: list[dict[str, Any]] = []
     if args.sft_epochs > 0:
         model, sft_log = sft_train(model, tok, rows, args)
+        summary["sft_seconds"] = round(time.monotonic() - t0, 1)
         save_adapter(model, out / "adapter", base, args)
-    summary["sft_seconds"] = round(time.monotonic() - t0, 1)
+        summary["sft"] = {name: evaluate(model, tok, args, spec, ids, f"sft_{name}", out)
+                          for name, (spec, ids) in sets.items()}
     write_csv(out / "sft_log.csv", sft_log)
     plot_sft(out / "sft_loss.png", sft_log, f"{args.model}: SFT on {len(rows)} teacher episodes")
-    summary["sft"] = {name: evaluate(model, tok, args, spec, ids, f"sft_{name}", out) for name, (spec, ids) in sets.items()}
 
     # --- GRPO: TRL GRPOTrainer over the compact tool env
     t0 = time.monotonic()
     grpo_log: list[dict[str, Any]] = []
     if args.grpo_steps > 0:
         model, grpo_log = train_grpo(model, tok, train_dir, train_ids[args.train_tasks:], args)
+        summary["grpo_seconds"] = round(time.monotonic() - t0, 1)
         save_adapter(model, out / "adapter_grpo", base, args)
         summary["grpo"] = {name: evaluate(model, tok, args, spec, ids, f"grpo_{name}", out)
                            for name, (spec, ids) in sets.items()}
-    summary["grpo_seconds"] = round(time.monotonic() - t0, 1)
     write_csv(out / "grpo_log.csv", grpo_log)
     plot_grpo(out / "grpo_reward.png", grpo_log, f"{args.model}: GRPO on the env reward ({args.reward})")
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
