@@ -367,17 +367,21 @@ def bench_dense_floor(scenarios: list) -> dict[str, float]:
             "floor_ms": flop / rate * 1e3}
 
 
-def bench_loadtest(sessions: int, episodes: int) -> list[tuple[str, str, str]]:
-    """Rows of ``scripts/loadtest.py`` (``vmb serve`` on loopback), run as a subprocess."""
+def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: float = 0.0) -> list[tuple[str, str, str]]:
+    """Rows of ``scripts/loadtest.py`` (``vmb serve`` on loopback), run as a subprocess.
+
+    ``client`` is the load test's ``--client``; ``rate`` its ``--rate`` (0: closed loop).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "loadtest.json"
         done = subprocess.run([sys.executable, str(ROOT / "scripts" / "loadtest.py"), "--sessions", str(sessions),
-                               "--episodes", str(episodes), "--out", str(out)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=900)
+                               "--episodes", str(episodes), "--client", client, "--rate", str(rate),
+                               "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
         if not out.exists():
             return [("vmb serve load test", f"unavailable ({done.stderr.strip().splitlines()[-1:]})"[:90], "")]
         r = json.loads(out.read_text())
-    head = f"vmb serve, {r['sessions']} sessions x {r['episodes_per_session']} episodes"
+    loop = f"open loop at {rate:,.0f} steps/s offered" if rate else "closed loop"
+    head = f"vmb serve, {r['sessions']} sessions x {r['episodes_per_session']} episodes, {client} client, {loop}"
     return [
         (f"{head}: step latency p50 / p99", f"{r['p50_step_ms']:.2f} / {r['p99_step_ms']:.2f} ms", "p99 <= 5 ms"),
         (f"{head}: steps/s across sessions", f"{r['steps_per_s']:,.0f} ({r['steps']} steps)", ">= 5,000"),
@@ -429,6 +433,8 @@ def main() -> int:
     parser.add_argument("--loadtest-sessions", type=int, default=64,
                         help="concurrent sessions of the vmb serve load test (0: skip it)")
     parser.add_argument("--loadtest-episodes", type=int, default=20, help="episodes per load-test session")
+    parser.add_argument("--loadtest-rate", type=float, default=5000.0,
+                        help="steps/s offered in the open-loop load-test run (the closed-loop run comes first)")
     parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
     parser.add_argument("--lm-tasks", type=int, default=16,
                         help="default-set tasks for the LM row (hf:smollm2-vmb seconds per episode; 0: skip it)")
@@ -438,7 +444,8 @@ def main() -> int:
     if args.lm_only:
         return _print(bench_lm(args.lm_tasks, args.lm_batch))
     if args.loadtest_only:
-        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes))
+        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
+                      + bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate))
     rows: list[tuple[str, str, str]] = bench_cli(min(args.repeats, 5), args.official_repo, args.score_repeats)
     if args.cli_only:
         return _print(rows)
@@ -481,6 +488,7 @@ def main() -> int:
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     if args.loadtest_sessions > 0:
         rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
+        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate)
     if args.lm_tasks > 0:
         rows += bench_lm(args.lm_tasks, args.lm_batch)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

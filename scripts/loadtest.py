@@ -1,11 +1,24 @@
 """Load test of ``vmb serve`` on loopback: concurrent sessions, step latency, throughput, exactness.
 
 Starts ``vmb serve`` as a subprocess on a free 127.0.0.1 port, opens ``--sessions`` concurrent
-sessions (one :class:`~vmb_gym.server.client.VmbEnvClient` each, all in this process's event loop)
-and runs ``--episodes`` episodes in each: even sessions play the oracle (the task's gold calls,
-then ``finish``), odd ones random calls sampled from the env's action space (1-4, then
-``finish``). Bounded: it stops after the episodes or at ``--time-limit`` seconds, whichever
-comes first, and stops the server.
+sessions (all in this process's event loop) and runs ``--episodes`` episodes in each: even
+sessions play the oracle (the task's gold calls, then ``finish``), odd ones random calls sampled
+from the env's action space (1-4, then ``finish``). Bounded: it stops after the episodes or at
+``--time-limit`` seconds, whichever comes first, and stops the server.
+
+``--client`` picks how sessions talk to the server:
+
+* ``openenv``: one :class:`~vmb_gym.server.client.VmbEnvClient` (OpenEnv's ``EnvClient``) each;
+* ``lean``: one WebSocket each, the same messages sent with ``orjson`` (a client that costs little,
+  so the server is what is measured);
+* ``batch``: the sessions spread over ``--connections`` WebSockets, each frame a ``batch`` message
+  carrying the next message of every session of that connection that is ready.
+
+``--rate R`` paces the steps (open loop: R steps/s offered across the sessions, each session's
+steps due at fixed times) and measures each step's latency from the time it was due, so a late
+server shows as latency, not as a slower offered rate; without it, every session sends its next
+message as soon as the reply to the last one arrives (closed loop: with N sessions in flight the
+mean latency is N / throughput, Little's law).
 
 Reports (JSON on stdout, and ``--out FILE``): p50/p99 client-observed step latency, steps/s
 across sessions (steps of the step phase over its wall time; connecting and the first reset of
@@ -117,6 +130,119 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
         await client.close()
 
 
+class Player:
+    """One session's messages in order (a warm-up reset, then each episode's reset and steps), as dicts.
+
+    ``due`` is when the next step may be sent (paced runs; 0: at once); ``take`` records a reply.
+    """
+
+    def __init__(self, plan: list[Episode], interval: float, phase: float) -> None:
+        self.plan, self.interval, self.due = plan, interval, phase
+        self.episode, self.action = -1, -1  # episode -1: the warm-up reset (outside the step phase)
+
+    def message(self) -> dict[str, Any] | None:
+        """The next message (None: every episode is played)."""
+        if self.episode >= len(self.plan):
+            return None
+        ep = self.plan[max(0, self.episode)]
+        if self.action < 0:
+            return {"type": "reset", "data": {"task_id": ep.task_id}}
+        return {"type": "step", "data": ep.actions[self.action]}
+
+    def take(self, reply: dict[str, Any]) -> bool:
+        """Record the reply to :meth:`message`; whether it answered a step. Raises on an error reply."""
+        if reply.get("type") != "observation":
+            raise RuntimeError(f"session {self.plan[0].session}: {reply.get('data')}")
+        data = reply["data"]
+        if self.episode < 0:
+            self.episode = 0
+            return False
+        ep = self.plan[self.episode]
+        ep.texts.append(_digest(data["observation"]["text"]))
+        ep.task_ids.append(data["observation"]["task_id"])
+        stepped = self.action >= 0
+        self.action += 1
+        if data["done"]:
+            ep.reward = data["reward"]
+        if data["done"] or self.action >= len(ep.actions):
+            self.episode, self.action = self.episode + 1, -1
+        if stepped and self.interval:
+            self.due += self.interval
+        return stepped
+
+
+async def _lean_session(url: str, token: str, player: Player, start: asyncio.Event, ready: list[int],
+                        latencies: list[float], errors: list[str], deadline: float) -> None:
+    """One session on its own WebSocket, messages encoded with orjson."""
+    import orjson
+    from websockets.asyncio.client import connect
+
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        async with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers, compression=None,
+                           max_size=None, proxy=None) as ws:
+            await ws.send(orjson.dumps(player.message()).decode())
+            player.take(orjson.loads(await ws.recv()))
+            ready.append(1)
+            await start.wait()
+            player.due += time.perf_counter() if player.interval else 0.0
+            while (message := player.message()) is not None and time.monotonic() < deadline:
+                stepping = message["type"] == "step"
+                if stepping and player.interval and player.due > time.perf_counter():
+                    await asyncio.sleep(player.due - time.perf_counter())
+                t0 = time.perf_counter()
+                await ws.send(orjson.dumps(message).decode())
+                if player.take(orjson.loads(await ws.recv())):
+                    latencies.append(time.perf_counter() - (player.due - player.interval if player.interval else t0))
+    except Exception as e:  # counted, never fatal
+        errors.append(f"{type(e).__name__}: {e}")
+        ready.append(1)
+
+
+async def _batch_connection(url: str, token: str, players: list[Player], start: asyncio.Event, ready: list[int],
+                            latencies: list[float], errors: list[str], deadline: float) -> None:
+    """Several sessions on one WebSocket: each frame a batch of every ready session's next message."""
+    import orjson
+    from websockets.asyncio.client import connect
+
+    async def exchange(ws: Any, batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        items = [{"session": k, **m} for k, m in batch]
+        await ws.send(orjson.dumps({"type": "batch", "data": {"messages": items}}).decode())
+        return orjson.loads(await ws.recv())["data"]["replies"]
+
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        async with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers, compression=None,
+                           max_size=None, proxy=None) as ws:
+            for p, reply in zip(players, await exchange(ws, [(k, p.message()) for k, p in enumerate(players)])):
+                p.take(reply)
+            ready.extend([1] * len(players))
+            await start.wait()
+            t_start = time.perf_counter()
+            for p in players:
+                p.due += t_start if p.interval else 0.0
+            while time.monotonic() < deadline:
+                now = time.perf_counter()
+                batch = [(k, m) for k, p in enumerate(players) if (m := p.message()) is not None
+                         and (m["type"] != "step" or p.due <= now)]
+                if not batch:
+                    waiting = [p.due for p in players if p.message() is not None]
+                    if not waiting:
+                        break
+                    await asyncio.sleep(max(0.0, min(waiting) - now))
+                    continue
+                t0 = time.perf_counter()
+                replies = await exchange(ws, batch)
+                t1 = time.perf_counter()
+                for (k, m), reply in zip(batch, replies):
+                    due = players[k].due
+                    if players[k].take(reply):
+                        latencies.append(t1 - (due if players[k].interval else t0))
+    except Exception as e:  # counted, never fatal
+        errors.append(f"{type(e).__name__}: {e}")
+        ready.extend([1] * len(players))
+
+
 def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
     """(episodes checked, reward mismatches, leaks) against the in-process env."""
     checked = mismatches = leaks = 0
@@ -141,7 +267,8 @@ def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
 def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "VMB_SERVE_TOKEN": token, "PYTHONHASHSEED": "0"}
     cmd = [sys.executable, "-m", "vmb_gym.cli", "serve", "--port", str(port), "--data", args.data,
-           "--memory", args.memory, "--max-sessions", str(args.sessions), "--warm", str(args.sessions)]
+           "--memory", args.memory, "--max-sessions", str(args.sessions + args.connections),  # a connection's own session counts
+           "--warm", str(args.sessions)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + args.startup_limit
     health = urllib.request.Request(f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"})
@@ -157,10 +284,19 @@ def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess
     raise SystemExit(f"vmb serve did not start within {args.startup_limit} s")
 
 
-async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float,
-                 server_pid: int) -> tuple[list[float], list[str], float, float, float]:
+async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float, server_pid: int,
+                 args: argparse.Namespace) -> tuple[list[float], list[str], float, float, float]:
     start, ready, latencies, errors = asyncio.Event(), [], [], []
-    tasks = [asyncio.create_task(_session(url, token, p, start, ready, latencies, errors, deadline)) for p in plans]
+    common = (start, ready, latencies, errors, deadline)
+    interval = len(plans) / args.rate if args.rate else 0.0  # one session's time between steps
+    players = [Player(plan, interval, interval * k / len(plans)) for k, plan in enumerate(plans)]
+    if args.client == "openenv":
+        jobs = [_session(url, token, p, *common) for p in plans]
+    elif args.client == "lean":
+        jobs = [_lean_session(url, token, p, *common) for p in players]
+    else:
+        jobs = [_batch_connection(url, token, players[c::args.connections], *common) for c in range(args.connections)]
+    tasks = [asyncio.create_task(job) for job in jobs]
     while len(ready) < len(plans) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
     cpu0, server0, t0 = _cpu_seconds(), _cpu_seconds(server_pid), time.perf_counter()
@@ -202,7 +338,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         deadline = time.monotonic() + args.time_limit
         latencies, errors, wall, client_cpu, server_cpu = asyncio.run(
-            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid))
+            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid, args))
     finally:
         proc.terminate()
         try:
@@ -212,6 +348,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     episodes = [ep for plan in plans for ep in plan]
     checked, mismatches, leaks = _replay(local, episodes)
     return {
+        "client": args.client, "connections": args.connections if args.client == "batch" else None,
+        "offered_steps_per_s": args.rate or None,
         "sessions": args.sessions, "episodes_per_session": args.episodes, "episodes_finished": checked,
         "episodes_planned": len(episodes), "steps": len(latencies), "step_phase_s": round(wall, 3),
         "steps_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
@@ -234,6 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default="default", help="data spec served and replayed")
     parser.add_argument("--memory", default="bm25", help="memory module served and replayed")
     parser.add_argument("--seed", type=int, default=0, help="seed of the tasks and random actions")
+    parser.add_argument("--client", choices=("openenv", "lean", "batch"), default="lean",
+                        help="OpenEnv's EnvClient per session, a lean WebSocket per session, or batch frames")
+    parser.add_argument("--connections", type=int, default=4, help="WebSockets the batch client spreads sessions on")
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="steps/s offered across sessions (open loop; 0: closed loop, as fast as replies come)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")
     parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the summary here (JSON)")

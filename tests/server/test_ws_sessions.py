@@ -62,3 +62,39 @@ def test_state_mcp_and_envelope_errors(server_url: str) -> None:
         assert final["data"]["done"] is True and final["data"]["observation"]["step"] == 1
         assert _ask(ws, {"type": "state"})["data"]["reward"] == final["data"]["reward"]
         ws.send(json.dumps({"type": "close"}))
+
+
+def test_batch_frames_carry_isolated_sessions(server_url: str) -> None:
+    import gymnasium as gym
+
+    local = gym.make("VehicleMem-v0", data="default", memory="bm25").unwrapped
+    qa, qb = local.tasks.queries[0], local.tasks.queries[7]
+
+    def batch(ws, *items: dict) -> list[dict]:
+        reply = _ask(ws, {"type": "batch", "data": {"messages": list(items)}})
+        assert reply["type"] == "batch" and [r["session"] for r in reply["data"]["replies"]] == [
+            i.get("session") for i in items]
+        return reply["data"]["replies"]
+
+    with _raw(server_url) as ws:
+        first = batch(ws, {"session": "a", "type": "reset", "data": {"task_id": qa.task_id}},
+                      {"session": 2, "type": "reset", "data": {"task_id": qb.task_id}})
+        assert [r["data"]["observation"]["task_id"] for r in first] == [qa.task_id, qb.task_id]
+        gold = [{"session": "a", "type": "step", "data": {"name": c.name, "arguments": dict(c.arguments)}}
+                for c in qa.gold_calls]
+        assert all(r["type"] == "observation" for r in batch(ws, *gold))
+        a_final, b_final, bad, closed = batch(
+            ws, {"session": "a", "type": "step", "data": {"name": "finish"}},
+            {"session": 2, "type": "step", "data": {"name": "finish"}},
+            {"session": 2, "type": "step", "data": {"name": "finish", "bogus": 1}},
+            {"session": "a", "type": "close"})
+        local.reset(options={"task_id": qb.task_id})
+        assert b_final["data"]["reward"] == local.step({"name": "finish", "arguments": {}})[1]
+        assert a_final["data"]["reward"] == 1.0 and a_final["data"]["observation"]["task_id"] == qa.task_id
+        assert bad["data"]["code"] == "VALIDATION_ERROR" and closed["type"] == "closed"
+        assert batch(ws, {"session": "a", "type": "step", "data": {"name": "finish"}})[0]["data"]["code"] == \
+            "EXECUTION_ERROR"  # a closed session is a fresh one: no episode until reset
+        reply = _ask(ws, {"type": "batch", "data": {"messages": [{"type": "state"}]}})
+        assert reply["data"]["replies"][0]["data"]["code"] == "VALIDATION_ERROR"  # no session key
+        assert _ask(ws, {"type": "batch", "data": {}})["data"]["code"] == "VALIDATION_ERROR"
+        assert _ask(ws, {"type": "reset", "data": {"task_id": "1_0"}})["type"] == "observation"  # its own session

@@ -40,6 +40,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _ENVELOPE_KEYS = frozenset(("type", "data"))
+_ITEM_KEYS = frozenset(("type", "data", "session"))
 _OBSERVATION_SKIP = frozenset(("reward", "done", "metadata"))  # what OpenEnv's serialize_observation leaves out
 
 
@@ -55,17 +56,30 @@ def observation_payload(fields: dict[str, Any]) -> dict[str, Any]:
             "reward": fields["reward"], "done": fields["done"]}
 
 
-def _error(code: str, message: str, **extra: Any) -> str:
-    return dumps({"type": "error", "data": {"message": message, "code": code, **extra}})
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "data": {"message": message, "code": code, **extra}}
+
+
+def _invalid(loc: list[Any], msg: str) -> dict[str, Any]:
+    return _error("VALIDATION_ERROR", "Invalid message", errors=[{"type": "envelope", "loc": loc, "msg": msg}])
 
 
 class SessionEndpoint:
     """``/ws`` sessions over :class:`VehicleMemEnvironment`; every other request goes to ``app``.
 
+    Besides OpenEnv's messages, a connection may send ``{"type": "batch", "data": {"messages": [...]}}``
+    (an extension OpenEnv's clients never send): each item is a message with a ``session`` key
+    (a string or an int the client picks), run in order on that session, a session of its own
+    (own env, own car) opened on first use and closed by ``{"session": K, "type": "close"}`` or with
+    the connection. The reply is ``{"type": "batch", "data": {"replies": [...]}}``, one per item,
+    each the reply a plain message would get plus its ``session`` (a close is answered
+    ``{"type": "closed"}``). One frame then carries many sessions' steps: the per-message costs
+    (framing, system calls, the event loop) are paid once per frame.
+
     Args:
         app: the app for every other path (OpenEnv's FastAPI app).
         factory: builds one session's environment.
-        max_sessions: most concurrent sessions (one more gets ``CAPACITY_REACHED`` and is closed).
+        max_sessions: most concurrent sessions, batched ones included (one more gets ``CAPACITY_REACHED``).
     """
 
     def __init__(self, app: ASGIApp, factory: Callable[[], VehicleMemEnvironment], *, max_sessions: int) -> None:
@@ -75,76 +89,115 @@ class SessionEndpoint:
         self.sessions: set[VehicleMemEnvironment] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Run a ``/ws`` session, or hand the request to the wrapped app."""
+        """Run a ``/ws`` connection, or hand the request to the wrapped app."""
         if scope.get("type") == "websocket" and scope.get("path") == "/ws":
-            await self._session(receive, send)
+            await self._connection(receive, send)
         else:
             await self.app(scope, receive, send)
 
-    def _has_room(self) -> bool:
+    def _open(self) -> VehicleMemEnvironment | None:
+        """A new session's env, or None at the cap (after expiring sessions idle past the timeout)."""
         if len(self.sessions) >= self.max_sessions:
             self.sessions -= {env for env in self.sessions if env.expire_if_idle()}
-        return len(self.sessions) < self.max_sessions
+            if len(self.sessions) >= self.max_sessions:
+                return None
+        env = self.factory()
+        self.sessions.add(env)
+        return env
 
-    async def _session(self, receive: Receive, send: Send) -> None:
+    def _close(self, env: VehicleMemEnvironment) -> None:
+        self.sessions.discard(env)
+        env.close()
+
+    def _capacity_error(self) -> dict[str, Any]:
+        return _error("CAPACITY_REACHED", f"Server at capacity: {len(self.sessions)}/{self.max_sessions} sessions "
+                      "active", active_sessions=len(self.sessions), max_sessions=self.max_sessions)
+
+    async def _connection(self, receive: Receive, send: Send) -> None:
         if (await receive()).get("type") != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
-        if not self._has_room():
-            await send({"type": "websocket.send", "text": _error(
-                "CAPACITY_REACHED", f"Server at capacity: {len(self.sessions)}/{self.max_sessions} sessions active",
-                active_sessions=len(self.sessions), max_sessions=self.max_sessions)})
+        env = self._open()
+        if env is None:
+            await send({"type": "websocket.send", "text": dumps(self._capacity_error())})
             await send({"type": "websocket.close", "code": 1000})
             return
-        env = self.factory()
-        self.sessions.add(env)
+        batched: dict[Any, VehicleMemEnvironment] = {}
         try:
             while True:
                 message = await receive()
                 if message["type"] != "websocket.receive":
                     return  # websocket.disconnect: nothing more to send
                 raw = message.get("text")
-                reply = await self._answer(env, raw if raw is not None else message.get("bytes") or b"")
+                reply = await self._answer(env, batched, raw if raw is not None else message.get("bytes") or b"")
                 if reply is None:
                     break
-                await send({"type": "websocket.send", "text": reply})
+                await send({"type": "websocket.send", "text": dumps(reply)})
             await send({"type": "websocket.close", "code": 1000})
         finally:
-            self.sessions.discard(env)
-            env.close()
+            for session in (env, *batched.values()):
+                self._close(session)
 
-    async def _answer(self, env: VehicleMemEnvironment, raw: str | bytes) -> str | None:
-        """The reply to one message (None: the client closed the session)."""
+    async def _answer(self, env: VehicleMemEnvironment, batched: dict[Any, VehicleMemEnvironment],
+                      raw: str | bytes) -> dict[str, Any] | None:
+        """The reply to one frame (None: the client closed the session)."""
         try:
             message = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
             return _error("INVALID_JSON", f"Invalid JSON: {e}")
         if not isinstance(message, dict):
-            return _error("VALIDATION_ERROR", "Invalid message", errors=[
-                {"type": "model_type", "loc": [], "msg": f"a message is a JSON object, got {type(message).__name__}"}])
+            return _invalid([], f"a message is a JSON object, got {type(message).__name__}")
+        if message.get("type") != "batch":
+            return await self._reply(env, message, _ENVELOPE_KEYS)
+        items = message.get("data", {}).get("messages") if isinstance(message.get("data"), dict) else None
+        if message.keys() - _ENVELOPE_KEYS or not isinstance(items, list):
+            return _invalid(["data", "messages"], "a batch is {'type': 'batch', 'data': {'messages': [...]}}")
+        return {"type": "batch", "data": {"replies": [await self._batched(batched, item) for item in items]}}
+
+    async def _batched(self, batched: dict[Any, VehicleMemEnvironment], item: Any) -> dict[str, Any]:
+        """The reply to one item of a batch (its session opened on first use)."""
+        key = item.get("session") if isinstance(item, dict) else None
+        if not isinstance(key, (str, int)) or isinstance(key, bool) or item.get("type") == "batch":
+            return _invalid(["session"], "a batch item is a message (not a batch) with a 'session' key "
+                            "(a string or an int)")
+        env = batched.get(key)
+        if item.get("type") == "close":
+            if env is not None:
+                self._close(batched.pop(key))
+            return {"type": "closed", "session": key}
+        if env is None:
+            env = self._open()
+            if env is None:
+                return {**self._capacity_error(), "session": key}
+            batched[key] = env
+        reply = await self._reply(env, item, _ITEM_KEYS)
+        return {**reply, "session": key} if reply is not None else {"type": "closed", "session": key}
+
+    async def _reply(self, env: VehicleMemEnvironment, message: dict[str, Any],
+                     keys: frozenset[str]) -> dict[str, Any] | None:
+        """The reply to one OpenEnv message on ``env`` (None: ``close``)."""
         kind = message.get("type", "")
         data = message.get("data", {})
-        extra = message.keys() - _ENVELOPE_KEYS
+        extra = message.keys() - keys
         if extra or not isinstance(data, dict) or (kind == "step" and "data" not in message):
-            return _error("VALIDATION_ERROR", "Invalid message", errors=[
-                {"type": "envelope", "loc": sorted(extra) or ["data"],
-                 "msg": "a message has 'type' and 'data' (an object; a step's action) and nothing else"}])
+            return _invalid(sorted(extra) or ["data"],
+                            "a message has 'type' and 'data' (an object; a step's action) and nothing else")
         try:
             if kind == "step":
                 fields = await env.step_fields_async(VmbAction.model_validate(data))
             elif kind == "reset":
                 fields = await env.reset_fields_async(**data)
             elif kind == "state":
-                return dumps({"type": "state", "data": env.state.model_dump()})
+                return {"type": "state", "data": env.state.model_dump()}
             elif kind == "close":
                 return None
             elif kind == "mcp":
-                return dumps({"type": "mcp", "data": {"jsonrpc": "2.0", "id": data.get("id"), "error": {
-                    "code": -32601, "message": "this env serves no MCP tools: use reset/step messages", "data": None}}})
+                return {"type": "mcp", "data": {"jsonrpc": "2.0", "id": data.get("id"), "error": {
+                    "code": -32601, "message": "this env serves no MCP tools: use reset/step messages", "data": None}}}
             else:
                 return _error("UNKNOWN_TYPE", f"Unknown message type: {kind}")
         except ValidationError as e:
             return _error("VALIDATION_ERROR", "Invalid message", errors=e.errors(include_url=False))
-        except Exception as e:  # the env refused the request (unknown task, expired session, ...)
+        except Exception as e:  # noqa: BLE001  (the env refused the request: unknown task, expired session, ...)
             return _error("EXECUTION_ERROR", str(e))
-        return dumps({"type": "observation", "data": observation_payload(fields)})
+        return {"type": "observation", "data": observation_payload(fields)}
