@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
 from functools import lru_cache
 
 from vmb_gym.memory import MemoryHit
+from vmb_gym.memory.base import ACTIVE, SUPERSEDED
 from vmb_gym.vehicle.lexicon import STOP_WORDS
 
 
@@ -44,3 +47,34 @@ def mentions_person(hit: MemoryHit, person: str) -> bool:
     if any(same_person(p, person) for p in hit.people):
         return True
     return bool(re.search(rf"\b{re.escape(person.split()[0])}\b", hit.text))
+
+
+_REVISION = re.compile(r"^\s*\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (.*?)( \[superseded\]| \(context\))?\s*$")
+
+
+def revision_hits(hit: MemoryHit) -> list[MemoryHit]:
+    """A ``layered`` fact hit read as one hit per revision, else ``[hit]``.
+
+    A fact hit shows a head (``person / setting (when ...)``), then each revision (``[time] person:
+    text``, ``[superseded]`` for earlier ones) after its episode lines (``(context)``). Read as one
+    text, the values of every revision and the condition words of the head mix; so each revision
+    becomes its own hit with its episode lines, its time and its status, as the memory without
+    the fact layer shows them.
+    """
+    if hit.layer != "fact" or "\n" not in hit.text:
+        return [hit]
+    out: list[MemoryHit] = []
+    context: list[str] = []
+    for line in hit.text.splitlines()[1:]:
+        m = _REVISION.match(line)
+        if m is None:
+            continue
+        if m.group(3) == " (context)":
+            context.append(m.group(2))
+            continue
+        ts = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M")
+        status = SUPERSEDED if m.group(3) else ACTIVE
+        text = "\n".join([*context, m.group(2)])
+        out.append(replace(hit, text=text, timestamp=ts, status=status))
+        context = []
+    return out or [hit]

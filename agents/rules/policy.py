@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agents.rules.hits import content_words, hit_body, mentions_person, same_person
+from agents.rules.hits import content_words, hit_body, mentions_person, revision_hits, same_person
 from agents.rules.params import clamp_to_param, enable_api, selector_param, value_param
 from agents.rules.request import Request, api_text, read_request, request_destination
 from agents.rules.routine import routine_plan
@@ -166,7 +166,8 @@ class RulesPolicy:
         req_scores = score_apis(api_text(req))
         hits = self.search(req, req_scores, scenario, as_of) + self.context_lines(scenario, query)
         experiences = [h for h in hits if h.layer == "experience"]
-        hits = [h for h in hits if h.layer != "experience"]  # facts and lines plan the named setting
+        # facts and lines plan the named setting; a fact's revisions are read one by one
+        hits = [r for h in hits if h.layer != "experience" for r in revision_hits(h)]
         candidates = self.candidates(req, req_scores, hits)
         self.last = {"request": req, "request_scores": top_scores(req_scores, 5), "hits": hits,
                      "candidates": candidates[:8]}

@@ -1,10 +1,11 @@
-"""The rules reader's use of the layered memory's experiences: a routine request gets the routine."""
+"""The rules reader on the layered memory: a routine request gets the routine, a fact is read revision by revision."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 from agents.rules import RulesPolicy
+from agents.rules.hits import revision_hits
 from agents.rules.request import read_request
 from agents.rules.routine import companion_call, quote_clauses, routine_plan
 from vmb_gym.memory import MemoryHit
@@ -83,3 +84,19 @@ def test_request_without_a_routine_cue_reads_no_experience():
     bare, bare_policy = _plan(PLAIN, layers=("facts", "changes"))
     assert calls == bare and "routine" not in policy.last
     assert policy.memory_session.searches == bare_policy.memory_session.searches
+
+
+def test_fact_hit_is_read_revision_by_revision():
+    text = ("Gary Allen / steeringWheel (when hugo rides with me: the steering wheel heating at level 6):\n"
+            "    [2025-03-01 14:00] Patricia Garcia: Cosy. (context)\n"
+            "  [2025-03-01 14:01] Gary Allen: Set the steering wheel heating to level 8.\n"
+            "  [2025-02-01 09:00] Gary Allen: The steering wheel heating at level 2. [superseded]")
+    hit = MemoryHit(entry_id="F1", text=text, score=1.0, timestamp=T0, line_ids=(1, 2, 3), people=(GARY,), layer="fact")
+    active, old = revision_hits(hit)
+    assert active.text == "Patricia Garcia: Cosy.\nGary Allen: Set the steering wheel heating to level 8."
+    assert (active.timestamp, active.status) == (datetime(2025, 3, 1, 14, 1), "active")
+    assert (old.text, old.timestamp, old.status) == (
+        "Gary Allen: The steering wheel heating at level 2.", datetime(2025, 2, 1, 9, 0), "superseded")
+    assert all(h.entry_id == "F1" and h.people == (GARY,) for h in (active, old))  # the head's level 6 is gone
+    line = MemoryHit(entry_id="L1", text="Gary Allen: hi", score=1.0, timestamp=T0, people=(GARY,))
+    assert revision_hits(line) == [line]
