@@ -268,7 +268,7 @@ def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess
     env = {**os.environ, "VMB_SERVE_TOKEN": token, "PYTHONHASHSEED": "0"}
     cmd = [sys.executable, "-m", "vmb_gym.cli", "serve", "--port", str(port), "--data", args.data,
            "--memory", args.memory, "--max-sessions", str(args.sessions + args.connections),  # a connection's own session counts
-           "--warm", str(args.sessions)]
+           "--warm", str(-(-args.sessions // args.workers)), "--workers", str(args.workers)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + args.startup_limit
     health = urllib.request.Request(f"http://127.0.0.1:{port}/health", headers={"Authorization": f"Bearer {token}"})
@@ -307,12 +307,13 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
 
 
 def _cpu_seconds(pid: int | None = None) -> float:
-    """User + system CPU seconds of a process (this one when ``pid`` is None)."""
+    """User + system CPU seconds of a process and its live children (this process when ``pid`` is None)."""
     if pid is None:
         t = os.times()
         return t.user + t.system
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") + sum(_cpu_seconds(int(c)) for c in children)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -349,7 +350,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     checked, mismatches, leaks = _replay(local, episodes)
     return {
         "client": args.client, "connections": args.connections if args.client == "batch" else None,
-        "offered_steps_per_s": args.rate or None,
+        "offered_steps_per_s": args.rate or None, "server_workers": args.workers,
         "sessions": args.sessions, "episodes_per_session": args.episodes, "episodes_finished": checked,
         "episodes_planned": len(episodes), "steps": len(latencies), "step_phase_s": round(wall, 3),
         "steps_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
@@ -375,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--client", choices=("openenv", "lean", "batch"), default="lean",
                         help="OpenEnv's EnvClient per session, a lean WebSocket per session, or batch frames")
     parser.add_argument("--connections", type=int, default=4, help="WebSockets the batch client spreads sessions on")
+    parser.add_argument("--workers", type=int, default=1, help="vmb serve --workers (server processes)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="steps/s offered across sessions (open loop; 0: closed loop, as fast as replies come)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")

@@ -144,3 +144,11 @@ def test_timeout_and_capacity() -> None:
                 a.step(VmbAction(name="finish"))
         with _client(url, token=None) as fresh:
             assert fresh.reset(task_id="1_2").observation.task_id == "1_2"
+
+
+def test_workers_must_be_positive() -> None:
+    from vmb_gym.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="--workers must be at least 1, got 0"):
+        ServeConfig(workers=0)
+    assert ServeConfig(workers=2).workers == 2

@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-request-bytes", type=int, default=1 << 20,
                         help="largest HTTP body or WebSocket message accepted")
     parser.add_argument("--warm", type=int, default=1, help="envs built at start-up, ahead of the first sessions")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="server processes on the port (each its own envs; --max-sessions and --warm per process)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             memory=tuple(m.strip() for m in args.memory.split(",") if m.strip()),
             token=args.token, max_sessions=args.max_sessions,
             session_timeout=args.session_timeout or None, max_request_bytes=args.max_request_bytes,
-            warm=args.warm)
+            warm=args.warm, workers=args.workers)
     except ConfigError as e:
         print(f"vmb serve: {e}", file=sys.stderr)
         return 2

@@ -45,6 +45,7 @@ class ServeConfig:
         session_timeout: seconds after which an idle session is closed (None: never).
         max_request_bytes: largest HTTP body or WebSocket message accepted.
         warm: envs built at start-up, ahead of the first sessions.
+        workers: server processes (each with its own envs and sessions; the cap is per process).
     """
 
     host: str = "127.0.0.1"
@@ -57,8 +58,11 @@ class ServeConfig:
     session_timeout: float | None = 600.0
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     warm: int = 1
+    workers: int = 1
 
     def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {self.workers}")
         if self.max_sessions < 1:
             raise ConfigError(f"--max-sessions must be at least 1, got {self.max_sessions}")
         if self.session_timeout is not None and self.session_timeout <= 0:
@@ -113,11 +117,25 @@ def create_vmb_app(config: ServeConfig) -> Any:
 
 
 def serve(config: ServeConfig) -> None:
-    """Run the server in the foreground until interrupted."""
+    """Run the server in the foreground until interrupted.
+
+    With ``workers > 1`` uvicorn runs that many processes on the one port, each building the app
+    from ``VMB_SERVE_*`` variables (:mod:`vmb_gym.server.asgi`), which this sets from ``config``;
+    a WebSocket session lives in the process that accepted it.
+    """
     import uvicorn
 
-    app = create_vmb_app(config)
     # WebSocket frames up to 4x the cap reach the guard (which answers them with an error);
     # larger ones are refused by the protocol layer (close code 1009).
-    uvicorn.run(app, host=config.host, port=config.port, log_level="warning",
-                ws_max_size=4 * config.max_request_bytes)
+    common = {"host": config.host, "port": config.port, "log_level": "warning",
+              "ws_max_size": 4 * config.max_request_bytes}
+    if config.workers == 1:
+        uvicorn.run(create_vmb_app(config), **common)
+        return
+    os.environ.update({"VMB_SERVE_ENV": config.env_id, "VMB_SERVE_DATA": ",".join(config.data),
+                       "VMB_SERVE_MEMORY": ",".join(config.memory), "VMB_SERVE_MAX_SESSIONS": str(config.max_sessions),
+                       "VMB_SERVE_SESSION_TIMEOUT": str(config.session_timeout or 0),
+                       "VMB_SERVE_MAX_REQUEST_BYTES": str(config.max_request_bytes), "VMB_SERVE_WARM": str(config.warm)})
+    if config.token:
+        os.environ["VMB_SERVE_TOKEN"] = config.token
+    uvicorn.run("vmb_gym.server.asgi:app", workers=config.workers, **common)

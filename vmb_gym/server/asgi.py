@@ -3,7 +3,8 @@
 Importing this module builds the app (and its first envs) from environment variables:
 ``VMB_SERVE_ENV`` (default ``VehicleMem-v0``), ``VMB_SERVE_DATA`` (``default``),
 ``VMB_SERVE_MEMORY`` (``bm25``), ``VMB_SERVE_TOKEN`` (none), ``VMB_SERVE_MAX_SESSIONS`` (64),
-``VMB_SERVE_SESSION_TIMEOUT`` (600 s, 0: never), ``VMB_SERVE_MAX_REQUEST_BYTES`` (1 MiB).
+``VMB_SERVE_SESSION_TIMEOUT`` (600 s, 0: never), ``VMB_SERVE_MAX_REQUEST_BYTES`` (1 MiB),
+``VMB_SERVE_WARM`` (1 env built at start-up).
 Data and memory take comma-separated lists, as ``vmb serve`` does.
 """
 
@@ -27,6 +28,7 @@ def config_from_environ() -> ServeConfig:
         max_sessions=int(get("VMB_SERVE_MAX_SESSIONS", "64")),
         session_timeout=timeout or None,
         max_request_bytes=int(get("VMB_SERVE_MAX_REQUEST_BYTES", str(DEFAULT_MAX_REQUEST_BYTES))),
+        warm=int(get("VMB_SERVE_WARM", "1")),
     )
 
 
