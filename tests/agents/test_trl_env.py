@@ -135,15 +135,13 @@ def test_grpo_trainer_logs_component_columns(tmp_path) -> None:
     import os
     from functools import partial
 
-    import gymnasium as gym
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    from agents.train.lm import Args, load_model
+    from agents.train.lm import load_model
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    args = Args(out=str(tmp_path), train_files="1", max_new_tokens=8, max_steps=2, backend="trl", threads=1)
-    model, tok = load_model(args, gym.make("VehicleMem-v0", files=[1], memory="gold"))
+    model, tok, _ = load_model("tiny")
     tok.chat_template = qwen2_5_chat_template
     tok.padding_side = "left"
     rows = [{"prompt": [{"role": "user", "content": ""}], "task_id": "1_0"}]

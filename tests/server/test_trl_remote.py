@@ -57,14 +57,12 @@ def test_grpo_trainer_step_against_vmb_serve(server_url: str, tmp_path) -> None:
     """One GRPOTrainer step on CPU, a tiny model built from a config, the rollouts on the server."""
     pytest.importorskip("trl")
     datasets = pytest.importorskip("datasets")
-    import gymnasium as gym
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import qwen2_5_chat_template
 
     from agents.train.lm import build_tiny_model
 
-    env = gym.make("VehicleMem-v0", files=[1], memory="gold")
-    model, tok = build_tiny_model(env, seed=0)
+    model, tok = build_tiny_model(seed=0)
     tok.chat_template = qwen2_5_chat_template
     tok.padding_side = "left"
     rows = [{"prompt": [{"role": "user", "content": ""}], "task_id": "1_0"}]
