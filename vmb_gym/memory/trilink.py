@@ -24,7 +24,9 @@ lives in the code:
    (not linked to a hit) needs :attr:`ExperienceGate.direct_gate`, and comes after the linked
    ones; at most :attr:`ExperienceGate.max_experiences`. A history experience also needs the
    request to ask for a routine or "the usual" (``require_cue``) and to be about its person; an
-   agent experience needs a positive reward: :func:`select_experiences`.
+   agent experience needs a positive reward: :func:`select_experiences`. (The rules reader
+   therefore asks a routine request once more as its person's quote, ``Gary said: '...'``:
+   ``agents.rules.policy.RulesPolicy.experience_search``.)
 5. *Selected facts pull their diff chain* -- a fact hit renders its active revision, the
    superseded revisions that best match the request and their episode lines
    (``LayeredMemory._fact_hit``; without the ``changes`` layer, the active revision only).
