@@ -347,7 +347,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             proc.kill()
     episodes = [ep for plan in plans for ep in plan]
+    replay_cpu = _cpu_seconds()
     checked, mismatches, leaks = _replay(local, episodes)
+    replay_cpu = _cpu_seconds() - replay_cpu
     return {
         "client": args.client, "connections": args.connections if args.client == "batch" else None,
         "offered_steps_per_s": args.rate or None, "server_workers": args.workers,
@@ -358,6 +360,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "p99_step_ms": round(_percentile(latencies, 0.99) * 1e3, 3),
         "server_cpu_ms_per_step": round(server_cpu / max(1, len(latencies)) * 1e3, 3),
         "client_cpu_ms_per_step": round(client_cpu / max(1, len(latencies)) * 1e3, 3),
+        # the same episodes on the in-process env (resets included, hashing the texts too): the env's own cost
+        "in_process_cpu_ms_per_step": round(replay_cpu / max(1, len(latencies)) * 1e3, 3),
         "cpu_share_of_step_phase": round((server_cpu + client_cpu) / wall, 2) if wall > 0 else 0.0,
         "errors": len(errors), "error_samples": errors[:5], "reward_mismatches": mismatches,
         "cross_session_leaks": leaks, "server_startup_s": round(startup, 1), "cpus": os.cpu_count(),
