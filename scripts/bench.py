@@ -385,8 +385,9 @@ def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: fl
     return [
         (f"{head}: step latency p50 / p99", f"{r['p50_step_ms']:.2f} / {r['p99_step_ms']:.2f} ms", "p99 <= 5 ms"),
         (f"{head}: steps/s across sessions", f"{r['steps_per_s']:,.0f} ({r['steps']} steps)", ">= 5,000"),
-        (f"{head}: CPU per step server / client", f"{r['server_cpu_ms_per_step']:.3f} / "
-         f"{r['client_cpu_ms_per_step']:.3f} ms (cores used {r['cpu_share_of_step_phase']}, "
+        (f"{head}: CPU per step server / client / env alone", f"{r['server_cpu_ms_per_step']:.3f} / "
+         f"{r['client_cpu_ms_per_step']:.3f} / {r.get('in_process_cpu_ms_per_step', float('nan')):.3f} ms "
+         f"(cores used {r['cpu_share_of_step_phase']}, "
          f"load {r['load_average_1min']})", ""),
         (f"{head}: errors / reward mismatches / leaks",
          f"{r['errors']} / {r['reward_mismatches']} / {r['cross_session_leaks']} "
