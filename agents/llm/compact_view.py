@@ -23,6 +23,7 @@ default of :class:`agents.llm.hf.HFPolicy` (``view="official"``) for comparabili
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -31,7 +32,7 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "context_block", "COMPACT_TEMPLATE", "CompactView", "compact_tools", "install", "render_result"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "compact_tools", "context_block", "install", "render_result"]
 
 #: The system prompt of the compact view.
 COMPACT_SYSTEM = (
@@ -85,7 +86,7 @@ def _schemas() -> tuple[dict[str, Any], ...]:
 
 def compact_tools() -> list[dict[str, Any]]:
     """The four tool schemas (``{"type": "function", "function": {...}}``), from ToolEpisode's methods."""
-    return json.loads(json.dumps(list(_schemas())))
+    return copy.deepcopy(list(_schemas()))
 
 
 #: The prefix of every vehicle function name; the compact view leaves it out (``seat_set_heating_level``).
@@ -94,7 +95,7 @@ VEHICLE_PREFIX = "carcontrol_"
 
 def short_name(name: str) -> str:
     """A vehicle function name as the compact view writes it (without ``carcontrol_``)."""
-    return name[len(VEHICLE_PREFIX):] if name.startswith(VEHICLE_PREFIX) else name
+    return name.removeprefix(VEHICLE_PREFIX)
 
 
 def full_name(name: str) -> str:

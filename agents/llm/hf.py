@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.llm.chat import ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
+from vmb_gym.cache_root import cache_dir
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
@@ -50,11 +51,6 @@ ADAPTER_SETTINGS = "vmb_adapter.json"
 _TURN_END_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>", "</s>")
 #: Special tokens that are part of the tool-call syntax and must survive decoding.
 _KEEP_SPECIAL = ("tool_call", "think")
-
-
-def cache_dir() -> Path:
-    """``$VMB_CACHE_DIR`` or ``~/.cache/vmb_gym``."""
-    return Path(os.environ.get("VMB_CACHE_DIR") or Path.home() / ".cache" / "vmb_gym")
 
 
 def smollm2_gguf_path() -> Path:

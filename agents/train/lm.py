@@ -213,6 +213,12 @@ def evaluate(model: Any, tok: Any, args: Args, data: str, task_ids: list[str], t
     return summary
 
 
+def evaluate_sets(model: Any, tok: Any, args: Args, sets: dict[str, tuple[str, list[str]]], phase: str,
+                  out: Path) -> dict[str, Any]:
+    """:func:`evaluate` on every set of :func:`eval_sets` after ``phase``; name -> summary."""
+    return {name: evaluate(model, tok, args, spec, ids, f"{phase}_{name}", out) for name, (spec, ids) in sets.items()}
+
+
 def eval_sets(args: Args) -> dict[str, tuple[str, list[str]]]:
     """The held-out (and, when found, official) tasks to evaluate: name -> (data spec, task ids)."""
     import gymnasium as gym
@@ -283,8 +289,7 @@ def main(args: Args) -> dict[str, Any]:
                                "parameters": sum(p.numel() for p in model.parameters())}
     sets = eval_sets(args)
     if args.eval_base:
-        summary["base"] = {name: evaluate(model, tok, args, spec, ids, f"base_{name}", out)
-                           for name, (spec, ids) in sets.items()}
+        summary["base"] = evaluate_sets(model, tok, args, sets, "base", out)
 
     # --- supervised phase: TRL SFTTrainer + LoRA
     t0 = time.monotonic()
@@ -293,8 +298,7 @@ def main(args: Args) -> dict[str, Any]:
         model, sft_log = sft_train(model, tok, rows, args)
         summary["sft_seconds"] = round(time.monotonic() - t0, 1)
         save_adapter(model, out / "adapter", base, args)
-        summary["sft"] = {name: evaluate(model, tok, args, spec, ids, f"sft_{name}", out)
-                          for name, (spec, ids) in sets.items()}
+        summary["sft"] = evaluate_sets(model, tok, args, sets, "sft", out)
     write_csv(out / "sft_log.csv", sft_log)
     plot_sft(out / "sft_loss.png", sft_log, f"{args.model}: SFT on {len(rows)} teacher episodes")
 
@@ -305,8 +309,7 @@ def main(args: Args) -> dict[str, Any]:
         model, grpo_log = train_grpo(model, tok, train_dir, train_ids[args.train_tasks:], args)
         summary["grpo_seconds"] = round(time.monotonic() - t0, 1)
         save_adapter(model, out / "adapter_grpo", base, args)
-        summary["grpo"] = {name: evaluate(model, tok, args, spec, ids, f"grpo_{name}", out)
-                           for name, (spec, ids) in sets.items()}
+        summary["grpo"] = evaluate_sets(model, tok, args, sets, "grpo", out)
     write_csv(out / "grpo_log.csv", grpo_log)
     plot_grpo(out / "grpo_reward.png", grpo_log, f"{args.model}: GRPO on the env reward ({args.reward})")
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")

@@ -16,11 +16,10 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+from agents.llm.compact_view import VEHICLE_PREFIX
 from vmb_gym.errors import ConfigError
 
 __all__ = ["evaluate_batched", "summarise_episodes"]
-
-_VEHICLE = "carcontrol_"
 
 
 def evaluate_batched(policy: Any, data: str, task_ids: Sequence[str], *, memory: str = "bm25", batch: int = 8,
@@ -83,7 +82,7 @@ def _row(slot: dict[str, Any], info: dict[str, Any], stats: dict[str, Any]) -> d
     return {"task_id": slot["task_id"], **{k: v for k, v in metrics.items() if isinstance(v, (int, float, bool))},
             "turns": int(stats.get("turns", 0)), "parse_errors": int(stats.get("parse_errors", 0)),
             "stop_reason": stats.get("stop_reason"), "completion_tokens": int(stats.get("completion_tokens", 0)),
-            "vehicle_calls": sum(c.startswith(_VEHICLE) for c in calls),
+            "vehicle_calls": sum(c.startswith(VEHICLE_PREFIX) for c in calls),
             "memory_searches": calls.count("search_memory"), "calls": calls,
             "seconds": time.monotonic() - slot["started"]}
 

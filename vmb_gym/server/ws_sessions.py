@@ -22,22 +22,17 @@ wrapped app (OpenEnv's FastAPI app: ``/health``, ``/schema``, HTTP ``/reset`` / 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from vmb_gym.server.environment import VehicleMemEnvironment
+from vmb_gym.server.guard import ASGIApp, Receive, Scope, Send
 from vmb_gym.server.models import VmbAction
 
 __all__ = ["SessionEndpoint", "dumps", "observation_payload"]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _ENVELOPE_KEYS = frozenset(("type", "data"))
 _ITEM_KEYS = frozenset(("type", "data", "session"))
