@@ -6,6 +6,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 HELP = "Generate scenarios (history/, qa_data/, meta/); --split regenerates a split of the default benchmark."
 
@@ -28,15 +29,84 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="distractor preference chains (and near misses) per queried chain")
     parser.add_argument("--max-revision-depth", type=int, default=5, help="longest revision chain (1-5)")
     parser.add_argument("--days", type=int, default=42, help="days the history spans")
+    parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
+                        help="how lines are worded: an offline renderer (template, natural), or a chat model that "
+                             "rewrites each conversation of the offline text and is verified against the sidecar "
+                             "(openai:MODEL: any OpenAI-compatible endpoint, $OPENAI_BASE_URL and $OPENAI_API_KEY; "
+                             "hf:PATH: a local transformers model); failed conversations keep the offline text, "
+                             "counted in render_manifest.json")
+    parser.add_argument("--render-timeout", type=float, default=120.0, help="seconds per LLM renderer request")
+    parser.add_argument("--render-retries", type=int, default=1,
+                        help="re-renders of a conversation that fails verification before it falls back")
+    parser.add_argument("--render-max-tokens", type=int, default=1024, help="reply budget of one LLM request")
+    parser.add_argument("--render-cache", default=None,
+                        help="cache folder of LLM replies (default: $VMB_CACHE_DIR/llm_render); reruns resume")
+
+
+def _run_llm_renderer(args: argparse.Namespace) -> Any:
+    """The :class:`~vmb_gym.generator.llm_render.LLMRenderer` of ``--renderer openai:MODEL|hf:PATH``.
+
+    A lazy ``_run_`` hook of ``run`` (it imports agents). The verifier reads values with the rules
+    reader's matcher, asked only about lines that name the function.
+
+    Raises:
+        ConfigError: a bad spec or option.
+    """
+    import agents.factory  # noqa: F401  (registers the openai and hf chat backends)
+    from agents.rules.values import extract_value
+    from vmb_gym.generator.llm_render import LLMRenderer
+    from vmb_gym.generator.render_cache import ReplyCache
+    from vmb_gym.generator.render_verify import gated
+    from vmb_gym.memory.chat_backends import check_chat_backend
+    from vmb_gym.vehicle import API_SPECS
+
+    kind, arg = check_chat_backend(args.renderer)
+    if kind == "openai":
+        from agents.llm.openai_compat import OpenAIClient
+
+        backend: Any = OpenAIClient(arg, timeout=args.render_timeout, max_retries=1, max_tokens=args.render_max_tokens)
+        model = f"openai:{arg}@{backend.base_url}"
+    elif kind == "hf":
+        from agents.llm.hf import HFPolicy
+
+        backend = HFPolicy(arg, max_new_tokens=args.render_max_tokens)
+        model = f"hf:{arg}"
+    else:
+        from vmb_gym.memory.chat_backends import make_chat_backend
+
+        backend, model = make_chat_backend(args.renderer), args.renderer
+    return LLMRenderer(backend, model, reader=gated(lambda api, text: extract_value(API_SPECS[api], text)),
+                       rerenders=args.render_retries, cache=ReplyCache(args.render_cache))
+
+
+def _offline_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The generator option of an offline ``--renderer`` (none for an LLM spec or no flag)."""
+    from dataclasses import fields
+
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.generator import GeneratorOptions
+
+    name = args.renderer
+    if name is None or ":" in name:
+        return {}
+    if "renderer" not in {f.name for f in fields(GeneratorOptions)}:
+        raise ConfigError(f"--renderer {name}: this version has no offline renderer option; "
+                          f"pass openai:MODEL or hf:PATH, or leave --renderer out")
+    return {"renderer": name}
 
 
 def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
-    from vmb_gym.errors import VmbError
+    from vmb_gym.errors import ConfigError, VmbError
     from vmb_gym.generator import GeneratorOptions, generate, split_options, write_benchmark
 
     t0 = time.perf_counter()
+    renderer = None
     try:
+        if args.renderer and ":" in args.renderer:
+            if args.benchmark:
+                raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
+            renderer = _run_llm_renderer(args)
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -54,12 +124,20 @@ def run(args: argparse.Namespace) -> int:
             opts = GeneratorOptions(seed=args.seed, scenarios=args.scenarios,
                                     queries_per_scenario=args.queries_per_scenario, people=args.people,
                                     history_length=args.history_length, distractor_ratio=args.distractor_ratio,
-                                    max_revision_depth=args.max_revision_depth, days=args.days)
+                                    max_revision_depth=args.max_revision_depth, days=args.days,
+                                    **_offline_options(args))
             out = Path(args.out or f"vmb_data/seed_{args.seed}")
-        files = generate(opts, out)
+        files = generate(opts, out, render=renderer)
     except VmbError as exc:
         print(f"error: {exc}")
         return 2
+    if renderer is not None:
+        summary = {"renderer": renderer.model.split("@")[0], "scenarios": opts.scenarios, **renderer.stats.to_json()}
+        (out / "render_manifest.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        s = renderer.stats
+        print(f"LLM renderer {summary['renderer']}: {s.conversations} conversations, {s.rendered} rendered, "
+              f"{s.re_rendered} re-rendered, {s.fallback} fell back to the offline text "
+              f"({s.requests} requests, {s.cached_replies} cached replies, {s.endpoint_errors} endpoint errors)")
     print(f"wrote {opts.scenarios} scenarios ({len(files)} files) to {out} in {time.perf_counter() - t0:.1f}s "
           f"(seed {opts.seed})")
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -89,8 +89,12 @@ def build_scenario(options: GeneratorOptions, ordinal: int, paraphrase: Paraphra
     return GeneratedScenario(sid, history, {"related_to_vehicle_preference": items}, meta)
 
 
-def generate(options: GeneratorOptions, out: str | Path, paraphrase: Paraphraser | None = None) -> list[Path]:
+def generate(options: GeneratorOptions, out: str | Path, paraphrase: Paraphraser | None = None,
+             render: Callable[[GeneratedScenario], GeneratedScenario] | None = None) -> list[Path]:
     """Generate ``options.scenarios`` scenarios under ``out``; returns the written files.
+
+    ``render`` is a post-pass applied to each scenario before it is written (e.g. a
+    :class:`~vmb_gym.generator.llm_render.LLMRenderer`).
 
     Raises:
         ConfigError: ``out`` exists and is a file.
@@ -103,6 +107,8 @@ def generate(options: GeneratorOptions, out: str | Path, paraphrase: Paraphraser
         (out / sub).mkdir(parents=True, exist_ok=True)
     for k in range(options.scenarios):
         sc = build_scenario(options, k, paraphrase)
+        if render is not None:
+            sc = render(sc)
         n = sc.scenario_id
         for path, text in ((out / "history" / f"history_{n}.txt", sc.history),
                            (out / "qa_data" / f"qa_{n}.json", _dumps(sc.qa)),
