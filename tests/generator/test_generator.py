@@ -187,17 +187,6 @@ def test_options_are_validated() -> None:
         GeneratorOptions.from_json({"seed": 1, "colour": "red"})
 
 
-def test_paraphrase_hook_applies_but_keeps_evidence() -> None:
-    opts = GeneratorOptions(seed=4, scenarios=1, history_length=150)
-    loud = build_scenario(opts, 0, paraphrase=lambda t: t.upper())
-    assert loud.history.count("OKAY") + loud.history.count("GOT IT") > 0
-    gone = build_scenario(opts, 0, paraphrase=lambda t: "blah")  # drops values: evidence keeps its text
-    plain = build_scenario(opts, 0)
-    for a, b in zip(gone.qa["related_to_vehicle_preference"], plain.qa["related_to_vehicle_preference"]):
-        assert a["gold_memory"] == b["gold_memory"]
-    assert gone.history.count(": blah") > 100
-
-
 def test_catalogue_values_change_state() -> None:
     cat = catalogue()
     assert len(cat) >= 100 and {s.module for s in cat.values()} == {s.module for s in API_SPECS.values()}

@@ -141,6 +141,7 @@ def test_good_replies_change_text_and_keep_structure(serve: Any, scenario: Any) 
             text = new_lines[ev["line_ids"][0] - 1].text
             assert ev["text"].endswith(f'"{text}"') and ev["text"] in item["gold_memory"]
     assert new.meta["generator"]["llm_render"]["rendered"] == stats.rendered
+    assert new.meta["generator"]["paraphrased"] is True and scenario.meta["generator"]["paraphrased"] is False
     assert new.qa["related_to_vehicle_preference"][0]["new_answer"] == \
         scenario.qa["related_to_vehicle_preference"][0]["new_answer"]
 

@@ -18,7 +18,8 @@ hf:PATH`` generates scenarios with the offline renderer and then passes each one
    ``render_manifest.json``.
 
 Gold memories (``qa_data`` ``gold_memory`` and ``meta`` evidence texts) are rewritten from the new
-line texts. Replies are cached by content (:mod:`vmb_gym.generator.render_cache`), so a rerun
+line texts, and ``meta.generator.paraphrased`` turns true (this post-pass replaced the old
+per-line paraphrase hook of the builder). Replies are cached by content (:mod:`vmb_gym.generator.render_cache`), so a rerun
 is resumable. A failed request (timeout, HTTP error, malformed reply) is a failed attempt, never
 a crash. The backend is any :class:`~vmb_gym.memory.llm.ChatBackend`; the API key is the
 backend's business and is never written here (error texts are scrubbed of it).
@@ -272,5 +273,7 @@ class LLMRenderer:
                     if old_text.endswith(quoted):
                         ev["text"] = old_text[: len(old_text) - len(quoted)] + f"\"{texts[lid - 1]}\""
                 item["gold_memory"] = item.get("gold_memory", "").replace(old_text, ev["text"])
-        meta.setdefault("generator", {})["llm_render"] = {"model": self.model, **stats.to_json()}
+        gen = meta.setdefault("generator", {})
+        gen["paraphrased"] = stats.lines_changed > 0
+        gen["llm_render"] = {"model": self.model, **stats.to_json()}
         return replace(sc, history=history, qa=qa, meta=meta)

@@ -22,7 +22,7 @@ from typing import Any
 from vmb_gym.errors import ConfigError, DataError
 from vmb_gym.generator.dialogue import assemble, memory_line
 from vmb_gym.generator.options import GENERATOR_VERSION, GeneratorOptions
-from vmb_gym.generator.scenario import Paraphraser, ScenarioBuilder
+from vmb_gym.generator.scenario import ScenarioBuilder
 
 #: Seeds and sizes of the default splits (the test split is embedded in ``benchmark/``).
 DEFAULT_SPLITS: dict[str, dict[str, int]] = {
@@ -46,10 +46,10 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 
 
-def build_scenario(options: GeneratorOptions, ordinal: int, paraphrase: Paraphraser | None = None) -> GeneratedScenario:
+def build_scenario(options: GeneratorOptions, ordinal: int) -> GeneratedScenario:
     """Generate scenario number ``options.first_scenario_id + ordinal`` in memory."""
     sid = options.first_scenario_id + ordinal
-    b = ScenarioBuilder(options, sid, ordinal, paraphrase)
+    b = ScenarioBuilder(options, sid, ordinal)
     b.plan()
     r = assemble(b)
     people = b.people
@@ -84,12 +84,12 @@ def build_scenario(options: GeneratorOptions, ordinal: int, paraphrase: Paraphra
         "events": r.events,
         "history_lines": len(r.lines),
         "generator": {"version": GENERATOR_VERSION, "seed": options.seed, "options": options.to_json(),
-                      "paraphrased": paraphrase is not None},
+                      "paraphrased": False},  # True once an LLM renderer (llm_render) rewrote lines
     }
     return GeneratedScenario(sid, history, {"related_to_vehicle_preference": items}, meta)
 
 
-def generate(options: GeneratorOptions, out: str | Path, paraphrase: Paraphraser | None = None,
+def generate(options: GeneratorOptions, out: str | Path,
              render: Callable[[GeneratedScenario], GeneratedScenario] | None = None) -> list[Path]:
     """Generate ``options.scenarios`` scenarios under ``out``; returns the written files.
 
@@ -106,7 +106,7 @@ def generate(options: GeneratorOptions, out: str | Path, paraphrase: Paraphraser
     for sub in ("history", "qa_data", "meta"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     for k in range(options.scenarios):
-        sc = build_scenario(options, k, paraphrase)
+        sc = build_scenario(options, k)
         if render is not None:
             sc = render(sc)
         n = sc.scenario_id
