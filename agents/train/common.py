@@ -38,7 +38,8 @@ from vmb_gym.errors import ConfigError
 __all__ = ["EVAL_MIN_EPISODES", "EVAL_PER_SCENARIO", "SB3_CHOICES", "SB3Args", "accuracy_by_kind",
            "add_dataclass_arguments", "args_from_namespace", "behaviour_clone", "check_sb3_args", "demo_hits",
            "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
-           "learn_with_log", "plot_curve", "prepare_out", "seed_everything", "summarise", "train_settings", "write_csv"]
+           "learn_with_log", "peak_rss_mib", "plot_curve", "prepare_out", "print_peak_rss", "seed_everything", "summarise",
+           "train_settings", "write_csv"]
 
 #: Evaluation sized to the run (``--eval-episodes -1``): this many tasks per training scenario, at least
 #: :data:`EVAL_MIN_EPISODES` (a 2-scenario run evaluates 10 tasks per set, a 100-scenario run 500).
@@ -210,6 +211,22 @@ def prepare_out(out: Path, overwrite: bool, outputs: Sequence[str]) -> None:
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
 
 
+def peak_rss_mib() -> float:
+    """The process's peak resident memory so far, MiB (``getrusage(RUSAGE_SELF).ru_maxrss``; KiB on Linux)."""
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # macOS reports bytes
+
+
+def print_peak_rss(phase: str) -> float:
+    """Print ``peak RSS after PHASE: N MiB`` (the training log's memory line) and return N."""
+    peak = peak_rss_mib()
+    print(f"peak RSS after {phase}: {peak:,.0f} MiB", flush=True)
+    return peak
+
+
 def seed_everything(seed: int, torch_threads: int) -> None:
     """Seed Python, NumPy and torch; set torch's CPU threads (small nets: more threads only add contention)."""
     import random
@@ -323,7 +340,7 @@ def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int,
     import torch
 
     obs, masks, actions = demos[0], demos[1], demos[2]
-    rights = demos[5] if len(demos) > 5 and set_targets else None
+    rights = demos[5] if len(demos) > 5 and set_targets else None  # obs: an array or SparseRows (dense rows)
     batch_size = max(1, min(batch_size, -(-len(actions) // max(1, min_batches))))
     policy = model.policy
     policy.set_training_mode(True)

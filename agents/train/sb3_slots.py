@@ -58,10 +58,12 @@ from agents.train.common import (
     learn_with_log,
     plot_curve,
     prepare_out,
+    print_peak_rss,
     seed_everything,
     summarise,
     train_settings,
 )
+from agents.train.sparse_rows import SparseRows
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.wrappers.catalogue import call_key
@@ -131,7 +133,7 @@ class RandomSlotPolicy:
 class SlotDemos(NamedTuple):
     """Demonstrations of the best slots on the training tasks (indexable like the old 6-tuple)."""
 
-    observations: np.ndarray
+    observations: SparseRows  # dense float32 rows on indexing (see agents.train.sparse_rows)
     masks: np.ndarray
     actions: np.ndarray
     found: int  # training tasks with a demonstration (every gold call among the allowed slots)
@@ -144,23 +146,33 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
 
     Each training env runs each of its tasks once: the search rounds, then (when every gold call
     is some allowed slot) the slots whose resolved call equals a gold call, then finish. Only the
-    training split's gold calls are used.
+    training split's gold calls are used. The observations are kept as their non-zero entries
+    (:class:`~agents.train.sparse_rows.SparseRows`, exact), each as soon as its episode ends.
     """
-    states: list[tuple[np.ndarray, np.ndarray, int, np.ndarray]] = []
+    observations = SparseRows(int(np.prod(vec_env.envs[0].observation_space.shape)))
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    rights: list[np.ndarray] = []
     found = total = 0
     for monitor in vec_env.envs:
         env = monitor.env  # SlotFeatureWrapper
         for q in env.unwrapped.tasks.queries:
             total += 1
             episode = demo_episode(env, q)
-            if episode is not None:
-                found += 1
-                states.extend(episode)
-    rights = np.stack([s[3] for s in states])
+            if episode is None:
+                continue
+            found += 1
+            for obs, mask, action, right in episode:
+                observations.append(obs)
+                masks.append(mask)
+                actions.append(action)
+                rights.append(right)
+    right_sets = np.stack(rights)
     print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
-          f"({len(states)} states, {float(rights.sum(1).mean()):.2f} right slots per state)", flush=True)
-    return SlotDemos(np.stack([s[0] for s in states]), np.stack([s[1] for s in states]),
-                     np.array([s[2] for s in states]), found, total, rights)
+          f"({len(actions)} states, {float(right_sets.sum(1).mean()):.2f} right slots per state; "
+          f"{observations.nbytes / 2**20:.0f} MiB of features, {len(actions) * observations.width * 4 / 2**20:.0f} "
+          "MiB dense)", flush=True)
+    return SlotDemos(observations, np.stack(masks), np.array(actions), found, total, right_sets)
 
 
 def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray]] | None:
@@ -249,6 +261,7 @@ def main(args: Args) -> dict[str, Any]:
     train_tasks = TaskSet.load(data, files=train_files)
     scenario_ids = sorted(train_tasks.scenarios)
     catalogue = fit_catalogue(train_tasks, scenario_ids, args)
+    peaks = {"catalogue": print_peak_rss("fitting the catalogue")}
     n_envs = args.n_envs or min(len(scenario_ids), 100)
     shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
     vec_env = DummyVecEnv([slot_env_thunk(data, shard, args, catalogue) for shard in shards if shard])
@@ -258,6 +271,7 @@ def main(args: Args) -> dict[str, Any]:
 
     # --- agent, imitation warm start, PPO
     demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 else None
+    peaks["demonstrations"] = print_peak_rss("the demonstrations")
     policy = SlotPointerPolicy if args.algo == "maskable_ppo" else "MlpPolicy"
     model = algo_class(args.algo)(policy, vec_env, n_steps=max(args.n_steps, 8), batch_size=args.batch_size,
                                   n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
@@ -271,13 +285,16 @@ def main(args: Args) -> dict[str, Any]:
                                       weight_decay=args.bc_weight_decay, min_batches=8,
                                       step_kinds=step_kinds(demos.actions))
         bc_seconds = time.perf_counter() - t_bc
+        peaks["behaviour_cloning"] = print_peak_rss("behaviour cloning")
         save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)
     log_rows, train_seconds = learn_with_log(
         model, args, out, reward_key="f1_change", progress_every=1000,
         save=lambda m, path: save_checkpoint(m, path, design="slots", algo=args.algo, meta=meta))
     final = save_checkpoint(model, out / "final", design="slots", algo=args.algo, meta=meta)
+    peaks["ppo"] = print_peak_rss("PPO")
 
     results = evaluate_sets(args, data, train_files, catalogue, final, out, n_train_scenarios=len(scenario_ids))
+    peaks["evaluation"] = print_peak_rss("the evaluation")
     summary = {"args": dataclasses.asdict(args), "design": "slots", "data": data, "slot_actions": catalogue.n,
                "feature_dim": int(vec_env.observation_space.shape[0]), "train_steps": int(model.num_timesteps),
                "train_seconds": train_seconds, "train_steps_per_s": model.num_timesteps / train_seconds,
@@ -286,7 +303,8 @@ def main(args: Args) -> dict[str, Any]:
                "bc": {"demo_states": int(len(demos.observations)) if demos else 0,
                       "tasks_with_demo": int(demos.found) if demos else 0,
                       "tasks": int(demos.total) if demos else 0, "seconds": bc_seconds,
-                      "accuracy": bc_accuracy}}
+                      "accuracy": bc_accuracy},
+               "peak_rss_mib": peaks}
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     plot_curve(log_rows, results, out / "learning_curve.png",
                f"MaskablePPO slot policy (memory={args.memory}, {len(scenario_ids)} train scenarios)")

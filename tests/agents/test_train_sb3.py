@@ -188,3 +188,45 @@ def _csv(path: Path) -> list[dict[str, float | str]]:
 
     with path.open(encoding="utf-8") as f:
         return [{**r, "esm": int(r["esm"]), "f1": float(r["f1"])} for r in csv.DictReader(f)]
+
+
+def test_sparse_rows_give_back_the_dense_rows_bit_for_bit() -> None:
+    from agents.train.sparse_rows import SparseRows
+
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((7, 300)).astype(np.float32)
+    dense[rng.random(dense.shape) < 0.9] = 0.0
+    dense[3] = 0.0  # an all-zero row
+    rows = SparseRows(300, dense[:4])
+    for row in dense[4:]:
+        rows.append(row)
+    assert len(rows) == 7 and rows.shape == (7, 300) and rows.nbytes < dense.nbytes / 2
+    assert np.array_equal(rows[np.array([5, 0, 3, 5])], dense[[5, 0, 3, 5]])
+    assert np.array_equal(rows[2:6], dense[2:6]) and np.array_equal(rows[-1], dense[-1])
+    assert np.array_equal(np.stack(list(rows)), dense) and rows[1:3].dtype == np.float32
+    with pytest.raises(ConfigError, match="300 values was expected, found 299"):
+        rows.append(np.zeros(299))
+    with pytest.raises(IndexError):
+        rows[np.array([7])]
+
+
+def test_behaviour_cloning_learns_the_same_from_sparse_and_dense_demonstrations(tiny_data: str) -> None:
+    """The compact demonstrations change nothing that is learned: same weights, same accuracy."""
+    import torch
+
+    from agents.train.common import behaviour_clone
+
+    results = []
+    for compact in (True, False):
+        model, demos = _slot_model(tiny_data)
+        if not compact:
+            demos = demos._replace(observations=np.stack(list(demos.observations)))
+        kinds = sb3_slots.step_kinds(demos.actions)
+        before = model.policy.mlp_extractor.head.weight.detach().clone()
+        acc = behaviour_clone(model, demos, epochs=4, seed=0, min_batches=4, step_kinds=kinds)
+        assert not torch.equal(model.policy.mlp_extractor.head.weight, before)  # it learned something
+        results.append((acc, {k: v.clone() for k, v in model.policy.state_dict().items()}))
+    (acc_s, weights_s), (acc_d, weights_d) = results
+    assert acc_s == acc_d
+    assert weights_s.keys() == weights_d.keys()
+    assert all(torch.equal(weights_s[k], weights_d[k]) for k in weights_s)

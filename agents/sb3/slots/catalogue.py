@@ -9,7 +9,9 @@ masks the allowed actions.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -73,7 +75,7 @@ class SlotCatalogue:
         self.line_prior = line_prior
         self.n_queries = n_queries
         self.n = N_SLOT_ACTIONS
-        self._cache: dict[tuple[str, str], SlotAnalysis] = {}
+        self._cache: OrderedDict[tuple[str, bytes], SlotAnalysis] = OrderedDict()
         self._scores_cache: dict[str, dict[str, float]] = {}
         self.api_examples = [(str(t), str(a)) for t, a in (api_examples or ())]
         self.companion_examples = [(str(t), str(a)) for t, a in (companion_examples or ())]
@@ -237,18 +239,22 @@ class SlotCatalogue:
         """The slots of the episode's current state (cached per request and the hits' text).
 
         The slots read the structured hits (``episode.memory_hits``); the text the searches
-        returned is their rendering, so it keys the cache.
+        returned is their rendering, so its digest keys the cache. The cache keeps the
+        :data:`ANALYSIS_CACHE` most recently used analyses (each holds its feature rows, about
+        150 KB): a call step finds its episode's analysis, a repeated task its whole episode.
         """
-        key = (episode.request, "\n".join(episode.hits))
+        key = (episode.request, hashlib.blake2b("\n".join(episode.hits).encode(), digest_size=16).digest())
         cached = self._cache.get(key)
         if cached is None:
             cached = analyse(episode.request, episode.memory_hits, speakers, episode.searched,
                              self.api_scores(episode.request, speakers), self.classify,
                              followups=search_rounds(episode) == 1, line_prior=self.line_prior,
                              setting_prior=self._prior)
-            if len(self._cache) > 20_000:
-                self._cache.clear()
             self._cache[key] = cached
+            if len(self._cache) > ANALYSIS_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
         return cached
 
     def resolve(self, index: int, analysis: SlotAnalysis) -> dict[str, Any] | None:
@@ -338,6 +344,9 @@ class _SpeakersOnly:
         self.speakers = tuple(speakers)
 
 
+#: Analyses :meth:`SlotCatalogue.analyse` keeps (least recently used dropped first): more than the live
+#: episodes of a 100-env training run (3 analyses each), a few hundred MB at most.
+ANALYSIS_CACHE = 2048
 PRIOR_NEIGHBOURS = 3
 PRIOR_WEIGHT = 3.0
 #: The learned companion classifier's answer is taken from this probability on.
