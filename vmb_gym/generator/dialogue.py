@@ -9,11 +9,12 @@ are placed in 20-minute slots over the days of the history; lines advance by zer
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from vmb_gym.generator import banks
+from vmb_gym.generator import banks, talk
 from vmb_gym.generator.scenario import Beat, Person, ScenarioBuilder, Utt, fill, time12
 
 _SLOTS: tuple[int, ...] = tuple(range(6 * 60 + 40, 23 * 60, 20))
@@ -82,30 +83,68 @@ def _paraphrase(builder: ScenarioBuilder, utt: Utt) -> str:
     return new
 
 
-def assemble(builder: ScenarioBuilder) -> Rendered:
-    """Place the builder's beats and filler talk on the timeline and number the lines."""
-    rng = builder.r_dia
+def _template_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tuple[int, int, int, list[Utt]]]:
+    """The beats wrapped in template chit-chat, then filler talks up to ``history_length`` lines."""
     people = builder.people
-    n_people = len(people)
     sessions: list[tuple[int, int, int, list[Utt]]] = []
     for beat in builder.beats:
         short = beat.wrap < 4  # a passing remark inside a short talk
         pre = chit_chat(rng, people, beat.a, beat.b, rng.randint(0, beat.wrap) if short else rng.randint(1, 4))
         post = chit_chat(rng, people, beat.b, beat.a, rng.randint(0, beat.wrap) if short else rng.randint(1, 3))
         sessions.append((beat.day, beat.a, beat.b, pre + beat.utts + post))
+    _add_filler(builder, rng, sessions, (6, 14), chit_chat)
+    return sessions
+
+
+def _natural_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tuple[int, int, int, list[Utt]]]:
+    """The beats reworded inside natural conversations, then filler conversations."""
+    people = builder.people
+    sessions: list[tuple[int, int, int, list[Utt]]] = []
+    for beat in builder.beats:
+        utts = talk.beat_utts(rng, people, beat)
+        if beat.wrap < 4:  # a passing remark inside a longer talk about something else
+            n_pre, n_post = rng.randint(1, 6), rng.randint(0, 5)
+            around = talk.chat(rng, people, beat.a, beat.b, n_pre + n_post)
+            n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
+            into = [talk.aside(rng, beat.a, False)] if rng.random() < 0.25 else []
+            back = [talk.aside(rng, beat.a, True)] if n_post and rng.random() < 0.25 else []
+            utts = around[:n_pre] + into + utts + back + around[n_pre:]
+        else:
+            utts = (talk.chat(rng, people, beat.a, beat.b, rng.randint(2, 8)) + utts
+                    + talk.chat(rng, people, beat.b, beat.a, rng.randint(0, 5)))
+        sessions.append((beat.day, beat.a, beat.b, utts))
+    _add_filler(builder, rng, sessions, (12, 34), talk.chat)
+    return sessions
+
+
+def _add_filler(builder: ScenarioBuilder, rng: random.Random, sessions: list[tuple[int, int, int, list[Utt]]],
+                size: tuple[int, int], talk_fn: Callable[..., list[Utt]]) -> None:
     total = sum(len(s[3]) for s in sessions)
     per_day = [0] * builder.o.days
     for s in sessions:
         per_day[s[0]] += 1
     while total < builder.o.history_length:
-        n = min(rng.randint(6, 14), builder.o.history_length - total)
+        n = min(rng.randint(*size), builder.o.history_length - total)
         n = max(n, 2)
-        a, b = rng.sample(range(n_people), 2)
+        a, b = rng.sample(range(len(builder.people)), 2)
         free = [d for d in range(builder.o.days) if per_day[d] < len(_SLOTS)]
         d = rng.choice(free)
         per_day[d] += 1
-        sessions.append((d, a, b, chit_chat(rng, people, a, b, n)))
+        sessions.append((d, a, b, talk_fn(rng, builder.people, a, b, n)))
         total += n
+
+
+def assemble(builder: ScenarioBuilder) -> Rendered:
+    """Place the builder's beats and filler talk on the timeline and number the lines.
+
+    With ``renderer="natural"`` the talk comes from :mod:`vmb_gym.generator.talk` and a
+    conversation never starts before the previous one of the day has ended.
+    """
+    rng = builder.r_dia
+    people = builder.people
+    n_people = len(people)
+    natural = builder.o.renderer == "natural"
+    sessions = _natural_sessions(builder, rng) if natural else _template_sessions(builder, rng)
     by_day: dict[int, list[tuple[int, int, int, list[Utt]]]] = {}
     for s in sessions:
         by_day.setdefault(s[0], []).append(s)
@@ -116,8 +155,11 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
         rng.shuffle(group)
         starts = sorted(rng.sample(_SLOTS, min(len(group), len(_SLOTS))))
         base = datetime(builder.start.year, builder.start.month, builder.start.day) + timedelta(days=day)
+        last = base
         for (_, a, b, utts), start in zip(group, starts):
             t = base + timedelta(minutes=start + rng.randint(0, 5))
+            if natural and t <= last:
+                t = last + timedelta(minutes=rng.randint(2, 9))
             same = 0
             for i, u in enumerate(utts):
                 if i > 0:
@@ -130,6 +172,7 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
                 if listener == u.speaker:
                     listener = (u.speaker + 1) % n_people
                 line = Line(len(lines) + 1, t, u.speaker, listener, _paraphrase(builder, u), u)
+                last = t
                 lines.append(line)
                 if u.tag:
                     out.tags[u.tag] = line

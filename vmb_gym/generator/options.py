@@ -9,6 +9,8 @@ from vmb_gym.errors import ConfigError
 
 #: Bumped whenever the same options and seed would produce different bytes.
 GENERATOR_VERSION = "1.1.0"
+#: The offline renderers (``GeneratorOptions.renderer``).
+RENDERERS: tuple[str, ...] = ("template", "natural")
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,9 @@ class GeneratorOptions:
         companion_every: every k-th query (globally) adds a second "routine" call; 0 disables.
         days: number of days the history spans.
         first_scenario_id: id of the first scenario (files are numbered from it).
+        renderer: how lines are worded: ``"template"`` (short fixed sentences, the embedded
+            benchmark's wording) or ``"natural"`` (multi-turn conversations composed from a broad
+            bank of topics, reactions and ways of stating a preference; same structured truth).
     """
 
     seed: int = 0
@@ -41,6 +46,7 @@ class GeneratorOptions:
     companion_every: int = 4
     days: int = 42
     first_scenario_id: int = 1
+    renderer: str = "template"
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -56,12 +62,20 @@ class GeneratorOptions:
             raise ConfigError(f"distractor_ratio must be >= 0, got {self.distractor_ratio}")
         if self.history_length < 50:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
+        if self.renderer not in RENDERERS:
+            raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
         if self.days < 7:
             raise ConfigError(f"days must be >= 7, got {self.days}")
 
     def to_json(self) -> dict[str, Any]:
-        """The options as a JSON object (for manifests and sidecars)."""
-        return asdict(self)
+        """The options as a JSON object (for manifests and sidecars).
+
+        The template renderer is left out, so sets made before the option existed keep their bytes.
+        """
+        out = asdict(self)
+        if out["renderer"] == "template":
+            del out["renderer"]
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GeneratorOptions:

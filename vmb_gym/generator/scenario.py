@@ -4,15 +4,15 @@ Each scenario is generated from its own seeded generators, one per phase (people
 preferences, dialogue, queries, phrasing), all derived from ``(seed, scenario_id, phase)``, so a
 scenario does not depend on the randomness consumed by another. Gold calls are checked on a
 fresh :class:`~vmb_gym.vehicle.VehicleSimulator` while the query is planned: each must succeed
-and change the state, or the plan is redrawn.
+and change the state, or the plan is redrawn. The records it plans with live in
+:mod:`vmb_gym.generator.records`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from collections.abc import Mapping, Sequence
+from datetime import date, timedelta
 from typing import Any
 
 from vmb_gym.errors import ConfigError
@@ -28,180 +28,29 @@ from vmb_gym.generator.catalog import (
     primaries,
     render_value,
 )
+from vmb_gym.generator.distractors import DistractorPlanner
 from vmb_gym.generator.options import GeneratorOptions
+from vmb_gym.generator.records import (
+    PHASES,
+    Beat,
+    Paraphraser,
+    Person,
+    QueryPlan,
+    Relative,
+    Slot,
+    Utt,
+    cap,
+    fill,
+    make_people,
+    phase_rng,
+    pronouns,
+    time12,
+)
 from vmb_gym.types import REASONING_TYPES, ToolCall
-from vmb_gym.vehicle import API_SPECS, VehicleSimulator
+from vmb_gym.vehicle import VehicleSimulator
 
-Paraphraser = Callable[[str], str]
-PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing")
-
-
-def phase_rng(seed: int, scenario_id: int, phase: str) -> random.Random:
-    """The seeded generator of one phase of one scenario (stable across Python runs)."""
-    if phase not in PHASES and not phase.startswith("global"):
-        raise ConfigError(f"unknown generator phase {phase!r}; expected one of {PHASES}")
-    return random.Random(f"vmb-gen/{seed}/{scenario_id}/{phase}")
-
-
-# ============================================================================ people
-@dataclass
-class Relative:
-    """Someone a regular user talks about (not a driver of the car)."""
-
-    name: str
-    relation: str
-    gender: str
-
-
-@dataclass
-class Person:
-    """A regular user of the car."""
-
-    first: str
-    last: str
-    gender: str
-    occupation: str
-    workplace: str
-    work: tuple[str, ...]
-    relatives: list[Relative] = field(default_factory=list)
-    display: str = ""
-
-    @property
-    def full(self) -> str:
-        """Full name as written in the history."""
-        return f"{self.first} {self.last}"
-
-    def to_json(self) -> dict[str, Any]:
-        """Sidecar form."""
-        return {"name": self.full, "first_name": self.first, "gender": self.gender,
-                "occupation": self.occupation, "workplace": self.workplace,
-                "relatives": [{"name": r.name, "relation": r.relation, "gender": r.gender} for r in self.relatives]}
-
-
-def make_people(rng: random.Random, n: int) -> tuple[list[Person], dict[str, str]]:
-    """Draw ``n`` regular users (sometimes two share a first name) and their relations."""
-    lasts = rng.sample(banks.LAST_NAMES, n)
-    occs = rng.sample(banks.OCCUPATIONS, n)
-    used_first: set[str] = set()
-    people: list[Person] = []
-    for i in range(n):
-        gender = rng.choice("mf")
-        pool = banks.MALE_FIRST if gender == "m" else banks.FEMALE_FIRST
-        first = rng.choice([f for f in pool if f not in used_first])
-        used_first.add(first)
-        occ, workplace, work = occs[i]
-        people.append(Person(first, lasts[i], gender, occ, workplace, work))
-    if n >= 2 and rng.random() < 0.2:  # two regular users who share a first name
-        people[1].first = people[0].first
-        people[1].gender = people[0].gender
-    firsts = [p.first for p in people]
-    for p in people:
-        p.display = p.first if firsts.count(p.first) == 1 else p.full
-    used_rel_names = set(firsts)
-    for p in people:
-        for relation, g in rng.sample(banks.RELATIVES, 2):
-            pool = banks.MALE_FIRST if g == "m" else banks.FEMALE_FIRST
-            name = rng.choice([f for f in pool if f not in used_rel_names])
-            used_rel_names.add(name)
-            p.relatives.append(Relative(name, relation, g))
-    relations = {f"{people[i].full}|{people[j].full}": rng.choice(banks.HOUSEHOLD_RELATIONS)
-                 for i in range(n) for j in range(i + 1, n)}
-    return people, relations
-
-
-def pronouns(gender: str) -> dict[str, str]:
-    """he/him/his (or she/her/her) with capitalised variants."""
-    he, him, his = ("he", "him", "his") if gender == "m" else ("she", "her", "her")
-    return {"he": he, "him": him, "his": his, "He": he.capitalize(), "His": his.capitalize()}
-
-
-# ============================================================================ planning records
-@dataclass
-class Utt:
-    """One planned utterance; ``tag`` names it for evidence, ``keep`` must survive paraphrasing."""
-
-    speaker: int
-    text: str
-    tag: str | None = None
-    keep: tuple[str, ...] = ()
-    event: dict[str, Any] | None = None
-
-
-@dataclass
-class Beat:
-    """Utterances that happen in one conversation on one day (between ``a`` and ``b``)."""
-
-    day: int
-    a: int
-    b: int
-    utts: list[Utt]
-    wrap: int = 4
-
-
-@dataclass
-class QueryPlan:
-    """A planned query: situation text, gold calls, evidence tags and the QA form."""
-
-    reasoning_type: str
-    text: str
-    calls: list[ToolCall]
-    evidence_tags: list[str]
-    question: str
-    answer: ToolCall
-    when: tuple[int, int]
-    info: dict[str, Any]
-    #: Background clauses the asker also talks about outside the car (not written to the sidecar).
-    talk: list[str] = field(default_factory=list)
-    #: The condition rule of a conditional query and who it may not be said by (its asker and subject).
-    rule: tuple[str, tuple[int, ...]] | None = None
-
-
-def cap(text: str) -> str:
-    """Upper-case the first character."""
-    return text[:1].upper() + text[1:]
-
-
-def fill(template: str, **kw: str) -> str:
-    """Format a template; ``{Name}`` placeholders get the capitalised value of ``name``."""
-    extra = {k[:1].upper() + k[1:]: cap(v) for k, v in kw.items() if k[:1].islower()}
-    return template.format(**kw, **{k: v for k, v in extra.items() if k not in kw})
-
-
-def time12(h: int, m: int) -> str:
-    """``h:mm AM`` clock text."""
-    suffix = "AM" if h < 12 else "PM"
-    return f"{(h % 12) or 12}:{m:02d} {suffix}"
-
-
-# ============================================================================ slot instances
-@dataclass
-class Slot:
-    """A preference topic instantiated in one scenario (fixed target chosen, noun chosen)."""
-
-    st: SlotType
-    fixed: str | None
-
-    def noun(self, rng: random.Random | None = None) -> str:
-        """A spoken noun (canonical when ``rng`` is None)."""
-        n = self.st.nouns[0] if rng is None else rng.choice(self.st.nouns)
-        if "{t}" in n:
-            n = n.replace("{t}", FIXED_LABELS[self.st.fixed_param][self.fixed])  # type: ignore[index]
-        return n
-
-    def call(self, value: Mapping[str, Any], seat: str | None, destination: str | None = None) -> ToolCall:
-        """The call that applies ``value`` for someone sitting in ``seat``."""
-        args: dict[str, Any] = {}
-        for p in API_SPECS[self.st.api].params:
-            if p.name == self.st.seat_param:
-                args[p.name] = seat or "driver"
-            elif p.name == self.st.fixed_param:
-                args[p.name] = self.fixed
-            elif p.name in self.st.situational:
-                args[p.name] = destination
-            elif p.name in value:
-                args[p.name] = value[p.name]
-        return ToolCall(self.st.api, args)
-
+__all__ = ["PHASES", "Beat", "Paraphraser", "Person", "QueryPlan", "Relative", "ScenarioBuilder", "Slot", "Utt",
+           "cap", "fill", "make_people", "phase_rng", "pronouns", "time12"]
 
 def _gold_ok(calls: Sequence[ToolCall]) -> bool:
     sim = VehicleSimulator()
@@ -231,7 +80,7 @@ def _companion_phrase(st: SlotType, value: Mapping[str, Any]) -> str:
 
 
 # ============================================================================ the scenario builder
-class ScenarioBuilder:
+class ScenarioBuilder(DistractorPlanner):
     """Plans and renders one scenario.
 
     Args:
@@ -289,8 +138,10 @@ class ScenarioBuilder:
         if comp is None:
             return
         cslot, cval = comp
-        utt.text += fill(self.r_ph.choice(banks.COMPANION), cnoun=cslot.noun(self.r_ph),
-                         cval=_companion_phrase(cslot.st, cval))
+        clause = fill(self.r_ph.choice(banks.COMPANION), cnoun=cslot.noun(self.r_ph),
+                      cval=_companion_phrase(cslot.st, cval))
+        utt.text += clause
+        utt.comp_src = clause  # type: ignore[assignment]
         if utt.event is not None:
             utt.event["companion"] = {"api": cslot.st.api, "value": dict(cval), "fixed": cslot.fixed}
 
@@ -368,14 +219,14 @@ class ScenarioBuilder:
         if self.r_pref.random() < 0.5:
             (d,) = self.days(1)
             if self.r_ph.random() < 0.6:  # a reply that does not repeat the setting's name
-                u2.text = fill(self.r_ph.choice(banks.CONFLICT_REPLY_SHORT),
-                               val=render_value(v_q, slot.st.api), listener=self.people[p].first)
+                u2.retext(fill(self.r_ph.choice(banks.CONFLICT_REPLY_SHORT),
+                                val=render_value(v_q, slot.st.api), listener=self.people[p].first))
                 self.add_companion(u2, comp if asker == q else None)
             self.beats.append(Beat(d, p, q, [u1, u2, self.ack(p)]))
         else:
             d1, d2 = self.days(2)
-            u2.text = fill(self.r_ph.choice(banks.STATE), noun=slot.noun(self.r_ph),
-                           val=render_value(v_q, slot.st.api), listener=self.people[p].first)
+            u2.retext(fill(self.r_ph.choice(banks.STATE), noun=slot.noun(self.r_ph),
+                            val=render_value(v_q, slot.st.api), listener=self.people[p].first))
             self.add_companion(u2, comp if asker == q else None)
             self.beats.append(Beat(d1, p, q, [u1, self.ack(q)]))
             self.beats.append(Beat(d2, q, p, [u2, self.ack(p)]))
@@ -437,7 +288,7 @@ class ScenarioBuilder:
         if self.r_pref.random() < 0.4:
             (d,) = self.days(1)
             if self.r_ph.random() < 0.6:  # the condition right after the base: no need to repeat the noun
-                uc.text = fill(self.r_ph.choice(banks.COND_SHORT), val=render_value(vc, slot.st.api), cond=rule)
+                uc.retext(fill(self.r_ph.choice(banks.COND_SHORT), val=render_value(vc, slot.st.api), cond=rule))
                 self.add_companion(uc, comp if holds else None)
             self.beats.append(Beat(d, p, listener, [u0, uc, self.ack(listener)]))
         else:
@@ -591,115 +442,6 @@ class ScenarioBuilder:
         cs = seat if seat in cslot.st.seat_choices else (cslot.st.seat_choices[0] if cslot.st.seat_choices else None)
         out.append(cslot.call(cval, cs))
         return out
-
-    # ------------------------------------------------------------------ distractors
-    def plan_distractors(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
-        n_chains = round(self.o.distractor_ratio * self.o.queries_per_scenario)
-        cat = catalogue()
-        pool = [a for a in primaries() if a not in self.used_apis]
-        for _ in range(n_chains):
-            if not pool:
-                break
-            api = self.r_pref.choice(pool)
-            st = cat[api]
-            slot = Slot(st, self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None)
-            p = self.r_pref.randrange(len(self.people))
-            k = self.r_pref.randint(1, min(3, len(st.values)))
-            vals = self.r_pref.sample(list(st.values), k)
-            reasons = self.r_pref.sample(banks.REASONS, k)
-            for i, d in enumerate(self.days(k)):
-                listener = self.other(p)
-                if i == 0:
-                    u = self.pref_utt(p, listener, self.r_ph.choice(banks.STATE), slot, vals[i], "preference")
-                else:
-                    u = self.pref_utt(p, listener, self.r_ph.choice(banks.REVISE), slot, vals[i], "revision",
-                                      reason=reasons[i][0])
-                u.event["distractor"] = True  # type: ignore[index]
-                self.beats.append(Beat(d, p, listener, [u, self.ack(listener)]))
-        self.plan_near_misses(queried)
-
-    def near_misses_per_query(self) -> int:
-        """Near-miss mentions per queried setting: ``distractor_ratio`` per 150 history lines."""
-        if self.o.distractor_ratio <= 0:
-            return 0
-        return max(1, round(self.o.distractor_ratio * self.o.history_length / 150))
-
-    def plan_near_misses(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
-        """Lines that share a queried setting's words but state no preference of the asker.
-
-        Hypotheticals, other cars and other times from the asker; other people's cars and
-        relatives; questions and complaints without a value. Each sits in its own short talk.
-        """
-        n = self.near_misses_per_query()
-        if n == 0:
-            return
-        index = {p.full: i for i, p in enumerate(self.people)}
-        for slot, plan in queried:
-            p = index[plan.info["person"]]
-            protected = plan.info.get("relative")
-            for _ in range(n):
-                kind = self.r_pref.choices(("own", "other", "relative", "mention"), (4, 3, 2, 3))[0]
-                val = self.r_pref.choice(list(slot.st.values))
-                if kind == "own":
-                    speaker = p
-                elif kind == "other":
-                    speaker = self.other(p)
-                else:
-                    speaker = self.r_pref.randrange(len(self.people))
-                listener = self.other(speaker)
-                if kind == "relative":
-                    rels = [r for r in self.people[speaker].relatives if r.name != protected]
-                    if not rels:
-                        kind = "other"
-                    else:
-                        rel = self.r_pref.choice(rels)
-                        u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS_REL), slot, val,
-                                          "near_miss", rname=rel.name, relation=rel.relation, **pronouns(rel.gender))
-                if kind == "own":
-                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS_OWN), slot, val, "near_miss")
-                elif kind == "other":
-                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.NEAR_MISS), slot, val, "near_miss")
-                elif kind == "mention":
-                    text = fill(self.r_ph.choice(banks.MENTION), noun=slot.noun(self.r_ph))
-                    u = Utt(speaker, text, event={"kind": "mention", "person": self.people[speaker].full,
-                                                  "api": slot.st.api, "fixed": slot.fixed})
-                u.event["distractor"] = True  # type: ignore[index]
-                self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
-                                       [u, Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
-            if plan.rule is not None:  # someone else has a rule with the same condition for the same setting
-                rule, barred = plan.rule
-                others = [i for i in range(len(self.people)) if i not in barred]
-                for _ in range(2 if others else 0):
-                    speaker = self.r_pref.choice(others)
-                    listener = self.other(speaker)
-                    u = self.pref_utt(speaker, listener, self.r_ph.choice(banks.COND), slot,
-                                      self.r_pref.choice(list(slot.st.values)), "near_miss", cond=rule)
-                    u.event["distractor"] = True  # type: ignore[index]
-                    self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
-                                           [u, Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
-            for text in plan.talk:  # the asker talks about reasons and conditions outside the car too
-                listener = self.other(p)
-                self.beats.append(Beat(self.r_pref.randrange(self.o.days), p, listener,
-                                       [Utt(p, text), Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
-        for _ in range(n * len(queried) // 4):  # seats and destinations of query situations
-            speaker = self.r_pref.randrange(len(self.people))
-            listener = self.other(speaker)
-            text = fill(self.r_ph.choice(banks.PLACE_TALK), dest=self.r_pref.choice(banks.DESTINATIONS),
-                        seat=self.r_pref.choice(list(SEAT_LABELS.values())),
-                        weekday=self.r_ph.choice(banks.FILL["weekday"]))
-            self.beats.append(Beat(self.r_pref.randrange(self.o.days), speaker, listener,
-                                   [Utt(speaker, text), Utt(listener, self.r_ph.choice(banks.REPLIES))], wrap=1))
-
-    def plan_life(self) -> None:
-        for p, person in enumerate(self.people):
-            for story in self.r_pref.sample(banks.LIFE_STORIES, 2):
-                for stage, d in zip(story, self.days(len(story))):
-                    listener = self.other(p)
-                    text = fill(stage, weekday=self.r_ph.choice(banks.FILL["weekday"]),
-                                district=self.r_ph.choice(banks.DISTRICTS))
-                    ev = {"kind": "life", "person": person.full, "text": text}
-                    self.beats.append(Beat(d, p, listener, [Utt(p, text, event=ev),
-                                                            Utt(listener, self.r_ph.choice(banks.REPLIES))]))
 
     # ------------------------------------------------------------------ plan everything
     def plan(self) -> None:

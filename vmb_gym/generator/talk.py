@@ -1,0 +1,258 @@
+"""The natural renderer: conversations people could have had, around the same planned content.
+
+``GeneratorOptions(renderer="natural")`` words a scenario with this module instead of the short
+template sentences. The plan (people, preference chains, queries, events) is the template
+renderer's, unchanged; only the words and the talk around them differ:
+
+* every planned utterance is said another way (:func:`reword`): a template of
+  :mod:`vmb_gym.generator.talk_bank_speech` with the same placeholders, so an evidence line still
+  states its value, setting, condition and relative in the words the matcher reads (an
+  utterance whose new text lost any of them keeps its template text);
+* the listener reacts, sometimes asks why and gets a reason (:func:`beat_utts`);
+* each beat sits inside a conversation on an everyday topic (:func:`chat`), composed from the
+  parts of :mod:`vmb_gym.generator.talk_bank_topics` and :mod:`vmb_gym.generator.talk_bank_chat`
+  (open, react, ask, answer, relate, suggest, plan, change the subject, say goodbye);
+* most apostrophes are typeset curly, as in the official release.
+
+All randomness comes from the generator passed in (the scenario's dialogue generator), so the
+same seed gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import replace
+
+from vmb_gym.generator import banks, talk_bank_chat, talk_bank_speech, talk_bank_topics
+from vmb_gym.generator.talk_bank_life import MORE_TOPICS
+from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
+from vmb_gym.generator.records import Beat, Person, Utt, fill
+
+__all__ = ["BANK_OF", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword", "typeset"]
+
+#: Planned content kinds the listener may ask "why?" about.
+_WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_preference"})
+#: Fields that are spoken values: never re-typeset (the matcher reads them as generated).
+_VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
+#: How often a topic is picked for a conversation.
+_TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2}
+#: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
+TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+_CHOICE = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _bank_index() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name in dir(banks):
+        value = getattr(banks, name)
+        if name.isupper() and isinstance(value, tuple) and value and isinstance(value[0], str):
+            for template in value:
+                out.setdefault(template, name)
+    return out
+
+
+#: Template text -> the name of the bank of :mod:`vmb_gym.generator.banks` it comes from.
+BANK_OF: dict[str, str] = _bank_index()
+
+
+def typeset(text: str, rng: random.Random, curly: float = 0.9) -> str:
+    """``text`` with its in-word apostrophes set curly (with probability ``curly`` per text)."""
+    if rng.random() < curly:
+        return _APOSTROPHE.sub("\u2019", text)
+    return text
+
+
+def expand(template: str, rng: random.Random) -> str:
+    """``template`` with each ``[a|b|c]`` replaced by one of its choices."""
+    return _CHOICE.sub(lambda m: rng.choice(m.group(1).split("|")), template)
+
+
+def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
+    """Expand and fill a template, typesetting all but the spoken values (kept as generated)."""
+    curly = 1.0 if rng.random() < 0.9 else 0.0
+    kept: dict[str, str] = {}
+    kw: dict[str, str] = {}
+    for k, v in fields.items():
+        if k in _VALUE_FIELDS or k[:1].upper() + k[1:] in _VALUE_FIELDS:
+            for key, value in ((k, v), (k[:1].upper() + k[1:], v[:1].upper() + v[1:])):
+                kept[f"\x00{len(kept)}\x00"] = value
+                kw[key] = list(kept)[-1]
+        else:
+            kw[k] = v
+    text = typeset(fill(expand(template, rng), **kw), rng, curly)
+    for mark, value in kept.items():
+        text = text.replace(mark, value)
+    return text
+
+
+def _placeholders(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+# ============================================================================ planned utterances
+def reword(utt: Utt, rng: random.Random, listener_first: str = "") -> str:
+    """The natural text of a planned utterance (its template text when no natural form fits).
+
+    A natural template is used only when the utterance's fields fill all its placeholders and
+    every string the utterance must keep (``Utt.keep``: the spoken value, a relative's name)
+    survives in the new text.
+    """
+    template = utt.src.template if utt.src is not None else utt.text
+    bank = BANK_OF.get(template)
+    fields = dict(utt.src.fields) if utt.src is not None else {}
+    if bank == "ACKS":
+        return typeset(rng.choice(talk_bank_speech.ACKS), rng)
+    if bank == "REPLIES":
+        return typeset(rng.choice(talk_bank_speech.REPLIES), rng)
+    options = talk_bank_speech.NATURAL.get(bank or "")
+    if not options:
+        return typeset(utt.text, rng)
+    known = set(fields) | {k[:1].upper() + k[1:] for k in fields}
+    usable = [t for t in options if _placeholders(t) <= known]
+    if not usable:
+        return utt.text
+    text = _say(rng.choice(usable), rng, fields)
+    if utt.comp_src is not None:
+        comp = talk_bank_speech.NATURAL["COMPANION"]
+        text += _say(rng.choice(comp), rng, dict(utt.comp_src.fields))
+    low = text.lower()
+    if any(k.lower() not in low for k in utt.keep):
+        return utt.text
+    return text
+
+
+def beat_utts(rng: random.Random, people: Sequence[Person], beat: Beat) -> list[Utt]:
+    """A beat's utterances reworded, with the listener's reactions (and now and then a why)."""
+    out: list[Utt] = []
+    utts = beat.utts
+    for i, u in enumerate(utts):
+        listener = beat.b if u.speaker == beat.a else beat.a
+        out.append(replace(u, text=reword(u, rng, people[listener].first)))
+        kind = (u.event or {}).get("kind")
+        nxt = utts[i + 1] if i + 1 < len(utts) else None
+        if kind in _WHY_KINDS and nxt is not None and nxt.event is None and nxt.speaker != u.speaker \
+                and rng.random() < 0.3:
+            out.append(Utt(nxt.speaker, typeset(rng.choice(talk_bank_speech.WHY), rng)))
+            out.append(Utt(u.speaker, typeset(rng.choice(talk_bank_speech.BECAUSE), rng)))
+    return out
+
+
+# ============================================================================ small talk
+def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
+    """The fill-ins of one conversation (drawn once, so the talk stays on the same things)."""
+    f = {k: rng.choice(v) for k, v in banks.FILL.items()}
+    f.update(work=rng.choice(sharer.work), workplace=sharer.workplace, district=rng.choice(banks.DISTRICTS),
+             relative=rng.choice(sharer.relatives).relation if sharer.relatives else "cousin",
+             thing=rng.choice(talk_bank_topics.THINGS), show=rng.choice(talk_bank_topics.SHOWS),
+             city=rng.choice(talk_bank_topics.CITIES))
+    return f
+
+
+def _pick_topic(rng: random.Random, avoid: str | None = None) -> str:
+    names = [t for t in sorted(TOPICS) if t != avoid]
+    return rng.choices(names, [_TOPIC_WEIGHTS.get(t, 1) for t in names])[0]
+
+
+class _Talk:
+    """One conversation being composed: who shares, which topic, which parts are still unused."""
+
+    def __init__(self, rng: random.Random, people: Sequence[Person], a: int, b: int) -> None:
+        self.rng, self.people = rng, people
+        self.lines: list[Utt] = []
+        self.start_topic(a, b, None)
+
+    def start_topic(self, sharer: int, other: int, avoid: str | None, topic: str | None = None) -> None:
+        self.sharer, self.other = sharer, other
+        self.topic = topic or _pick_topic(self.rng, avoid)
+        self.fields = _conversation_fields(self.rng, self.people[sharer])
+        parts = {k: list(v) for k, v in TOPICS[self.topic].items()}
+        if self.topic == "work":  # the sharer's own job, then remarks anyone could make
+            job = list(JOB_TALK.get(self.people[sharer].occupation, ()))
+            parts["more"] += job
+            parts["open"] += job + list(WORK_ASIDES)
+        self.parts = {k: tuple(v) for k, v in parts.items()}
+        self.pools = {k: self.rng.sample(v, len(v)) for k, v in parts.items()}
+
+    def take(self, part: str) -> str:
+        pool = self.pools[part]
+        return pool.pop() if pool else self.rng.choice(self.parts[part])
+
+    def maybe(self, bank: Sequence[str], p: float) -> str:
+        return self.rng.choice(bank) if self.rng.random() < p else ""
+
+    def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None) -> None:
+        listener = self.other if speaker == self.sharer else self.sharer
+        f = dict(fields or self.fields, name=self.people[listener].first)
+        text = " ".join(p for p in pieces if p)
+        self.lines.append(Utt(speaker, _say(text, self.rng, f)))
+
+    def opening(self, shift: bool) -> None:
+        r = self.rng
+        lead = r.choice(talk_bank_chat.SHIFT) if shift else self.maybe(talk_bank_chat.GREET, 0.3)
+        body = self.take("open")
+        if lead.endswith(",") and not body.startswith(("I ", "I'")):
+            body = body[:1].lower() + body[1:]
+        self.say(self.sharer, lead, body, self.maybe(talk_bank_chat.TAIL, 0.3))
+
+    def exchange(self) -> None:
+        """One turn of the listener and the sharer's answer."""
+        r, a, b = self.rng, self.sharer, self.other
+        chat = talk_bank_chat
+        move = r.choices(("ask", "relate", "tip", "support", "back"), (5, 3, 2, 1, 1))[0]
+        react = self.maybe(chat.REACT, 0.4)
+        if move == "ask":
+            follow = r.random() < 0.3
+            self.say(b, react or r.choice(chat.REACT) if follow else react,
+                     r.choice(chat.FOLLOW) if follow else self.take("ask"))
+            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.3))
+        elif move == "relate":
+            self.say(b, react, self.take("relate"), self.take("ask") if r.random() < 0.3 else "")
+            self.say(a, r.choice(chat.AGREE), self.take("more") if r.random() < 0.6 else "")
+        elif move == "tip":
+            self.say(b, self.maybe(chat.HEDGE[:6], 0.2), self.take("tip"))
+            self.say(a, r.choice(chat.AGREE), self.take("plan") if r.random() < 0.7 else "")
+        elif move == "support":
+            self.say(b, r.choice(chat.SUPPORT))
+            self.say(a, self.take("plan"), self.maybe(chat.TAIL, 0.3))
+        else:  # ask back: the talk turns to the other person's work
+            other_fields = _conversation_fields(r, self.people[b])
+            self.say(a, self.take("plan") if r.random() < 0.5 else "", r.choice(chat.ASK_BACK), fields=other_fields)
+            self.start_topic(b, a, None, topic="work")
+            self.say(self.sharer, self.maybe(chat.HEDGE, 0.5), self.take("more"), self.maybe(chat.TAIL, 0.3))
+
+
+def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -> list[Utt]:
+    """``n`` lines of conversation between ``a`` and ``b`` (no vehicle settings).
+
+    Five lines or more end with a goodbye; a long talk may change the subject.
+    """
+    if n <= 0:
+        return []
+    t = _Talk(rng, people, a, b)
+    t.opening(False)
+    goodbye = 2 if n >= 5 else 0
+    turns = 0
+    while len(t.lines) < n - goodbye:
+        if turns >= 3 and rng.random() < 0.2 and n - len(t.lines) > 6:
+            t.start_topic(t.other, t.sharer, t.topic)
+            t.opening(True)
+            turns = 0
+            continue
+        t.exchange()
+        turns += 1
+    del t.lines[n - goodbye:]
+    if goodbye:
+        first, second = rng.choice(talk_bank_chat.CLOSE)
+        closer = t.lines[-1].speaker if rng.random() < 0.3 else (b if t.lines[-1].speaker == a else a)
+        t.say(closer, first)
+        t.say(b if closer == a else a, second)
+    return t.lines
+
+
+def aside(rng: random.Random, speaker: int, back: bool) -> Utt:
+    """A line that opens (or closes, ``back``) a passing remark inside a longer talk."""
+    return Utt(speaker, typeset(rng.choice(talk_bank_chat.ASIDE_OUT if back else talk_bank_chat.ASIDE_IN), rng))

@@ -1,0 +1,195 @@
+"""More everyday topics of the natural renderer's small talk (original text).
+
+Same parts and placeholders as :mod:`vmb_gym.generator.talk_bank_topics`; ``[a|b]`` is a choice
+made each time a text is used.
+"""
+
+from __future__ import annotations
+
+from vmb_gym.generator.talk_bank_topics import Topic
+
+MORE_TOPICS: dict[str, Topic] = {
+    "garden": {
+        "open": (
+            "The [tomatoes|beans|zucchini] are finally coming up in the back garden.",
+            "Something has been eating the lettuce, and I [have a suspect|think it's the snails].",
+            "I spent [Saturday|the whole morning] digging out the old flower bed.",
+            "My {relative} gave me cuttings from their rosemary, and [they've actually taken|they're thriving].",
+            "I'm thinking of building a raised bed along the fence.",
+        ),
+        "more": (
+            "I water them every evening, and I've started talking to them, which is [a new low|probably fine].",
+            "I put down crushed eggshells, but I'm not convinced it works.",
+            "The roots went much deeper than I expected. My back [is not happy|has opinions].",
+            "It's the first time anything I planted has survived more than a month.",
+            "I found a plan online that [looks simple enough|only needs a saw and some patience].",
+        ),
+        "ask": (
+            "Are you growing them from seed?", "Have you tried netting?", "What are you going to plant instead?",
+            "How big are you thinking?", "Do they need much sun?",
+        ),
+        "relate": (
+            "My [grandmother|{relative}] swore by coffee grounds for that. No idea if it helped.",
+            "We had the same problem last year and lost nearly everything.",
+            "I tried a raised bed once. It was the only year the carrots came out straight.",
+            "Our garden is mostly weeds at this point, [so you're ahead of me|but they're healthy weeds].",
+        ),
+        "tip": (
+            "Go out at night with a flashlight. You'll see who the culprit is.",
+            "Plant some marigolds near them. They're meant to keep pests away.",
+            "Line the bottom with cardboard first. It stops the weeds coming through.",
+            "Water in the morning if you can. Evening water attracts slugs.",
+        ),
+        "plan": (
+            "I'll pick up some netting at the garden center on {weekday}.",
+            "I'm going to try again with a different variety next month.",
+            "I'll start on it this weekend if the weather holds.",
+            "I'll send you a photo once it looks like something.",
+        ),
+    },
+    "fitness": {
+        "open": (
+            "I went for a run this morning for the first time in [months|ages].",
+            "I've started swimming before work, [twice a week|on Mondays and Thursdays].",
+            "My gym has a new class that's basically dancing with weights.",
+            "I signed up for a charity walk in {district} next month.",
+            "I've been doing stretches every morning, and [my back actually feels better|I can nearly touch my toes].",
+        ),
+        "more": (
+            "I made it about two miles before I had to walk. [Baby steps|Still counts].",
+            "The pool is nearly empty at seven, which is the best part.",
+            "It's exhausting, but I laughed the whole way through.",
+            "It's about ten miles and it's for the children's hospital.",
+            "Ten minutes, nothing heroic, but I haven't skipped a day yet.",
+        ),
+        "ask": (
+            "Did you have a route in mind?", "Is the pool busy?", "Can anyone join?",
+            "Are you training for it, or just going for it?", "Where did you find the routine?",
+        ),
+        "relate": (
+            "I started running last spring and the first two weeks were awful. Then it clicked.",
+            "I used to swim at that pool. The lifeguard there [knows everyone|has been there forever].",
+            "I tried a class like that once and couldn't walk properly for two days.",
+            "I did one of those walks last year. The people you meet on the way are lovely.",
+        ),
+        "tip": (
+            "Get proper shoes. It makes more difference than anything else.",
+            "Find someone to go with. It's harder to skip when someone's waiting for you.",
+            "Don't do too much in the first week. Your knees will thank you.",
+            "Put it in your calendar like a meeting. That's the only way it happens for me.",
+        ),
+        "plan": (
+            "I'm aiming for three runs a week, [to start with|and we'll see].",
+            "I'll try the class again on {weekday}.",
+            "I'll set up a fundraising page tonight.",
+            "I'm going to keep going until the end of the month, then decide.",
+        ),
+    },
+    "friends": {
+        "open": (
+            "I ran into an old friend from university at the [market|bakery] yesterday.",
+            "Some friends are getting married in the summer and asked me to give a speech.",
+            "We're having a few people over for dinner on {weekday}.",
+            "A friend of mine just had a baby, and I have no idea what to get them.",
+            "My friend from work is moving to {city} for a new job.",
+        ),
+        "more": (
+            "We hadn't spoken in almost ten years, and it felt like no time had passed.",
+            "I'm honoured, but I've never written a speech in my life.",
+            "Nothing formal, just food and too much conversation.",
+            "Everyone says to get something for the parents, not the baby.",
+            "It's a great job, and I'm happy for her, but I'll miss our lunches.",
+        ),
+        "ask": (
+            "Are you going to stay in touch?", "Do you know what you'll say?", "Who's coming?",
+            "Boy or girl?", "When does she leave?",
+        ),
+        "relate": (
+            "That happened to me last year at the airport. We ended up missing our flights talking.",
+            "I gave one at my {relative}'s wedding. Keep it short and tell one good story.",
+            "Those are the best evenings. The dishes can wait.",
+            "When my friend had her first, the most useful thing I brought was a week of dinners.",
+        ),
+        "tip": (
+            "Ask them for coffee before the moment passes.",
+            "Start with a story only you know. People love that.",
+            "Make one big dish and let everyone serve themselves. Less stress.",
+            "Cook them a few meals for the freezer. New parents never have time.",
+            "Plan a visit before she's even left. It makes goodbye easier.",
+        ),
+        "plan": (
+            "I'm going to send him a message this week.",
+            "I'll write a first draft this weekend.",
+            "I'll do the shopping on {weekday} evening.",
+            "I'll drop something off next week.",
+        ),
+    },
+    "gadgets": {
+        "open": (
+            "My phone screen cracked this morning. [Face down on the pavement|Right on the kitchen floor].",
+            "I finally bought a new laptop. The old one was making noises.",
+            "The internet at home has been cutting out every evening.",
+            "I'm trying one of those apps that tells you how much time you spend on your phone.",
+        ),
+        "more": (
+            "It still works, but there's a line right across the middle.",
+            "It's so fast that I keep thinking something's wrong.",
+            "The provider says it's fine on their end, which is what they always say.",
+            "Apparently I spend three hours a day on it. I'd rather not know, honestly.",
+        ),
+        "ask": (
+            "Is it still under warranty?", "Which one did you get?", "Have you tried restarting the router?",
+            "Are you going to cut back?",
+        ),
+        "relate": (
+            "I dropped mine last year and lived with the cracks for months.",
+            "I got one last autumn. The battery life is the best part.",
+            "Ours did that for weeks. It turned out to be a loose cable behind the couch.",
+            "I tried that app once. I deleted it after two days.",
+        ),
+        "tip": (
+            "There's a repair store near {place} that does screens in an hour.",
+            "Move the old files over slowly. You'll find things you forgot you had.",
+            "Call them and ask for an engineer visit. Be polite but stubborn.",
+            "Turn off the notifications first. That helped me more than anything.",
+        ),
+        "plan": (
+            "I'll take it in on {weekday}.", "I'm going to set it up properly this weekend.",
+            "I'll call them again tomorrow.", "I'll give it a week and see what it says.",
+        ),
+    },
+    "volunteering": {
+        "open": (
+            "I started volunteering at the food bank on {weekday} mornings.",
+            "The animal shelter asked if I could help with their fundraiser.",
+            "Our street is organising a clean-up day in {district}.",
+            "I've been reading to kids at the library once a week.",
+        ),
+        "more": (
+            "It's mostly sorting tins, but the people there are wonderful.",
+            "They need someone to organize the raffle, and somehow that's me now.",
+            "About twenty people signed up, which is more than last year.",
+            "One little boy asks for the same book every single week.",
+        ),
+        "ask": (
+            "How did you hear about it?", "Do they need more people?", "What time does it start?",
+            "Which book?",
+        ),
+        "relate": (
+            "I did something similar in college. It was the best part of my week.",
+            "My {relative} volunteers at one of those. They say it keeps them sane.",
+            "We did one on our street a few years ago and found a bicycle in the hedge.",
+            "I used to love being read to. That's a lovely thing to do.",
+        ),
+        "tip": (
+            "Ask local shops for prizes. They often say yes.",
+            "Bring gloves and a flask of tea. Trust me.",
+            "Put a poster up at the library too. More people will come.",
+            "Take a photo of the group at the end. People like seeing it afterwards.",
+        ),
+        "plan": (
+            "I'll sign you up if you want.", "I'm going to start asking around this week.",
+            "I'll be there on {weekday}, rain or shine.", "I'll bring a new book next time, see if he bites.",
+        ),
+    },
+}

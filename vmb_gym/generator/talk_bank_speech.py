@@ -1,0 +1,199 @@
+"""How the natural renderer says what the template banks say (original text).
+
+:data:`NATURAL` maps the name of a template bank of :mod:`vmb_gym.generator.banks` to other
+ways of saying the same thing, with the same placeholders (``{noun}``, ``{val}``, ``{cond}``,
+``{reason}``, ``{old}``, ``{rname}``, ``{relation}``...; a capitalised placeholder is the
+capitalised value). A natural template keeps every placeholder that carries the content a
+reader needs (the value, the setting, the condition, the old value, the relative), so an
+evidence line still states its value in the words the matcher reads. Apostrophes are ASCII
+here; the renderer sets most of them curly.
+"""
+
+from __future__ import annotations
+
+NATURAL: dict[str, tuple[str, ...]] = {
+    "STATE": (
+        "Can I be fussy for a second? I like {noun} at {val}. Anything else and I notice within five minutes.",
+        "I've been meaning to say, {noun} at {val} is what works for me. I tried the others and kept going back.",
+        "{listener}, you know what, {noun} on {val} is my thing. It just feels right when I'm in here.",
+        "So after a week of fiddling, I'm settled: {noun} at {val}. That's me.",
+        "I'll admit I'm particular about this, but {noun} should be at {val} when it's me in the car.",
+        "For what it's worth, I always end up putting {noun} on {val}. It's the one that doesn't bother me.",
+        "If you ever wonder why I keep touching the screen, it's {noun}. I like it at {val}.",
+        "Honestly, {val} for {noun} is where I'm comfortable. I don't know why, it just is.",
+        "I think I've finally figured out {noun} for me: {val}. Not more, not less.",
+        "Quick thing while I remember, I prefer {noun} at {val}. It makes the drive easier on me.",
+        "You'll laugh, but {noun} at {val} makes the whole car feel better to me.",
+        "I'm a {val} person when it comes to {noun}, always have been.",
+    ),
+    "BASE": (
+        "On a normal day I just leave {noun} at {val}. That's my default.",
+        "Most days I'm fine with {noun} at {val}, nothing special.",
+        "My usual for {noun} is {val}, {listener}. That covers the everyday stuff.",
+        "If nothing unusual is going on, {noun} at {val} is what I go with.",
+        "Day to day, I keep {noun} on {val}. It's the setting I don't have to think about.",
+    ),
+    "COND": (
+        "There's one exception, though. {Cond}, I want {noun} at {val} instead.",
+        "{Cond} is different for me. Then {noun} needs to be {val}, honestly.",
+        "It changes {cond}, {listener}. I'd rather have {noun} at {val} then.",
+        "Here's the odd part: {cond} I switch {noun} over to {val}. It just helps.",
+        "I'm a bit particular {cond}. {Noun} at {val} makes a real difference then.",
+    ),
+    "REVISE": (
+        "Okay, change of plan on {noun}. {Reason}, so I'd like {val} from now on.",
+        "I know I said something else before, but {reason}. {Noun} at {val} from here on, please.",
+        "So, {listener}, {reason}, and I've gone off my old setting. {Noun} is {val} now.",
+        "Small update: {reason}, so I'm moving {noun} to {val}. We'll see if it sticks.",
+        "I've been rethinking {noun}. {Reason}, so {val} is the new normal for me.",
+    ),
+    "TRY": (
+        "Let's see how {noun} feels at {val} today.",
+        "Can we try {noun} on {val} for a bit?",
+        "I'll give {noun} at {val} a go and see.",
+        "How about {noun} at {val}? Just to test it.",
+    ),
+    "CORRECT_DOWN": (
+        "Hmm, no, {old} is too much. Take it down to {val}.",
+        "That's stronger than I thought. {Noun} down to {val}, please.",
+        "Okay, {old} was a bad idea. {Val} is better, I think.",
+        "Too much, too much. Back it off to {val}.",
+    ),
+    "CORRECT_UP": (
+        "Hmm, {old} barely does anything. Bring it up to {val}.",
+        "That's weaker than I wanted. {Noun} up to {val}, please.",
+        "Okay, {old} isn't enough. Let's say {val}.",
+        "I can hardly tell it's on. Go up to {val}.",
+    ),
+    "CORRECT_SWAP": (
+        "Wait, no, not {old}. I meant {val}.",
+        "Sorry, that's wrong. {Noun} should be {val}, not {old}.",
+        "Hang on, {old} isn't what I wanted. Make it {val}.",
+        "Ugh, I said the wrong thing. {Val}, not {old}.",
+    ),
+    "CORRECT_KEEP": (
+        "There, {val} is right. Let's keep it there.",
+        "Yes, that's it. {Val} is what I want for {noun}.",
+        "Much better. {Val} from now on.",
+    ),
+    "REL_INTRO": (
+        "My {relation} {rname} is coming to stay with us for a few weeks, so expect a lot of school runs.",
+        "Did I mention {rname}? My {relation}. {He}'s going to be around a lot this month.",
+        "I'll be giving my {relation} {rname} rides for a while. {His} car is in the store again.",
+        "So my {relation} {rname} moved to the other side of town. I'll be picking {him} up now and then.",
+    ),
+    "REL_PREF": (
+        "Oh, and {rname} mentioned that {he} likes {noun} at {val} whenever {he} rides with us.",
+        "When {rname} is with us, {noun} should be at {val}. {He} was very clear about that.",
+        "{rname} always asks for {noun} on {val}, so let's just do that for {him}.",
+        "If {rname} is in the car, {noun} at {val}. {He} gets uncomfortable otherwise.",
+    ),
+    "CONFLICT_REPLY": (
+        "Really? That's not me at all. I want {noun} at {val}.",
+        "See, we're opposites on this one. For me, {noun} is {val}.",
+        "Ha, no, {listener}. {Val} is my pick for {noun}, every time.",
+        "I couldn't do that. When I'm in here, {noun} goes to {val}.",
+    ),
+    "CONFLICT_REPLY_SHORT": (
+        "Really? I'd go with {val}, honestly.",
+        "Not for me, {listener}. I'm a {val} person.",
+        "Ha, no. {Val} for me, please.",
+        "We're different there. I'd pick {val} every time.",
+    ),
+    "COND_SHORT": (
+        "{Cond}, though, I switch it to {val}.",
+        "Except {cond}. Then I want {val}.",
+        "But {cond}, {val} is better for me.",
+    ),
+    "COMPANION": (
+        " Oh, and {cnoun} {cval} while we're at it.",
+        " And {cnoun} {cval}, same as always.",
+        " Plus {cnoun} {cval}. That's the full routine.",
+    ),
+    "NEAR_MISS": (
+        "The rental we had last week had {noun} stuck at {val}, which was such a strange choice.",
+        "My colleague keeps {noun} at {val} in her car. I rode with her once and couldn't wait to get out.",
+        "Funny thing, the taxi this morning had {noun} on {val}. I didn't say anything.",
+        "Someone in a forum swears by {noun} at {val}. Not convinced, to be honest.",
+        "The garage's loaner car had {noun} on {val} the whole time and I never found the menu.",
+        "My neighbor leaves {noun} at {val} all year. Each to their own.",
+    ),
+    "NEAR_MISS_OWN": (
+        "If we ever get a different car, maybe I'd try {noun} at {val}. Not in this one, though.",
+        "Back in my old hatchback I used to have {noun} on {val}. Different car, different life.",
+        "Just out of curiosity, would {val} for {noun} use a lot of battery? Not that I want it.",
+        "I sometimes wonder what {noun} at {val} would be like. Probably terrible.",
+        "In the work van {noun} is always at {val}, and nobody knows who set it.",
+        "When I test drove that other car, {noun} was on {val}. Didn't buy it, obviously.",
+    ),
+    "NEAR_MISS_REL": (
+        "My {relation} {rname} has {noun} at {val} in {his} own car. Drives me mad.",
+        "{rname}, my {relation}, keeps {noun} on {val} in {his} van. Not my business, I suppose.",
+        "In {rname}'s car, {noun} is always {val}. {He} never changes it.",
+    ),
+    "MENTION": (
+        "Does anyone actually know where {noun} is in the menus? I looked for ages.",
+        "{Noun} reset itself again after the update. Every single time.",
+        "I meant to ask the dealer about {noun} at the last service and completely forgot.",
+        "Who's been playing with {noun}? Not that I mind, I'm just curious.",
+        "I read somewhere that {noun} works differently in the newer models.",
+        "We should sit down and figure out {noun} properly one day.",
+    ),
+    "REASON_TALK": (
+        "{Reason}, so it's been a long few weeks, honestly.",
+        "I told my {relative} that {reason}, and they just laughed at me.",
+        "Work's fine, but {reason}, so I'm running on empty.",
+        "Remember when {reason}? Feels like ages ago now.",
+    ),
+    "PLACE_TALK": (
+        "We need to be at {dest} by ten on {weekday}, so let's not be late for once.",
+        "The traffic around {dest} was ridiculous again this morning.",
+        "Who's taking the car to {dest} tomorrow? I've lost track.",
+        "I think I left my scarf in the {seat} after we went to {dest}.",
+        "Parking near {dest} has gotten so expensive. I might take the bus next time.",
+        "Can you take the {seat} when we go to {dest}? I need the room for my bag.",
+    ),
+}
+
+#: Listener reactions to a preference (never a value or a setting name).
+ACKS: tuple[str, ...] = (
+    "Noted. I'll try to remember that next time I'm driving.",
+    "Fair enough, it's your comfort.",
+    "Huh, I wouldn't have guessed that, but okay.",
+    "Got it. I'll leave it alone then.",
+    "Makes sense. You always say the drive tires you out.",
+    "Okay, I'll keep that in mind.",
+    "Sure, no problem at all.",
+    "Good to know. I was never sure what you liked.",
+    "Really? Interesting. Fine by me.",
+    "Alright, I'll stop touching it, I promise.",
+    "That's fair. Everyone has their thing.",
+    "Okay, if that's what works for you.",
+)
+#: Follow-up questions after a preference, and the answers that justify it (no values).
+WHY: tuple[str, ...] = (
+    "Any particular reason?", "Why that one?", "What made you settle on that?", "Since when?",
+    "Does it really make that much difference?",
+)
+BECAUSE: tuple[str, ...] = (
+    "It's easier on my eyes, especially after a long day.",
+    "I just feel more relaxed that way. Don't ask me to explain it.",
+    "It helps with my back, oddly enough.",
+    "I noticed I get less tired on the longer drives.",
+    "Honestly, habit. It's what I had in my first car.",
+    "It stops me from getting distracted.",
+    "It just suits me, I think. Less fiddling.",
+)
+#: Generic replies to small talk and passing remarks (no vehicle words).
+REPLIES: tuple[str, ...] = (
+    "Oh, really? I hadn't heard that.", "That sounds nice, honestly.", "Ugh, I know exactly what you mean.",
+    "Good for you. That's great.", "Huh. Tell me more about that later.", "We'll see, I suppose.",
+    "I wouldn't worry too much about it.", "That's a good idea, actually.", "Sure, why not.",
+    "Ha, of course it did.", "Let me know how it goes.", "I can help with that if you want.",
+    "Oh no, that's annoying.", "I was wondering about that too.", "Sounds like a plan.",
+    "Maybe next week, when things calm down.", "Same here, honestly.", "I'll think about it.",
+    "Wow, okay. I didn't see that coming.", "Fair point.", "Let's talk about it tonight.",
+    "I'm sure it'll be fine.", "Nice. I'm a little jealous.", "You should go for it.",
+    "That's what I said last time!", "Hmm, I'm not so sure about that.", "Right? It's a lot.",
+    "Oh, I love that.", "That makes two of us.", "Fingers crossed, then.",
+)
