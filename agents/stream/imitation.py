@@ -3,7 +3,8 @@
 :func:`evidence_dataset` features every line of whole timelines with the label "this line is gold
 evidence of a request" (only for **training** data), :func:`behaviour_clone_writer` fits the
 policy to them (positives oversampled to balance the classes) and :func:`calibrate_keep` shifts
-the ``keep`` logit so that the writer fills about the budget.
+the ``keep`` logit so that the writer fills about the budget; :func:`pacing_prior` records the
+margins of the training lines for the length-adaptive threshold (:mod:`agents.stream.pacing`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Any
 import numpy as np
 
 from agents.stream.features import LineFeaturizer, line_tokens
+from agents.stream.pacing import PacingPrior
 from vmb_gym.envs.vehicle_mem_stream import Chunk, VehicleMemStreamEnv
 
-__all__ = ["behaviour_clone_writer", "calibrate_keep", "evidence_dataset", "keep_margin", "keep_scores"]
+__all__ = ["behaviour_clone_writer", "calibrate_keep", "evidence_dataset", "keep_margin", "keep_scores",
+           "pacing_prior"]
 
 
 def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFeaturizer, *,
@@ -30,11 +33,12 @@ def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFea
     request of its timeline (every request comes after the lines it cites).
 
     Returns:
-        ``{"obs": (n, dim) float32, "labels": (n,) int64, "tokens": (n,) int64, "group": (n,) scenario index}``.
+        ``{"obs": (n, dim) float32, "labels": (n,) int64, "tokens": (n,) int64, "group": (n,) scenario index,
+        "chunk": (n,) chunk index (unique over the dataset)}``.
     """
     env = VehicleMemStreamEnv(data, files=files, chunk_minutes=chunk_minutes)
     rng = np.random.default_rng(seed)
-    obs_l, lab_l, tok_l, grp_l = [], [], [], []
+    obs_l, lab_l, tok_l, grp_l, chk_l = [], [], [], [], []
     for g, sid in enumerate(env.scenario_ids):
         _, info = env.reset(options={"scenario_id": sid})
         speakers = tuple(info.get("speakers", ()))
@@ -49,11 +53,12 @@ def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFea
                 tok_l.append(t)
                 lab_l.append(int(ln["line_id"] in evidence))
                 grp_l.append(g)
+                chk_l.append(len(obs_l))
             obs_l.append(feats)
     dim = featurizer.dim
     return {"obs": np.concatenate(obs_l) if obs_l else np.zeros((0, dim), np.float32),
             "labels": np.asarray(lab_l, dtype=np.int64), "tokens": np.asarray(tok_l, dtype=np.int64),
-            "group": np.asarray(grp_l, dtype=np.int64)}
+            "group": np.asarray(grp_l, dtype=np.int64), "chunk": np.asarray(chk_l, dtype=np.int64)}
 
 
 def behaviour_clone_writer(model: Any, dataset: Mapping[str, np.ndarray], *, epochs: int = 5, seed: int = 0,
@@ -126,3 +131,9 @@ def calibrate_keep(model: Any, dataset: Mapping[str, np.ndarray], budget_tokens:
     with torch.no_grad():
         model.policy.action_net.bias[1] -= threshold
     return threshold
+
+
+def pacing_prior(model: Any, dataset: Mapping[str, np.ndarray], *, fill: float = 0.9) -> PacingPrior:
+    """The pacing prior of the policy on training lines: their margins' token-weighted quantiles, tokens per chunk and line."""
+    chunk = dataset["chunk"] if "chunk" in dataset else dataset["group"]
+    return PacingPrior.fit(keep_margin(model, dataset["obs"]), dataset["tokens"], chunk, fill=fill)

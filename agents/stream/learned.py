@@ -30,7 +30,11 @@ Warm start and calibration (training data only) live in :mod:`agents.stream.imit
 eval-stream --writer sb3:CHECKPOINT``, with the budget it was trained with unless the spec gives
 one: ``sb3:CHECKPOINT@2000``); :func:`save_stream_checkpoint` / :func:`load_stream_writer` store
 the model in the one SB3 checkpoint format (:mod:`agents.sb3.checkpoint`, design
-``"stream_writer"``; the sidecar describes the features and the budget).
+``"stream_writer"``; the sidecar describes the features, the budget and the pacing prior).
+When the sidecar has a pacing prior, the writer keeps a line when its keep margin beats the
+length-adaptive threshold of :class:`agents.stream.pacing.KeepPacer` (a budget share per
+expected line) instead of the argmax. ``sb3:stream`` names the writer shipped in
+``agents/stream/shipped/`` (:data:`NAMED_WRITERS`).
 """
 
 from __future__ import annotations
@@ -45,12 +49,20 @@ from gymnasium import spaces
 
 from agents.sb3.checkpoint import load_checkpoint, save_checkpoint, zip_path
 from agents.stream.features import LineFeaturizer, line_tokens
+from agents.stream.imitation import keep_margin
+from agents.stream.pacing import KeepPacer, PacingPrior
 from agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
 from agents.stream.writers import Writer
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
 
-__all__ = ["SB3StreamWriter", "StreamWriteEnv", "load_stream_writer", "save_stream_checkpoint"]
+__all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", "load_stream_writer",
+           "save_stream_checkpoint"]
+
+#: Trained writers shipped with the package (``agents/stream/shipped/``).
+SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
+#: Writer names that need no path: ``sb3:NAME`` -> checkpoint (``PATH.zip`` + ``PATH.vmb.json``).
+NAMED_WRITERS: dict[str, Path] = {"stream": SHIPPED_DIR / "stream_writer"}
 
 
 def _unwrap_stream(env: gym.Env[Any, Any]) -> VehicleMemStreamEnv:
@@ -258,7 +270,10 @@ class SB3StreamWriter(Writer):
 
     It decides the lines of a chunk one by one, as :class:`StreamWriteEnv` shows them to the
     model. With a budget, ``keep`` is masked for a line that does not fit in what is left
-    (overflow ``stop``: a learned writer never evicts).
+    (overflow ``stop``: a learned writer never evicts). With a budget and a ``pacing`` prior, a
+    line is kept when its keep margin beats the chunk's :class:`~agents.stream.pacing.KeepPacer`
+    threshold (the budget spent at a pace set by the history's expected length) instead of
+    when the model's argmax says keep.
 
     Args:
         model: the SB3 model (``predict``).
@@ -267,25 +282,38 @@ class SB3StreamWriter(Writer):
         top_k: hits per search of the reader.
         deterministic: argmax actions.
         budget_tokens: cap on the tokens kept (None: no cap).
+        pacing: the training prior of the adaptive threshold (None: the argmax decides).
     """
 
     def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,
-                 deterministic: bool = True, budget_tokens: int | None = None) -> None:
+                 deterministic: bool = True, budget_tokens: int | None = None,
+                 pacing: PacingPrior | None = None) -> None:
         super().__init__(top_k=top_k, name="sb3", budget_tokens=budget_tokens, overflow="stop")
         self.model = model
         self.featurizer = featurizer
         self.masked = masked
         self.deterministic = deterministic
+        self.pacing = pacing
+        self.pacer: KeepPacer | None = None
 
     def set_budget(self, budget_tokens: int | None, overflow: str | None = None) -> Writer:
         """The budget the keep mask enforces (the overflow is always ``stop``)."""
         return super().set_budget(budget_tokens, "stop")
+
+    def begin(self, info: dict[str, Any]) -> None:
+        """A new timeline: a fresh pacer for its number of chunks (when pacing with a budget)."""
+        paced = self.pacing is not None and self.budget_tokens is not None
+        self.pacer = KeepPacer(self.pacing, self.budget_tokens) if paced else None  # type: ignore[arg-type]
+        if self.pacer is not None:
+            self.pacer.reset(self._chunks_total)
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One store per line the model keeps (decided in order: the budget left depends on the earlier ones)."""
         if not lines:
             return []
         feats = self.featurizer.chunk(lines, self._speakers)
+        if self.pacer is not None:
+            return self._paced_writes(lines, feats)
         budget = self.budget_tokens
         used = self.used_tokens
         progress = self._chunks_seen / max(self._chunks_total, 1)
@@ -304,6 +332,24 @@ class SB3StreamWriter(Writer):
                 out.append({"name": "store", "arguments": {"line_ids": [ln["line_id"]], "people": [ln["speaker"]]}})
         return out
 
+    def _paced_writes(self, lines: list[dict[str, Any]], feats: np.ndarray) -> list[dict[str, Any]]:
+        """The chunk's margins in one pass (budget block as at the chunk's start), kept above the pacer's threshold."""
+        assert self.pacer is not None and self.budget_tokens is not None
+        budget, used = self.budget_tokens, self.used_tokens
+        progress = self._chunks_seen / max(self._chunks_total, 1)
+        tokens = [line_tokens(ln) for ln in lines]
+        left = (budget - used) / budget if budget else 0.0
+        for row, t in zip(feats, tokens, strict=True):
+            self.featurizer.set_budget(row, budget_left=left, line_tokens=t, progress=progress)
+        margins = keep_margin(self.model, feats)
+        threshold = self.pacer.threshold(margins, tokens, used)
+        out = []
+        for ln, t, m in zip(lines, tokens, margins, strict=True):
+            if m > threshold and used + t <= budget:
+                used += t
+                out.append({"name": "store", "arguments": {"line_ids": [ln["line_id"]], "people": [ln["speaker"]]}})
+        return out
+
 
 # ---------------------------------------------------------------------- checkpoints
 def save_stream_checkpoint(model: Any, path: str | Path, *, algo: str, featurizer: LineFeaturizer,
@@ -314,14 +360,17 @@ def save_stream_checkpoint(model: Any, path: str | Path, *, algo: str, featurize
 
 
 def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool = True) -> SB3StreamWriter:
-    """The :class:`SB3StreamWriter` of a checkpoint saved by :func:`save_stream_checkpoint`.
+    """The :class:`SB3StreamWriter` of a checkpoint saved by :func:`save_stream_checkpoint`, or of a name.
 
-    It keeps to the budget recorded in the sidecar (``budget_tokens``); ``set_budget`` changes it.
+    ``path`` is a checkpoint path or a name of :data:`NAMED_WRITERS` (``"stream"``: the shipped
+    writer). It keeps to the budget recorded in the sidecar (``budget_tokens``); ``set_budget``
+    changes it. A sidecar with a ``pacing`` entry gives the writer its adaptive threshold.
     Checkpoints with the old ``PATH.json`` sidecar load too (:func:`agents.sb3.checkpoint.read_sidecar`).
 
     Raises:
         ConfigError: no checkpoint or sidecar there, another design, or features that do not match the model.
     """
+    path = NAMED_WRITERS.get(str(path), path)
     model, meta = load_checkpoint(path, design="stream_writer")
     config = {"budget_features": False, **meta.get("featurizer", {})}  # sidecars from before the budget block
     featurizer = LineFeaturizer(**config)
@@ -329,5 +378,7 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
         raise ConfigError(f"{zip_path(path)} observes {model.observation_space.shape}, "
                           f"its sidecar features {featurizer.dim}")
     budget = meta.get("budget_tokens")
+    pacing = PacingPrior.from_json(meta["pacing"]) if meta.get("pacing") else None
     return SB3StreamWriter(model, featurizer, masked=meta.get("algo") == "maskable_ppo", top_k=top_k,
-                           deterministic=deterministic, budget_tokens=None if budget is None else int(budget))
+                           deterministic=deterministic, budget_tokens=None if budget is None else int(budget),
+                           pacing=pacing)

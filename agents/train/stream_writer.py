@@ -13,6 +13,11 @@ capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that d
    evidence line of a request" or not (labels of the train split only), the policy imitates the
    labels with the classes balanced, then the ``keep`` logit is shifted so that the writer fills
    about ``--fill`` x the budget on the training timelines (:func:`agents.stream.imitation.calibrate_keep`).
+   With ``--pacing`` (default) every saved checkpoint also records the margins of the training
+   lines (:func:`agents.stream.imitation.pacing_prior`): the writer then keeps a line when its
+   margin beats a threshold that adapts to the history's length (a budget share per expected
+   line, :mod:`agents.stream.pacing`), so a history twice as long as the training ones does not
+   fill the budget halfway.
 3. **RL fine-tuning**: MaskablePPO with the env's reward (request F1 minus ``--memory-cost`` per
    stored token; 0 by default: the budget is the constraint) on whole training timelines.
 4. **Curve**: after the warm start and after each PPO segment the writer is run on the holdout
@@ -51,10 +56,9 @@ from sb3_contrib import MaskablePPO
 
 from agents.stream.factory import make_writer
 from agents.stream.features import LineFeaturizer
-from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores
+from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores, pacing_prior
 from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
-from agents.train.common import add_dataclass_arguments, args_from_namespace, write_csv
-from agents.train.common import generated_train
+from agents.train.common import add_dataclass_arguments, args_from_namespace, generated_train, write_csv
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
@@ -81,6 +85,9 @@ class Args:
     """memory budget: stored tokens per timeline"""
     fill: float = 0.9
     """calibrate keep to fill this share of the budget"""
+    pacing: bool = True
+    """adapt the keep threshold to the history's length (a budget share per expected line); false: the
+    calibrated argmax keeps"""
     bc_epochs: int = 4
     """behaviour-cloning epochs (0: no warm start)"""
     memory_cost: float = 0.0
@@ -165,19 +172,24 @@ def evaluate_writer(env: Any, writer: Any, scenario_ids: Sequence[int], *, seed:
 
 
 # ----------------------------------------------------------------------------------------- training
-def warm_start(model: Any, data: str, train_files: Sequence[int], featurizer: LineFeaturizer, args: Args) -> dict[str, Any]:
-    """Behaviour cloning on the evidence labels, then the keep calibration to the budget; their figures."""
+def warm_start(model: Any, data: str, train_files: Sequence[int], featurizer: LineFeaturizer,
+               args: Args) -> tuple[dict[str, Any], dict[str, np.ndarray] | None]:
+    """Behaviour cloning on the evidence labels, then the keep calibration to the budget.
+
+    Returns their figures and the training lines' dataset (None without warm start and pacing).
+    """
     bc: dict[str, Any] = {"budget_tokens": args.budget}
     t0 = time.perf_counter()
-    if args.bc_epochs > 0:
-        dataset = evidence_dataset(data, train_files, featurizer, seed=args.seed)
+    dataset = evidence_dataset(data, train_files, featurizer, seed=args.seed) if args.bc_epochs > 0 or args.pacing \
+        else None
+    if args.bc_epochs > 0 and dataset is not None:
         bc["lines"], bc["evidence_lines"] = len(dataset["labels"]), int(dataset["labels"].sum())
         bc["after_bc"] = behaviour_clone_writer(model, dataset, epochs=args.bc_epochs, seed=args.seed)
         bc["keep_shift"] = calibrate_keep(model, dataset, args.budget, fill=args.fill)
         bc["after_calibration"] = keep_scores(model, dataset)
         bc["seconds"] = round(time.perf_counter() - t0, 1)
         print(json.dumps({"warm_start": bc}), flush=True)
-    return bc
+    return bc, dataset
 
 
 def train(args: Args) -> int:
@@ -219,13 +231,16 @@ def train(args: Args) -> int:
         log("baseline", 0, name, evaluate_writer(eval_env, make_writer(spec), holdout, seed=args.seed))
 
     stream_kwargs = {"data": data, "files": train_files, "memory_cost": args.memory_cost}
-    bc = warm_start(model, data, train_files, featurizer, args)
+    bc, dataset = warm_start(model, data, train_files, featurizer, args)
     (out / "bc.json").write_text(json.dumps(bc, indent=2))
 
     def save(name: str) -> Path:
+        extra = {"stream_kwargs": stream_kwargs, "timesteps": int(model.num_timesteps), "bc_epochs": args.bc_epochs,
+                 "fill": args.fill}
+        if args.pacing and dataset is not None:  # the margins of the model as saved
+            extra["pacing"] = pacing_prior(model, dataset, fill=args.fill).to_json()
         return save_stream_checkpoint(model, out / name, algo="maskable_ppo", featurizer=featurizer, budget_tokens=budget,
-                                      extra={"stream_kwargs": stream_kwargs, "timesteps": int(model.num_timesteps),
-                                             "bc_epochs": args.bc_epochs, "fill": args.fill})
+                                      extra=extra)
 
     def evaluate_model(stage: str) -> float:
         path = save("last")

@@ -201,3 +201,39 @@ def test_old_checkpoints_without_the_budget_block_still_load(scenarios, tmp_path
     assert writer.featurizer.dim == 32 + len(NUMERIC_NAMES) and writer.budget_tokens is None
     _, stats = _peak_store(VehicleMemStreamEnv(scenarios[:1], max_chunk_steps=64), writer, scenarios[0].scenario_id)
     assert stats["queries"] == 2
+
+
+def test_paced_checkpoint_keeps_to_its_budget_and_keeps_evidence(scenarios, tmp_path) -> None:
+    """A sidecar with a pacing prior gives the writer its length-adaptive threshold."""
+    import json
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.stream.imitation import pacing_prior
+
+    torch.set_num_threads(1)
+    featurizer = LineFeaturizer(hash_dim=64)
+    train, held_out = scenarios[:5], scenarios[5:]
+    data = evidence_dataset(train, None, featurizer)
+    assert len(np.unique(data["chunk"])) >= len(train)
+    env = StreamWriteEnv(data=train, featurizer=featurizer, memory_budget_tokens=100)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=16, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    behaviour_clone_writer(model, data, epochs=15, seed=0, batch_size=32)
+    calibrate_keep(model, data, 100, fill=0.9)
+    prior = pacing_prior(model, data, fill=0.9)
+    path = save_stream_checkpoint(model, tmp_path / "paced", algo="maskable_ppo", featurizer=featurizer,
+                                  budget_tokens=100, extra={"pacing": prior.to_json()})
+    assert json.loads((tmp_path / "paced.vmb.json").read_text())["pacing"]["fill"] == 0.9
+    writer = load_stream_writer(path)
+    assert writer.pacing is not None
+    inner = VehicleMemStreamEnv(held_out, max_chunk_steps=64)
+    peak, stats = _peak_store(inner, writer, held_out[0].scenario_id)
+    assert writer.pacer is not None and writer.pacer.chunks_seen > 0  # the pacer decided
+    assert 0 < peak <= 100
+    assert stats["write_recall"] >= 0.5 and stats["write_precision"] >= 0.5
+    unpaced = load_stream_writer(path)
+    unpaced.pacing = None
+    _peak_store(inner, unpaced, held_out[0].scenario_id)
+    assert unpaced.pacer is None
