@@ -12,6 +12,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,14 @@ def test_good_replies_change_text_and_keep_structure(serve: Any, scenario: Any) 
         scenario.qa["related_to_vehicle_preference"][0]["new_answer"]
 
 
+def test_the_natural_renderer_is_a_base_too(serve: Any) -> None:
+    base = build_scenario(replace(OPTS, renderer="natural"), 0)
+    new, stats = renderer(serve(honest)).render(base)
+    assert stats.rendered == stats.conversations and stats.fallback == 0
+    assert new.meta["generator"]["options"]["renderer"] == "natural"
+    assert len(new.history.splitlines()) == len(base.history.splitlines())
+
+
 def test_requests_carry_the_lines_and_what_they_must_keep(serve: Any, scenario: Any) -> None:
     server = serve(honest)
     renderer(server).render(scenario)
@@ -237,6 +246,8 @@ def test_parse_reply_strips_fences_and_speaker_prefixes(scenario: Any) -> None:
     lines = parse_history(scenario.history)[:2]
     content = "```json\n" + json.dumps([f"{lines[0].speaker}: hi there", "fine."]) + "\n```"
     assert parse_reply(content, lines) == ["hi there", "fine."]
+    numbered = f'1. {lines[0].speaker}: "Well, hi."\n2. {lines[1].speaker}: "Fine, thanks."\nAnswer with'
+    assert parse_reply(numbered, lines) == ["Well, hi.", "Fine, thanks."]
     with pytest.raises(ValueError, match="malformed"):
         parse_reply('["unclosed', lines)
 

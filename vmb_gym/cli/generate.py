@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -35,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(openai:MODEL: any OpenAI-compatible endpoint, $OPENAI_BASE_URL and $OPENAI_API_KEY; "
                              "hf:PATH: a local transformers model); failed conversations keep the offline text, "
                              "counted in render_manifest.json")
+    parser.add_argument("--render-base", choices=("template", "natural"), default=None,
+                        help="offline renderer an LLM --renderer rewrites and falls back to (default: the generator's)")
     parser.add_argument("--render-timeout", type=float, default=120.0, help="seconds per LLM renderer request")
     parser.add_argument("--render-retries", type=int, default=1,
                         help="re-renders of a conversation that fails verification before it falls back")
@@ -79,20 +82,11 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
                        rerenders=args.render_retries, cache=ReplyCache(args.render_cache))
 
 
-def _offline_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The generator option of an offline ``--renderer`` (none for an LLM spec or no flag)."""
-    from dataclasses import fields
-
-    from vmb_gym.errors import ConfigError
-    from vmb_gym.generator import GeneratorOptions
-
-    name = args.renderer
-    if name is None or ":" in name:
-        return {}
-    if "renderer" not in {f.name for f in fields(GeneratorOptions)}:
-        raise ConfigError(f"--renderer {name}: this version has no offline renderer option; "
-                          f"pass openai:MODEL or hf:PATH, or leave --renderer out")
-    return {"renderer": name}
+def _offline_renderer(args: argparse.Namespace) -> str | None:
+    """The offline renderer asked for: ``--renderer NAME``, or ``--render-base`` under an LLM renderer."""
+    if args.renderer is None:
+        return None
+    return args.render_base if ":" in args.renderer else args.renderer
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,9 +118,11 @@ def run(args: argparse.Namespace) -> int:
             opts = GeneratorOptions(seed=args.seed, scenarios=args.scenarios,
                                     queries_per_scenario=args.queries_per_scenario, people=args.people,
                                     history_length=args.history_length, distractor_ratio=args.distractor_ratio,
-                                    max_revision_depth=args.max_revision_depth, days=args.days,
-                                    **_offline_options(args))
+                                    max_revision_depth=args.max_revision_depth, days=args.days)
             out = Path(args.out or f"vmb_data/seed_{args.seed}")
+        offline = _offline_renderer(args)
+        if offline is not None:
+            opts = dataclasses.replace(opts, renderer=offline)
         files = generate(opts, out, render=renderer)
     except VmbError as exc:
         print(f"error: {exc}")

@@ -117,20 +117,46 @@ def render_messages(lines: Sequence[TalkLine], rules: Mapping[int, LineRule]) ->
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
+_NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+(?:[^:\"]{1,60}:\s*)?(.+?)\s*$")
+
+
+def _numbered(text: str) -> list[str] | None:
+    """The texts of a reply in the request's own numbered form (``1. Name: "text"``), or None."""
+    rows = [m for m in map(_NUMBERED.match, text.splitlines()) if m]
+    if not rows or [int(m.group(1)) for m in rows] != list(range(1, len(rows) + 1)):
+        return None
+    out = []
+    for m in rows:
+        item = m.group(2)
+        if item.startswith('"'):
+            try:
+                item = json.JSONDecoder().raw_decode(item)[0]
+            except json.JSONDecodeError:
+                item = item.strip('"')
+        out.append(str(item))
+    return out
+
+
 def parse_reply(content: str, lines: Sequence[TalkLine]) -> list[str]:
-    """The rewritten texts of a reply (a JSON list of strings, perhaps fenced or with speaker prefixes).
+    """The rewritten texts of a reply: a JSON list of strings (perhaps fenced), else the request's
+    numbered form (small models often answer in it); speaker prefixes are dropped.
 
     Raises:
-        ValueError: the reply holds no JSON list of strings.
+        ValueError: the reply holds neither.
     """
     text = _FENCE.sub("", content.strip())
     start, end = text.find("["), text.rfind("]")
-    if start < 0 or end <= start:
-        raise ValueError("malformed reply: no JSON list")
-    try:
-        items = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"malformed reply: {exc.msg}") from None
+    items: Any = None
+    error = "no JSON list"
+    if 0 <= start < end:
+        try:
+            items = json.loads(text[start:end + 1])
+        except json.JSONDecodeError as exc:
+            error = exc.msg
+    if items is None:
+        items = _numbered(text)
+    if items is None:
+        raise ValueError(f"malformed reply: {error}")
     if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
         raise ValueError("malformed reply: not a list of strings")
     out = []
