@@ -9,7 +9,6 @@ masks the allowed actions.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,7 +34,7 @@ from agents.sb3.slots.layout import (
 )
 from agents.sb3.slots.line_prior import LinePrior
 from agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
-from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
+from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
 from agents.rules import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
@@ -239,11 +238,12 @@ class SlotCatalogue:
         """The slots of the episode's current state (cached per request and the hits' text).
 
         The slots read the structured hits (``episode.memory_hits``); the text the searches
-        returned is their rendering, so its digest keys the cache. The cache keeps the
+        returned is their rendering, so its digest (:func:`~agents.sb3.slots.records.hits_key`) keys the
+        cache. The cache keeps the
         :data:`ANALYSIS_CACHE` most recently used analyses (each holds its feature rows, about
         150 KB): a call step finds its episode's analysis, a repeated task its whole episode.
         """
-        key = (episode.request, hashlib.blake2b("\n".join(episode.hits).encode(), digest_size=16).digest())
+        key = (episode.request, hits_key(episode))
         cached = self._cache.get(key)
         if cached is None:
             cached = analyse(episode.request, episode.memory_hits, speakers, episode.searched,
@@ -320,21 +320,30 @@ class SlotCatalogue:
             mask[SLOT_SEARCH] = True
             return mask  # look before acting (and follow up what the first look found)
         mask[SLOT_FINISH] = True
-        if analysis.calls is None:
-            analysis.calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]
-            analysis.calls = [(c, call_key(c["name"], c["arguments"])) if c else None for c in analysis.calls]
-        seen: set[str] = set()
         made_apis = set(episode.made_names)
-        for i in range(2, self.n):
-            entry = analysis.calls[i]
-            if entry is None or entry[0]["name"] in made_apis:
-                continue
-            key = entry[1]
-            if key in seen or key in episode.made:
-                continue  # one index per distinct call
-            seen.add(key)
-            mask[i] = True
+        for i, name, key in self.distinct_calls(analysis):
+            if name not in made_apis and key not in episode.made:
+                mask[i] = True
         return mask
+
+    def distinct_calls(self, analysis: SlotAnalysis) -> list[tuple[int, str, str]]:
+        """``(index, function name, call key)`` of the first call slot of each distinct resolved call.
+
+        Computed once per analysis (with ``analysis.calls``, every slot's resolved call and key):
+        slots that resolve to the same call share its name and key, so the first of them is the one
+        index the mask allows for that call.
+        """
+        if analysis.calls is None:
+            calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]
+            analysis.calls = [(c, call_key(c["name"], c["arguments"])) if c else None for c in calls]
+        if analysis.distinct_calls is None:
+            first: dict[str, tuple[int, str, str]] = {}
+            for i in range(2, self.n):
+                entry = analysis.calls[i]
+                if entry is not None and entry[1] not in first:
+                    first[entry[1]] = (i, entry[0]["name"], entry[1])
+            analysis.distinct_calls = list(first.values())
+        return analysis.distinct_calls  # type: ignore[no-any-return]
 
 
 class _SpeakersOnly:

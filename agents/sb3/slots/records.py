@@ -6,7 +6,8 @@ search rounds and the structured memory hits of every search (``info["memory_hit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +91,8 @@ class SlotAnalysis:
     relatives: list[str] = field(default_factory=list)  # names of the relatives the request speaks of
     features: Any = field(default=None, repr=False, compare=False)  # the featuriser's cache of static rows
     calls: Any = field(default=None, repr=False, compare=False)  # resolved calls of the call slots (cache)
+    # the first slot of each distinct resolved call: (index, function name, call key) (the mask's cache)
+    distinct_calls: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -105,12 +108,15 @@ class SlotEpisodeText(EpisodeText):
 
     search_rounds: int = 0
     memory_hits: list[dict[str, Any]] = field(default_factory=list)
+    hits_digest: bytes = field(default=b"", repr=False)  # :func:`hits_key` of ``hits[:hits_digested]``
+    hits_digested: int = field(default=0, repr=False)
 
     def on_reset(self, observation: str, info: Mapping[str, Any]) -> None:
         """Start over (no search round yet, no hits)."""
         super().on_reset(observation, info)
         self.search_rounds = 0
         self.memory_hits = []
+        self.hits_digest, self.hits_digested = b"", 0
 
     def on_step(self, observation: str, info: Mapping[str, Any]) -> None:
         """Record the step and its hits; a step with ``search_memory`` calls is one search round."""
@@ -119,6 +125,29 @@ class SlotEpisodeText(EpisodeText):
             self.search_rounds += 1
         for search in info.get("memory_hits") or ():
             self.memory_hits.extend(search["hits"])
+        if len(self.hits) > self.hits_digested:
+            self.hits_digest = chain_digest(self.hits_digest, self.hits[self.hits_digested:])
+            self.hits_digested = len(self.hits)
+
+
+def chain_digest(digest: bytes, texts: Sequence[str]) -> bytes:
+    """``digest`` extended by ``texts``, one after the other (16 bytes each: no text can run into the next)."""
+    for text in texts:
+        h = hashlib.blake2b(digest, digest_size=16)
+        h.update(text.encode("utf-8", "surrogatepass"))
+        digest = h.digest()
+    return digest
+
+
+def hits_key(episode: EpisodeText) -> bytes:
+    """A 16-byte digest of the episode's search texts (``episode.hits``, in order): the analysis cache's key.
+
+    A :class:`SlotEpisodeText` keeps it up to date step by step; for another record it is
+    computed here.
+    """
+    if getattr(episode, "hits_digested", -1) == len(episode.hits):
+        return episode.hits_digest  # type: ignore[attr-defined,no-any-return]
+    return chain_digest(b"", episode.hits)
 
 
 def search_rounds(episode: EpisodeText) -> int:
