@@ -10,7 +10,7 @@ Specs:
 | ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``agents.rules`` |
 | ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``agents.llm.hf`` |
 | ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``agents.llm.openai_compat`` |
-| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar) | ``agents.sb3.policies`` |
+| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``agents.sb3.policies`` |
 
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that

@@ -11,6 +11,10 @@ tool schema (:func:`training_settings`; the defaults of ``vmb eval --policy sb3:
                            meta={"catalogue": catalogue.to_json()})
     model, sidecar = load_checkpoint(path, design="slots")
 
+Checkpoints shipped with the package (``agents/sb3/checkpoints/NAME.zip`` + sidecar) load by name:
+``vmb eval --policy sb3:slots`` reads :data:`SHIPPED_DIR` ``/slots.zip`` unless ``slots.zip`` exists
+where the command runs (:func:`resolve_checkpoint`; saving never resolves a name).
+
 Checkpoints written before this format load through a small shim (:func:`read_sidecar`): the old
 catalogue and slot sidecars (``NAME.vmb.json`` without ``format_version``; the catalogue one had
 no ``design``) and the stream writer's ``NAME.json`` (``"kind": "stream_writer"``) are read as
@@ -35,6 +39,30 @@ DESIGNS = ("catalogue", "slots", "stream_writer")
 #: Version of the sidecar written by :func:`save_checkpoint` (1: the sidecars before it).
 FORMAT_VERSION = 2
 SIDECAR_SUFFIX = ".vmb.json"
+#: The checkpoints shipped with the package, loaded by name (``sb3:slots``).
+SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+def shipped_names() -> list[str]:
+    """The names of the shipped checkpoints (``NAME.zip`` with its sidecar in :data:`SHIPPED_DIR`)."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.stem for p in SHIPPED_DIR.glob("*.zip") if sidecar_path(p).is_file())
+
+
+def resolve_checkpoint(path: str | Path) -> Path:
+    """``path`` as given, or the shipped checkpoint it names.
+
+    A bare name (no folder, no ``.zip``) such as ``slots`` is the shipped checkpoint of that name
+    when no ``NAME.zip`` exists where the command runs.
+    """
+    text = str(path)
+    given = Path(text)
+    if given.parent == Path(".") and not text.endswith(".zip") and not zip_path(given).is_file():
+        shipped = SHIPPED_DIR / text
+        if zip_path(shipped).is_file():
+            return shipped
+    return given
 
 
 def algo_class(name: str) -> Any:
@@ -103,11 +131,13 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
     Raises:
         ConfigError: the zip or its sidecar is missing, or the sidecar is unreadable.
     """
+    path = resolve_checkpoint(path)
     model_file, side = zip_path(path), sidecar_path(path)
     legacy = _legacy_stream_sidecar(path)
     if not model_file.is_file():
+        names = ", ".join(shipped_names()) or "none"
         raise ConfigError(f"expected an SB3 checkpoint at {model_file}; write one with `vmb train sb3` "
-                          "(or `vmb train stream` for a memory writer)")
+                          f"(or `vmb train stream` for a memory writer), or name a shipped one ({names})")
     if not side.is_file() and not legacy.is_file():
         raise ConfigError(f"{model_file} has no sidecar: expected {side} (written beside the zip by save_checkpoint)")
     source = side if side.is_file() else legacy
@@ -134,6 +164,7 @@ def training_settings(path: str | Path) -> dict[str, Any]:
     Raises:
         ConfigError: as :func:`read_sidecar`, or ``"settings"`` that is not a JSON object.
     """
+    path = resolve_checkpoint(path)
     settings = read_sidecar(path).get("settings", {})
     if not isinstance(settings, dict):
         raise ConfigError(f"{sidecar_path(path)}: \"settings\" should be a JSON object, found {type(settings).__name__}")
@@ -154,6 +185,7 @@ def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = N
         ConfigError: missing files, an unreadable sidecar, another design, a newer format, an
             unknown algorithm.
     """
+    path = resolve_checkpoint(path)
     sidecar = read_sidecar(path)
     found = sidecar.get("design")
     if design is not None and found != design:
