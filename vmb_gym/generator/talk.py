@@ -26,10 +26,10 @@ import string
 from collections.abc import Sequence
 from dataclasses import replace
 
-from vmb_gym.generator import banks, talk_bank_chat, talk_bank_speech, talk_bank_topics
+from vmb_gym.generator import banks, talk_bank_chat, talk_bank_speech, talk_bank_topics, talk_bank_words
+from vmb_gym.generator.records import Beat, Person, Utt, fill
 from vmb_gym.generator.talk_bank_life import MORE_TOPICS
 from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
-from vmb_gym.generator.records import Beat, Person, Utt, fill
 
 __all__ = ["BANK_OF", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword", "typeset"]
 
@@ -38,7 +38,7 @@ _WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_prefere
 #: Fields that are spoken values: never re-typeset (the matcher reads them as generated).
 _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
 #: How often a topic is picked for a conversation.
-_TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2}
+_TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2, "interests": 4, "day": 3}
 #: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
@@ -57,6 +57,10 @@ def _bank_index() -> dict[str, str]:
 
 #: Template text -> the name of the bank of :mod:`vmb_gym.generator.banks` it comes from.
 BANK_OF: dict[str, str] = _bank_index()
+#: A life-story stage of :data:`vmb_gym.generator.banks.LIFE_STORIES` -> its natural forms.
+_LIFE: dict[str, tuple[str, ...]] = {
+    stage: natural for story, forms in zip(banks.LIFE_STORIES, talk_bank_speech.LIFE_STORIES, strict=True)
+    for stage, natural in zip(story, forms, strict=True)}
 
 
 def typeset(text: str, rng: random.Random, curly: float = 0.9) -> str:
@@ -83,7 +87,8 @@ def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
                 kw[key] = list(kept)[-1]
         else:
             kw[k] = v
-    text = typeset(fill(expand(template, rng), **kw), rng, curly)
+    text = expand(template, rng)
+    text = typeset(fill(text[:1].upper() + text[1:], **kw), rng, curly)
     for mark, value in kept.items():
         text = text.replace(mark, value)
     return text
@@ -94,7 +99,7 @@ def _placeholders(template: str) -> set[str]:
 
 
 # ============================================================================ planned utterances
-def reword(utt: Utt, rng: random.Random, listener_first: str = "") -> str:
+def reword(utt: Utt, rng: random.Random, listener_relative: str = "") -> str:
     """The natural text of a planned utterance (its template text when no natural form fits).
 
     A natural template is used only when the utterance's fields fill all its placeholders and
@@ -105,10 +110,12 @@ def reword(utt: Utt, rng: random.Random, listener_first: str = "") -> str:
     bank = BANK_OF.get(template)
     fields = dict(utt.src.fields) if utt.src is not None else {}
     if bank == "ACKS":
-        return typeset(rng.choice(talk_bank_speech.ACKS), rng)
+        return _say(rng.choice(talk_bank_speech.ACKS), rng, {})
     if bank == "REPLIES":
-        return typeset(rng.choice(talk_bank_speech.REPLIES), rng)
-    options = talk_bank_speech.NATURAL.get(bank or "")
+        comment = rng.choice(talk_bank_speech.REPLY_COMMENTS) if rng.random() < 0.55 else ""
+        return _say(f"{rng.choice(talk_bank_speech.REPLIES)} {comment}".strip(), rng,
+                    {"relative": listener_relative or "cousin"})
+    options = talk_bank_speech.NATURAL.get(bank or "") or _LIFE.get(template)
     if not options:
         return typeset(utt.text, rng)
     known = set(fields) | {k[:1].upper() + k[1:] for k in fields}
@@ -130,8 +137,8 @@ def beat_utts(rng: random.Random, people: Sequence[Person], beat: Beat) -> list[
     out: list[Utt] = []
     utts = beat.utts
     for i, u in enumerate(utts):
-        listener = beat.b if u.speaker == beat.a else beat.a
-        out.append(replace(u, text=reword(u, rng, people[listener].first)))
+        rel = people[beat.b if u.speaker == beat.a else beat.a].relatives  # "your {relative}" in a reply
+        out.append(replace(u, text=reword(u, rng, rel[0].relation if rel else "")))
         kind = (u.event or {}).get("kind")
         nxt = utts[i + 1] if i + 1 < len(utts) else None
         if kind in _WHY_KINDS and nxt is not None and nxt.event is None and nxt.speaker != u.speaker \
@@ -144,12 +151,22 @@ def beat_utts(rng: random.Random, people: Sequence[Person], beat: Beat) -> list[
 # ============================================================================ small talk
 def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
     """The fill-ins of one conversation (drawn once, so the talk stays on the same things)."""
-    f = {k: rng.choice(v) for k, v in banks.FILL.items()}
-    f.update(work=rng.choice(sharer.work), workplace=sharer.workplace, district=rng.choice(banks.DISTRICTS),
-             relative=rng.choice(sharer.relatives).relation if sharer.relatives else "cousin",
-             thing=rng.choice(talk_bank_topics.THINGS), show=rng.choice(talk_bank_topics.SHOWS),
-             city=rng.choice(talk_bank_topics.CITIES))
-    return f
+    w = talk_bank_words
+    subject, subject2 = rng.sample(w.SUBJECTS, 2)
+    snag, snag2 = rng.sample(w.WORK_SNAGS, 2)
+    rel = rng.choice(sharer.relatives) if sharer.relatives else None
+    he, him, his = ("he", "him", "his") if rel is not None and rel.gender == "m" else ("she", "her", "her")
+    return {
+        "work": rng.choice(sharer.work), "workplace": sharer.workplace,
+        "relative": rel.relation if rel else "cousin", "rname": rel.name if rel else "Sam",
+        "rhe": he, "rhim": him, "rhis": his,
+        "district": rng.choice(banks.DISTRICTS), "weekday": rng.choice(banks.FILL["weekday"]),
+        "weather": rng.choice(banks.FILL["weather"]), "grocery": rng.choice(banks.FILL["grocery"]),
+        "food": rng.choice(w.FOODS), "place": rng.choice(w.PLACES), "hobby": rng.choice(w.HOBBIES),
+        "event": rng.choice(w.EVENTS), "thing": rng.choice(w.THINGS), "show": rng.choice(w.SHOWS),
+        "city": rng.choice(w.CITIES), "subject": subject, "subject2": subject2, "snag": snag, "snag2": snag2,
+        "role": rng.choice(w.ROLES), "feeling": rng.choice(w.FEELINGS), "when": rng.choice(w.WHEN),
+    }
 
 
 def _pick_topic(rng: random.Random, avoid: str | None = None) -> str:
@@ -187,15 +204,12 @@ class _Talk:
     def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None) -> None:
         listener = self.other if speaker == self.sharer else self.sharer
         f = dict(fields or self.fields, name=self.people[listener].first)
-        text = " ".join(p for p in pieces if p)
-        self.lines.append(Utt(speaker, _say(text, self.rng, f)))
+        self.lines.append(Utt(speaker, _say(join(*pieces), self.rng, f)))
 
     def opening(self, shift: bool) -> None:
         r = self.rng
         lead = r.choice(talk_bank_chat.SHIFT) if shift else self.maybe(talk_bank_chat.GREET, 0.3)
         body = self.take("open")
-        if lead.endswith(",") and not body.startswith(("I ", "I'")):
-            body = body[:1].lower() + body[1:]
         self.say(self.sharer, lead, body, self.maybe(talk_bank_chat.TAIL, 0.3))
 
     def exchange(self) -> None:
@@ -255,4 +269,16 @@ def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -
 
 def aside(rng: random.Random, speaker: int, back: bool) -> Utt:
     """A line that opens (or closes, ``back``) a passing remark inside a longer talk."""
-    return Utt(speaker, typeset(rng.choice(talk_bank_chat.ASIDE_OUT if back else talk_bank_chat.ASIDE_IN), rng))
+    return Utt(speaker, _say(rng.choice(talk_bank_chat.ASIDE_OUT if back else talk_bank_chat.ASIDE_IN), rng, {}))
+
+
+def join(*pieces: str) -> str:
+    """Pieces of one line joined by spaces; a piece after a comma starts in lower case."""
+    out = ""
+    for p in pieces:
+        if not p:
+            continue
+        if out.endswith(",") and not p.startswith(("I ", "I'", "{")):
+            p = p[:1].lower() + p[1:]
+        out = f"{out} {p}" if out else p
+    return out

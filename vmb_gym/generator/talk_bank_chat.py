@@ -11,27 +11,42 @@ from __future__ import annotations
 
 #: Put before an opening line, now and then.
 GREET: tuple[str, ...] = (
-    "Hey, {name}.", "Morning!", "Okay, so.", "Guess what?", "So, quick update.", "Can I run something by you?",
-    "Oh, before I forget.", "Hi, {name}.", "[Got|Have you got] a minute?", "So, [funny|strange|good] thing.",
+    "Hey, {name}.", "Morning!", "[Okay|Alright|Sure|Right], so.", "Guess what?", "So, quick update.", "Can I run something by you?",
+    "[Oh, |Well, |]before I forget.", "Hi, {name}.", "[Got|Have you got] a minute?", "So, [funny|strange|good] thing.",
     "[Good morning|Morning], {name}.", "I have [news|an update], by the way.",
 )
 #: The listener's first reaction to news (good, bad or neutral).
 REACT: tuple[str, ...] = (
-    "Oh, that's [big|good|great] news!", "Wait, really?", "Oh no.", "That sounds like a lot.", "Nice!",
-    "Oh, interesting.", "That's [great|wonderful|fantastic], {name}!", "Oh wow.", "That's [exciting|a big step].",
-    "Good for you!", "Oh, I didn't know that.", "That's [a relief|good to hear].", "Congratulations!",
+    "[Oh, |Well, |]that's [big|good|great] news!", "Wait, really?", "Oh no.", "That sounds like a lot.", "Nice!",
+    "[Oh, |Well, |]interesting.", "That's [great|wonderful|fantastic], {name}!", "Oh wow.", "That's [exciting|a big step].",
+    "Good for you!", "[Oh, |Well, |]I didn't know that.", "That's [a relief|good to hear].", "Congratulations!",
     "That's [impressive|amazing].", "I can imagine.", "Ouch. That sounds [frustrating|exhausting].",
-    "Ah, [I see|I remember you mentioning that].", "That's [so|really] [cool|thoughtful].", "Oh, I love that.",
-    "[Honestly|Wow], that's [quite a week|a lot to juggle].", "I bet.", "That makes sense.", "Oh, [nice|fun]!",
+    "Ah, [I see|I remember you mentioning that].", "That's [so|really] [cool|thoughtful].", "[Oh, |Well, |]I love that.",
+    "[Honestly|Wow], that's [quite a week|a lot to juggle].", "I bet.", "That makes sense.", "[Oh, |Well, |][nice|fun]!",
+    "That's a lot to take on, especially with everything else you have going on.",
+    "I love that for you, {name}. You've been working toward it for a while.",
+    "That sounds [stressful|intense], but it also sounds like you're handling it [well|better than most people would].",
+    "[Oh, |Well, |]that's [such a good|a really nice] sign, [especially|even more so] this early.",
+    "[Honestly|Truthfully|Really], that's [the best|good] news I've heard all week.",
+    "I'm sorry, that sounds [really frustrating|like a lot]. Are you okay?",
+    "That's [wonderful|great], and you [definitely|absolutely] deserve it.",
+    "Wow, and you still had the energy to [cook|go out|talk to me] after that?",
 )
 #: A question that follows any news (asked after a reaction, now and then).
 FOLLOW: tuple[str, ...] = (
-    "Are you [feeling|more] relieved now, or is it [just a new kind of stress|still sinking in]?",
+    "Do you feel lighter now that it's settled, or has it not sunk in yet?",
     "Do you think it'll change how you [plan|do] things [from now on|going forward]?",
     "How are you feeling about it, [honestly|overall]?", "Was that the plan all along, or did it just happen?",
     "Is that what you were hoping for?", "What's the next step, then?", "Did you see that coming?",
     "Do you need a hand with any of it?", "Is that [something|the thing] you've been wanting for a while?",
     "Are you going to [tell|ask] anyone else about it?", "So what happens now?",
+    "Will you have some time for yourself, or is your week already full?",
+    "Do you have someone to help you with it, or are you doing it all on your own?",
+    "Is it the kind of thing that gets easier with time, or does it always feel like this?",
+    "If you could change one thing about it, what would it be?",
+    "How does your {relative} feel about it?", "Is there a plan B, in case it falls through?",
+    "Is that going to affect your plans for the weekend, or can you still make it?",
+    "Does that mean you'll finally have some time for {hobby} again?",
 )
 #: Put before an answer.
 HEDGE: tuple[str, ...] = (
@@ -44,18 +59,30 @@ HEDGE: tuple[str, ...] = (
 AGREE: tuple[str, ...] = (
     "That's [smart|clever].", "True.", "You might be right.", "That's fair.", "I hadn't considered that.",
     "Maybe. I'll [think about|sleep on] it.", "That's a relief to hear, actually.", "Good point.",
-    "Oh, I like that.", "That makes sense.", "I'll try that.", "That's [exactly|precisely] what I [needed|wanted] to hear.",
+    "[Oh, |Well, |]I like that.", "That makes sense.", "I'll try that.", "That's [exactly|precisely] what I [needed|wanted] to hear.",
     "[That's|It's] [worth a try|not a bad idea].", "I never thought of it that way.", "I should remember that.",
     "[Yes|Yeah], I think you're right.", "[I appreciate that|Thanks], {name}.", "Agreed.", "Definitely.",
     "That's [reassuring|good to know].", "Exactly.",
+    "That's a good idea, and it would take some of the pressure off.",
+    "You're right, and I think I've been putting it off because it feels so big.",
+    "I like that. It's simple, but simple is what I need right now.",
+    "Maybe, if I can find the time. Some weeks that's the hard part.",
+    "That's [fair|true], but I also don't want to let anyone down.",
+    "I could try that, especially on the days when everything piles up.",
+    "[Honestly|Truthfully|Really], that's what I'd tell someone else, so I should probably listen.",
 )
 #: The listener's encouragement after a plan.
 SUPPORT: tuple[str, ...] = (
     "You've got this.", "That sounds sensible.", "I'm glad it's working out.", "Good luck with it!",
     "Shout if you want help with it.", "Keep me posted.", "That's a [good|solid] plan.", "Sounds like the right call.",
-    "It'll go well, I can tell.", "I'm proud of you, honestly.", "One step at a time.",
+    "It'll go well, I can tell.", "I'm proud of you, [honestly|really|to be honest].", "One step at a time.",
     "[That's|It's] a lot, but you [always|usually] figure it out.", "I hope it goes smoothly.",
     "That sounds like a [great|good] [way to handle it|approach].", "You deserve it.",
+    "I think you're doing more than you give yourself credit for.",
+    "If you need someone to talk it through with, you know where I am.",
+    "Your instincts are usually good, so I'd trust them on this one.",
+    "Just don't forget to take some time for yourself in the middle of all that.",
+    "It sounds like you have a plan, and that's half the battle.",
 )
 #: A thought added after a statement.
 TAIL: tuple[str, ...] = (
@@ -67,29 +94,36 @@ TAIL: tuple[str, ...] = (
     "I didn't expect it to take this long.", "I'm [a bit|quite] proud of that, [to be honest|honestly].",
     "[Sometimes|Some days] I wonder how anything gets done.", "I hope it's worth it in the end.",
     "It's been a [long|strange] few weeks, but I think it's [turning a corner|getting better].",
+    "Some days it feels like progress, and some days it feels like I'm going in circles.",
+    "I think it will be worth it, but it's hard to see that in the middle of it.",
+    "If I'm honest, I'm a little nervous, but mostly excited.",
+    "It's always the small things that take the most time, isn't it?",
+    "Maybe I'm overthinking it, but I want to get it right.",
+    "I'll have a better idea by the end of the week, I think.",
+    "It's not perfect, but it's a start, and that counts for something.",
 )
 #: Asking back about the other person's life (turns the talk to their topic).
 ASK_BACK: tuple[str, ...] = (
-    "Anyway, enough about me. How's {work} going?", "What about you? [Any news|How's it going] with {work}?",
+    "[Anyway|So|Well], enough about me. How's {work} going?", "What about you? [Any news|How's it going] with {work}?",
     "How are things at {workplace}, by the way?", "Did you ever sort out {work}?",
     "[Oh, and|By the way,] how's your {relative} doing?", "Are you still busy with {work}?",
     "Speaking of work, where are you with {work}?",
 )
 #: Changing the subject (put before another topic's opening line).
 SHIFT: tuple[str, ...] = (
-    "Speaking of which,", "Totally unrelated, but", "Oh, that reminds me.", "By the way,", "On a different note,",
+    "Speaking of which,", "Totally unrelated, but", "[Oh, |Well, |]that reminds me.", "By the way,", "On a different note,",
     "Anyway,", "Changing the subject,", "Random thought, but", "[Oh|Okay], [also|one more thing].",
 )
 #: Closing pairs: the first speaker, then the reply.
 CLOSE: tuple[tuple[str, str], ...] = (
     ("Thanks for listening, {name}. I needed that.", "Anytime. Keep me posted."),
-    ("Anyway, I should get going.", "Same. Talk [later|soon]!"),
-    ("Okay, I'll report back.", "Please do. Good luck!"),
-    ("Right, enough about me.", "I like hearing about it, honestly."),
+    ("[Anyway|So|Well], I should get going.", "Same. Talk [later|soon]!"),
+    ("[Okay|Alright|Sure|Right], I'll report back.", "Please do. Good luck!"),
+    ("Right, enough about me.", "I like hearing about it, [honestly|really|to be honest]."),
     ("Thanks, {name}. That [helps|helped], really.", "Of course. [Any time|Happy to help]."),
     ("I'll tell you more tonight.", "[Looking forward to it|Can't wait]."),
     ("Let's pick this up later.", "Sure, no rush."),
-    ("Okay. Wish me luck.", "Good luck! You'll be [fine|great]."),
+    ("[Okay|Alright|Sure]. Wish me luck.", "Good luck! You'll be [fine|great]."),
     ("[I'd better|I should] [get back to it|go], {name}.", "[Go|Off you go]. Talk [soon|later]."),
     ("Thanks for the [advice|pep talk].", "[Happy to help|Any time], [really|honestly]."),
     ("[Okay|Alright], I'll keep you updated.", "[Please|Yes], I want to know how it ends."),
@@ -97,10 +131,10 @@ CLOSE: tuple[tuple[str, str], ...] = (
 )
 #: Lines around a passing remark about the car inside a longer talk.
 ASIDE_IN: tuple[str, ...] = (
-    "Sorry, random thing while I think of it.", "Hang on, one car thing.", "Oh, while we're in here.",
+    "Sorry, random thing while I think of it.", "Hang on, one car thing.", "[Oh, |Well, |]while we're in here.",
     "Wait, before I forget.", "Sorry, totally off topic.", "[Oh|Hm], [quick|one] question about the car.",
 )
 ASIDE_OUT: tuple[str, ...] = (
-    "Anyway, where was I?", "Sorry, go on.", "Anyway, back to what you were saying.", "Right. Where were we?",
-    "Okay, that's all. Carry on.", "[Sorry|Anyway], you were saying?",
+    "[Anyway|So|Well], where was I?", "Sorry, go on.", "[Anyway|So|Well], back to what you were saying.", "Right. Where were we?",
+    "[Okay|Alright|Sure|Right], that's all. Carry on.", "[Sorry|Anyway], you were saying?",
 )

@@ -36,7 +36,7 @@ TOPICS: dict[str, Topic] = {
             "Half of it is waiting on other people, and the other half is paperwork nobody warned me about.",
             "The tricky part is that every change touches three other things.",
             "I keep finding small problems that turn into big ones once I look closer.",
-            "It's good work, honestly, it's just a lot of it at once.",
+            "It's good work, [honestly|really|to be honest], it's just a lot of it at once.",
             "They want a first version by {weekday}, which is ambitious.",
             "The good news is the team is solid. The bad news is the schedule isn't.",
             "I wrote up a plan last night, so at least I know where to start.",
@@ -75,46 +75,46 @@ TOPICS: dict[str, Topic] = {
     },
     "family": {
         "open": (
-            "My {relative} called last night. We ended up talking for almost two hours.",
+            "My {relative} {rname} called last night. We ended up talking for almost two hours.",
             "My {relative} is thinking about moving closer to us.",
             "I finally booked the trip to see my {relative} in {city}.",
-            "My {relative} just started a new job, and they sound really happy about it.",
+            "My {relative} {rname} just started a new job, and {rhe} sounds really happy about it.",
             "We're throwing a small birthday dinner for my {relative} next {weekday}.",
             "My {relative} has decided to take up {hobby}, of all things.",
         ),
         "more": (
-            "They've been lonely since the move, I think, so the long calls help.",
-            "It's a big change for them, but they sound sure about it.",
+            "{Rhe}'s been lonely since the move, I think, so the long calls help {rhim}.",
+            "It's a big change for {rhim}, but {rhe} sounds sure about it.",
             "Nothing fancy, just a few people, a cake and way too much food.",
-            "They want me to come along to the first session, which is sweet.",
-            "It's been almost a year since I saw them in person.",
-            "They keep sending me photos, so I get the daily updates whether I want them or not.",
+            "{Rhe} wants me to come along to the first session, which is sweet of {rhim}.",
+            "It's been almost a year since I saw {rhim} in person.",
+            "{Rhe} keeps sending me photos, so I get the daily updates whether I want them or not.",
         ),
         "ask": (
-            "How are they doing, overall?",
+            "How is {rhe} doing, overall?",
             "Are you going to bring anything?",
-            "How long has it been since you saw them?",
-            "Do they need any help with it?",
+            "When did you last see {rhim}?",
+            "Does {rhe} need any help with it?",
             "Is the rest of the family coming too?",
-            "Did that come out of nowhere, or were they planning it?",
+            "Did that come out of nowhere, or was {rhe} planning it?",
         ),
         "relate": (
             "My {relative} did something like that a few years ago. Best decision they made.",
-            "I should call mine more often, honestly. You're making me feel guilty.",
+            "I should call mine more often, [honestly|really|to be honest]. You're making me feel guilty.",
             "Family dinners at our place always end with someone arguing about board games.",
             "That reminds me, I still owe my {relative} a visit.",
         ),
         "tip": (
-            "You could send them a little care package before the visit.",
+            "You could send {rhim} a little care package before the visit.",
             "Maybe plan one quiet day in there. Those trips get tiring.",
             "Bring photos. Older relatives love going through photos.",
-            "Ask them to teach you something. People love that.",
+            "Ask {rhim} to teach you something. People love that.",
         ),
         "plan": (
-            "I'm going to call them back on {weekday} and sort out the details.",
+            "I'm going to call {rhim} back on {weekday} and sort out the details.",
             "I'll pick up a present on the way home this week.",
             "I think I'll take a couple of days off around it.",
-            "We'll see. I'll ask what they'd actually like.",
+            "We'll see. I'll ask {rname} what {rhe}'d actually like.",
         ),
     },
     "food": {
@@ -175,7 +175,7 @@ TOPICS: dict[str, Topic] = {
             "We found boxes we hadn't opened since the move. One was just cables.",
             "I've got a few color samples taped to the wall, and they all look the same to me.",
             "They gave me a four-hour window, which means I'm stuck at home all morning.",
-            "It looks better, honestly. I just keep walking into the couch.",
+            "It looks better, [honestly|really|to be honest]. I just keep walking into the couch.",
             "They say it'll be another month. I'm not sure I believe them.",
         ),
         "ask": (
@@ -211,7 +211,7 @@ TOPICS: dict[str, Topic] = {
             "I've been sleeping so badly this week.",
             "I started walking to the station instead of taking the bus.",
             "The doctor wants me to cut back on coffee. I'm not thrilled.",
-            "I signed up for a yoga class at the community center.",
+            "I joined a [beginners'|Tuesday evening] yoga class at the community center.",
             "My allergies are terrible this spring. Everything is blooming at once.",
         ),
         "more": (
@@ -415,44 +415,6 @@ TOPICS: dict[str, Topic] = {
             "I'll ask for the days off before someone else takes them.",
         ),
     },
-    "pets": {
-        "open": (
-            "The cat knocked a plant off the windowsill again.",
-            "We're dog-sitting for the neighbors this week.",
-            "The vet says the dog needs to lose a bit of weight.",
-            "I'm thinking about getting a second cat, so the first one has company.",
-        ),
-        "more": (
-            "She looked straight at me while she did it, too.",
-            "He's sweet, but he wakes up at five and wants to go out immediately.",
-            "So no more treats from the table, which everyone will hate, him most of all.",
-            "She seems bored during the day, and I feel bad leaving her alone.",
-        ),
-        "ask": (
-            "Was anything broken?",
-            "How's your sleep holding up?",
-            "Is he taking the new diet well?",
-            "Do you think they'd get along?",
-        ),
-        "relate": (
-            "Ours went through a phase of that. It stopped once we moved the plants.",
-            "Dog-sitting was how I ended up getting one myself. Be careful.",
-            "We had to put ours on a diet too. Longer walks helped more than less food.",
-            "My {relative} introduced a second cat last year. It took a month, but now they're inseparable.",
-        ),
-        "tip": (
-            "Try a shelf she can't reach, or a heavier pot.",
-            "Tire him out in the evening with a long walk. It helps with the early mornings.",
-            "Those puzzle feeders are good. They slow him down.",
-            "Ask the shelter about a trial week first.",
-        ),
-        "plan": (
-            "I'll move the plants to the other room.",
-            "I'm going to try an extra walk at night.",
-            "I'll talk to the vet about it next time.",
-            "I'll look at the shelter's website this weekend.",
-        ),
-    },
     "neighborhood": {
         "open": (
             "Did you hear they're closing the main road through {district} for a month?",
@@ -532,94 +494,4 @@ TOPICS: dict[str, Topic] = {
             "I'll ask my team tomorrow.",
         ),
     },
-    "money": {
-        "open": (
-            "I finally sat down and went through our monthly subscriptions.",
-            "The insurance renewal came in, and it's gone up again.",
-            "I'm trying to put a bit aside every month for a proper vacation.",
-            "We got the quote for fixing the roof. It's not pretty.",
-        ),
-        "more": (
-            "I found three I'd forgotten about, including a gym I haven't been to since spring.",
-            "Nearly twenty percent, with no explanation at all.",
-            "Not a lot, just enough that I don't feel guilty when the time comes.",
-            "We could do it in two parts, which would make it easier to manage.",
-        ),
-        "ask": (
-            "Did you cancel them?",
-            "Are you going to store around?",
-            "How are you keeping track of it?",
-            "Do we need to do it before winter?",
-        ),
-        "relate": (
-            "I did the same in January and saved more than I expected.",
-            "Mine went up too. I called them and they dropped it after ten minutes on hold.",
-            "I use a separate account for that. Out of sight, out of mind.",
-            "Our neighbors had theirs done last year. I can ask who they used.",
-        ),
-        "tip": (
-            "Call them and ask for a better rate. It works surprisingly often.",
-            "Get at least two more quotes before deciding anything.",
-            "Set it up as an automatic transfer, then you don't have to think about it.",
-            "Keep one treat subscription, though. Life's too short.",
-        ),
-        "plan": (
-            "I'll call them on {weekday}.",
-            "I'm going to get another quote next week.",
-            "I'll set up the transfer tonight.",
-            "I'll make a list and we can go through it together.",
-        ),
-    },
-    "school": {
-        "open": (
-            "I signed up for an evening course on {hobby}.",
-            "My {relative} asked me to help with their college application essay.",
-            "I'm taking an online course for work, and the first assignment is due {weekday}.",
-            "I went to a talk at the university about city history. It was packed.",
-        ),
-        "more": (
-            "It's two evenings a week for ten weeks, which is more than I expected.",
-            "It's a good draft, it just needs someone to tell them what to cut.",
-            "It's mostly reading, but there's a short presentation at the end.",
-            "The speaker had old photos of streets I walk down every day.",
-        ),
-        "ask": (
-            "Is it hard to fit in around work?",
-            "What are they applying for?",
-            "What's the topic of the assignment?",
-            "Was it recorded? I'd love to see it.",
-        ),
-        "relate": (
-            "I did an evening class a few years back. The people were the best part.",
-            "I helped my {relative} with theirs once. We cut it in half and it got better.",
-            "My last online course was all quizzes. I'm not sure I learned much.",
-            "I went to one of those last year. I still think about it when I drive past the old station.",
-        ),
-        "tip": (
-            "Do the reading on your commute. It adds up fast.",
-            "Read it out loud together. The weak parts jump out.",
-            "Start the presentation early. It always takes longer than you think.",
-            "Ask the speaker for the slides. They usually say yes.",
-        ),
-        "plan": (
-            "I'll do the first reading this weekend.",
-            "I'm going to go through it with them on {weekday}.",
-            "I'll start the assignment tonight.",
-            "I'll email the organizers tomorrow.",
-        ),
-    },
 }
-
-#: Fill-ins of the topic placeholders not drawn from the people or the existing banks.
-THINGS: tuple[str, ...] = (
-    "washing machine", "dishwasher", "boiler", "kitchen tap", "garage door", "fridge", "oven door",
-    "bathroom fan", "doorbell", "toaster", "vacuum cleaner", "radiator in the bedroom",
-)
-SHOWS: tuple[str, ...] = (
-    "that new detective series", "the cooking competition", "the space documentary", "the period drama",
-    "the mystery series set on the island", "that comedy about the hotel", "the nature series",
-)
-CITIES: tuple[str, ...] = (
-    "Lisbon", "Montreal", "Kyoto", "Edinburgh", "Vienna", "Melbourne", "Seville", "Copenhagen", "Oaxaca",
-    "Valparaiso", "Tallinn", "Porto",
-)
