@@ -272,6 +272,72 @@ def bench_sb3_env(data: str, steps: int, repeats: int) -> float:
     return steps / best
 
 
+def bench_slot_env(data: str, tasks: int, repeats: int, context: int = 2) -> dict[str, float]:
+    """The slot design's env (``make_slot_env``, bm25, ``context`` neighbouring lines, the trained setting) on
+    ``tasks`` tasks, random allowed actions, resets included.
+
+    Returns CPU figures: ``first_episode_s`` (mean seconds of each task's first episode: every
+    search read and analysed), ``warm`` / ``warm_median`` (steps/s of the same tasks again, best
+    and median of ``repeats`` runs: the analyses come from the catalogue's cache), ``env_alone``
+    (steps/s of the bare ``VehicleMem-v0`` replaying the same calls: the env's own floor, mostly
+    its ``search_memory``) and ``steps_per_episode``.
+    """
+    import gymnasium as gym
+    import numpy as np
+
+    import vmb_gym  # noqa: F401
+    from agents.sb3.slots import SlotCatalogue, make_slot_env
+
+    env = make_slot_env(gym.make("VehicleMem-v0", data=data, memory="bm25", max_steps=6),
+                        catalogue=SlotCatalogue(context=context))
+    ids = [q.task_id for q in env.unwrapped.tasks.queries][:tasks]
+    rng = np.random.default_rng(0)
+    episodes: list[tuple[str, list[object]]] = []
+
+    def run(record: bool = False) -> int:
+        steps = 0
+        for tid in ids:
+            env.reset(options={"task_id": tid})
+            calls, done = [], False
+            while not done:
+                _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+                calls.append(info["slot_call"])
+                done = terminated or truncated
+            steps += 1 + len(calls)
+            if record:
+                episodes.append((tid, calls))
+        return steps
+
+    t0 = time.process_time()
+    steps = run(record=True)
+    first = (time.process_time() - t0) / len(ids)
+    best, median = _times(run, repeats)
+    bare = gym.make("VehicleMem-v0", data=data, memory="bm25", max_steps=6).unwrapped
+
+    def replay() -> None:
+        for tid, calls in episodes:
+            bare.reset(options={"task_id": tid})
+            for call in calls:
+                bare.step(call)
+
+    replay()
+    env_best, _ = _times(replay, repeats)
+    return {"first_episode_s": first, "warm": steps / best, "warm_median": steps / median,
+            "env_alone": steps / env_best, "steps_per_episode": steps / len(ids)}
+
+
+def slot_rows(data: str, tasks: int) -> list[tuple[str, str, str]]:
+    """The slot env rows of the table (:func:`bench_slot_env`)."""
+    slot = bench_slot_env(data, tasks, 3)
+    return [("slot env steps/s (default data, bm25, random allowed actions, resets included)",
+             f"{slot['warm']:,.0f} warm (median {slot['warm_median']:,.0f}; {slot['steps_per_episode']:.1f} "
+             "steps/episode)", ">= 1,000"),
+            ("slot env: first episode of a task (searches read, slots analysed)",
+             f"{slot['first_episode_s'] * 1e3:,.0f} ms", ""),
+            ("slot env: the bare env replaying the same calls (its search_memory floor)",
+             f"{slot['env_alone']:,.0f} steps/s", "")]
+
+
 def bench_memory(name: str, scenarios: list, searches: int, offset: int = 0) -> tuple[float, float, float]:
     """(ingestion seconds per scenario, seconds per search, seconds to add ``context=2`` to a search's hits)."""
     from vmb_gym.memory import make_memory
@@ -441,9 +507,14 @@ def main() -> int:
                         help="default-set tasks for the LM row (hf:smollm2-vmb seconds per episode; 0: skip it)")
     parser.add_argument("--lm-batch", type=int, default=8, help="envs per batched generate in the LM row")
     parser.add_argument("--lm-only", action="store_true", help="only the LM policy rows")
+    parser.add_argument("--slot-tasks", type=int, default=40,
+                        help="default-set tasks of the slot env rows (first episode, then warm repeats)")
+    parser.add_argument("--slot-only", action="store_true", help="only the slot env rows")
     args = parser.parse_args()
     if args.lm_only:
         return _print(bench_lm(args.lm_tasks, args.lm_batch))
+    if args.slot_only:
+        return _print(slot_rows(args.data, args.slot_tasks))
     if args.loadtest_only:
         return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
                       + bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate))
@@ -466,6 +537,7 @@ def main() -> int:
     rows.append(("env reset (cached scenario)", f"{reset_t * 1e6:.1f} us", "<= 50 us"))
     sb3_rate = bench_sb3_env(args.data, max(1, args.steps // 5), 3)
     rows.append(("SB3 view steps/s (catalogue, masks, hashing)", f"{sb3_rate:,.0f}", ">= 1,000"))
+    rows += slot_rows(args.data, args.slot_tasks)
     for i, name in enumerate(m for m in args.memory.split(",") if m):
         try:
             ingest, search, context = bench_memory(name, scenarios[: args.memory_scenarios], 200, offset=i)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from functools import lru_cache
+
+#: Token counts of texts counted before, by a 16-byte digest of the text (a search shown again, e.g. the
+#: same task's searches in another episode, costs a hash instead of a tokenization); cleared when full.
+_COUNTS: dict[bytes, int] = {}
+_COUNTS_MAX = 100_000
 
 
 @lru_cache(maxsize=1)
@@ -32,4 +38,10 @@ def count_tokens(text: str) -> int:
     enc = _encoder()
     if enc is None:
         return len(text.split())
-    return len(enc(text))
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    n = _COUNTS.get(key)
+    if n is None:
+        if len(_COUNTS) >= _COUNTS_MAX:
+            _COUNTS.clear()
+        n = _COUNTS[key] = len(enc(text))
+    return n
