@@ -42,7 +42,7 @@ from agents.baselines import NoopPolicy
 from agents.rules import RulesPolicy
 from agents.sb3.checkpoint import algo_class, save_checkpoint
 from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env, slot_call
-from agents.sb3.slots.line_prior import LinePrior
+from agents.sb3.slots.line_prior import fit_line_prior
 from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 from agents.train.common import (
     SB3_CHOICES,
@@ -91,6 +91,8 @@ class Args(SB3Args):
     """slots: Adam weight decay of the imitation warm start (1e-4 gave no gain)"""
     line_prior: bool = True
     """slots: fit the line prior (real preference vs chatter) on the training evidence"""
+    line_prior_kind: str = "words"
+    """slots: what the line prior reads: words, cues, words+cues, minilm or both (agents/sb3/slots/line_prior.py)"""
     search_context: int = 2
     """slots: neighbouring same-day lines each memory search shows around a hit (0-3)"""
     features: str = "hashing"
@@ -237,7 +239,8 @@ def fit_catalogue(train_tasks: TaskSet, scenario_ids: list[int], args: Args) -> 
     train_scenarios = [train_tasks.scenarios[i] for i in scenario_ids]
     line_prior = None
     if args.line_prior:
-        line_prior = LinePrior.fit(LinePrior.examples_from_scenarios(train_scenarios), seed=args.seed)
+        line_prior = fit_line_prior(train_scenarios, args.line_prior_kind, seed=args.seed, log=print, auc_data={
+            "held_out": args.eval_data or "default", "official": official_spec(args.official_data)})
     return SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
         train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior,
         companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios),

@@ -40,7 +40,7 @@ def test_cue_vector_reads_the_lexicon_cues() -> None:
     assert cue_vector("Is it on?")[7] == 1.0  # a question
 
 
-@pytest.mark.parametrize("kind", ["cues", "minilm", "both"])
+@pytest.mark.parametrize("kind", ["cues", "words+cues", "minilm", "both"])
 def test_each_kind_fits_ranks_and_round_trips(kind: str) -> None:
     prior = LinePrior.fit(_examples(range(10, 60, 5)), kind=kind, embedder="hashing-64")
     real = prior.many([t.format(v=77) for t in REAL])
@@ -49,7 +49,8 @@ def test_each_kind_fits_ranks_and_round_trips(kind: str) -> None:
                                             [True] * len(REAL) + [False] * len(CHATTER)))
     assert auc == pytest.approx(float(np.mean([r > c for r in real for c in chatter])))
     assert auc >= 0.75
-    width = {"cues": N_CUES, "minilm": 64 + N_CUES, "both": N_FEATURES + 64 + N_CUES}[kind]
+    width = {"cues": N_CUES, "words+cues": N_FEATURES + N_CUES, "minilm": 64 + N_CUES,
+             "both": N_FEATURES + 64 + N_CUES}[kind]
     assert prior.coef.shape == (width,) and prior.width() == width
     again = LinePrior.from_json(prior.to_json())
     assert again.kind == kind and again(CHATTER[0].format(v=3)) == pytest.approx(prior(CHATTER[0].format(v=3)), abs=1e-6)
@@ -63,7 +64,7 @@ def test_old_sidecar_reads_words_and_bad_kinds_are_refused() -> None:
     assert LinePrior.from_json(data).kind == "words"
     with pytest.raises(ConfigError, match="line-prior kind"):
         LinePrior.fit(_examples(range(10, 40, 10)), kind="bert")
-    with pytest.raises(ConfigError, match="has 79 weights"):
+    with pytest.raises(ConfigError, match=f"has {64 + N_CUES} weights"):
         LinePrior(np.zeros(3), 0.0, kind="minilm", embedder="hashing-64")
     with pytest.raises(ConfigError, match="unknown line-prior embedder"):
         LineEmbedder("gpt-9")
@@ -84,3 +85,22 @@ def test_embedder_caches_and_agrees_with_itself() -> None:
     again = emb.embed(["the rental car", "seat heating level 0"])
     assert np.array_equal(first[::-1], again)
     assert emb.embed([]).shape == (0, 32)
+
+
+def test_fit_line_prior_words_is_the_old_fit_and_the_log_names_the_auc(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents.sb3.slots import line_prior as module
+    from vmb_gym.envs.task_set import TaskSet
+
+    scenarios = [TaskSet.load("default", files=[1]).scenarios[1]]
+    old = LinePrior.fit(LinePrior.examples_from_scenarios(scenarios), seed=0)
+    lines: list[str] = []
+    monkeypatch.setattr(module, "AUC_SCENARIOS", 1)
+    new = module.fit_line_prior(scenarios, "words", seed=0, log=lines.append,
+                                auc_data={"held_out": "default", "official": "", "broken": "official:/nowhere"})
+    assert np.array_equal(old.coef, new.coef) and old.intercept == new.intercept
+    assert len(lines) == 1 and lines[0].startswith("line prior (words): 2000 lines of 1 training households")
+    assert "AUC broken skipped" in lines[0] and "AUC official" not in lines[0]  # "" = no official data
+    expected = module.prior_auc_on(new, "default", 1)
+    assert f"AUC held_out {expected:.3f}" in lines[0]
+    with pytest.raises(ConfigError, match="line-prior kind"):
+        module.fit_line_prior(scenarios, "bert")

@@ -32,22 +32,32 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from vmb_gym.errors import ConfigError
+from vmb_gym.errors import ConfigError, VmbError
 
 #: Hashed feature space of the line words (1- to 3-grams).
 N_FEATURES = 2 ** 14
 #: What a prior reads (see the module docstring).
-KINDS = ("words", "cues", "minilm", "both")
+KINDS = ("words", "cues", "words+cues", "minilm", "both")
+#: The feature blocks of each kind, in the order of the weights.
+PARTS: dict[str, tuple[str, ...]] = {"words": ("words",), "cues": ("cues",), "words+cues": ("words", "cues"),
+                                     "minilm": ("minilm", "cues"), "both": ("words", "minilm", "cues")}
 #: The kinds that embed lines (a :class:`LineEmbedder`).
 EMBEDDING_KINDS = ("minilm", "both")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
 _UNIT = re.compile(r"%|°|\b(?:percent|degrees?|level|notch|speed|mode)\b", re.I)
 _YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
+#: An instruction to the car ("Set video quality to 1080p", "can you lower the nav volume").
+_COMMAND = re.compile(r"(?:^|[.!?;:,]\s*|\b(?:please|can you|could you|would you|just|now)\s+)(?:set|turn|switch|change"
+                      r"|lower|raise|increase|decrease|put|make|keep|limit|adjust|open|close|lock|unlock|play|bump"
+                      r"|drop|crank|dial|move|bring|reduce|boost|activate|enable|disable|start|stop)\b", re.I)
+#: A wish about the setting itself ("I need it at 4", "leave it on").
+_WISH = re.compile(r"\b(?:i need it|i want it|i'd like it|i need the|i want the|i'd like the|i prefer the|let's (?:go|keep"
+                   r"|set|try|put|make|switch|change)|leave it|keep it|set it|put it|make it)\b", re.I)
 #: A line is "genuine" for the slot features when its probability reaches this.
 GENUINE = 0.5
 
@@ -67,11 +77,11 @@ def _vectorizer() -> Any:
 def _cue_patterns() -> list[re.Pattern[str]]:
     from vmb_gym.vehicle.lexicon import LINE_CUES, PERSON_STATE_WORDING, PREFERENCE_WORDING
 
-    return [*LINE_CUES.values(), PREFERENCE_WORDING, PERSON_STATE_WORDING, _UNIT, _YOU]
+    return [*LINE_CUES.values(), PREFERENCE_WORDING, PERSON_STATE_WORDING, _UNIT, _YOU, _COMMAND, _WISH]
 
 
 #: Width of :func:`cue_vector`: the lexicon cues and patterns, then settings named, best score, length.
-N_CUES = 8 + 4 + 3
+N_CUES = 8 + 6 + 3
 
 
 def cue_vector(body: str) -> np.ndarray:
@@ -174,8 +184,8 @@ class LinePrior:
 
     def width(self) -> int:
         """The number of weights of this kind."""
-        dense = (self.embedder.dim if self.embedder is not None else 0) + (N_CUES if self.kind != "words" else 0)
-        return (N_FEATURES if self.kind in ("words", "both") else 0) + dense
+        dense = (self.embedder.dim if self.embedder is not None else 0) + (N_CUES if "cues" in PARTS[self.kind] else 0)
+        return (N_FEATURES if "words" in PARTS[self.kind] else 0) + dense
 
     def design(self, bodies: Sequence[str]) -> Any:
         """The regression's input rows of ``bodies`` (sparse for ``"words"``, dense otherwise)."""
@@ -269,9 +279,9 @@ def _design(kind: str, embedder: LineEmbedder | None, bodies: Sequence[str]) -> 
     """The regression rows of ``bodies`` for a prior of ``kind``."""
     texts = [line_text(b) for b in bodies]
     blocks: list[Any] = []
-    if kind in ("words", "both"):
+    if "words" in PARTS[kind]:
         blocks.append(_vectorizer().transform(texts))
-    if kind != "words":
+    if "cues" in PARTS[kind]:
         cues = np.stack([cue_vector(b) for b in bodies]) if bodies else np.zeros((0, N_CUES), dtype=np.float32)
         if embedder is not None:
             cues = np.hstack([embedder.embed(texts), cues])
@@ -306,3 +316,52 @@ def line_prior_auc(prior: LinePrior, scenarios: Iterable[Any] | None = None, *,
         raise ConfigError(f"an AUC needs evidence and other candidate lines; found {sum(labels)} evidence lines "
                           f"among {len(labels)}")
     return float(roc_auc_score(np.asarray(labels, dtype=int), prior.many(list(bodies))))
+
+
+#: Training households the cue and embedding kinds read (their features cost more per line than words).
+PRIOR_SCENARIOS = 20
+#: Scenarios of each data set :func:`fit_line_prior` reports the AUC on (the first ones).
+AUC_SCENARIOS = 3
+
+
+def fit_line_prior(scenarios: Sequence[Any], kind: str = "words", *, seed: int = 0,
+                   auc_data: Mapping[str, str] | None = None, log: Callable[[str], Any] | None = None) -> LinePrior:
+    """The line prior of ``vmb train sb3``, fitted on training scenarios, with its AUC in the log.
+
+    ``"words"`` reads every line of every scenario (as before the kinds existed); the other kinds
+    read the first :data:`PRIOR_SCENARIOS`: every line for ``"words+cues"``, the lines that state a
+    setting value for ``"cues"`` and the embedding kinds. ``auc_data`` (name -> data spec, e.g.
+    ``{"held_out": "default", "official": "official:DIR"}``) names the sets whose first
+    :data:`AUC_SCENARIOS` scenarios ``log`` gets the AUC of (:func:`line_prior_auc`).
+    """
+    if kind not in KINDS:
+        raise ConfigError(f"unknown line-prior kind {kind!r}; expected one of {KINDS}")
+    if kind == "words":
+        examples = LinePrior.examples_from_scenarios(scenarios)
+        used = len(scenarios)
+    else:
+        used = min(len(scenarios), PRIOR_SCENARIOS)  # read at call time (tests lower it)
+        examples = LinePrior.examples_from_scenarios(scenarios[:used], candidates_only=kind != "words+cues")
+    prior = LinePrior.fit(examples, seed=seed, kind=kind)
+    if log is not None:
+        report = [f"line prior ({kind}): {len(examples)} lines of {used} training households "
+                  f"({sum(y for _, y in examples)} gold evidence)"]
+        for name, spec in (auc_data or {}).items():
+            if spec:
+                try:
+                    report.append(f"AUC {name} {prior_auc_on(prior, spec):.3f}")
+                except VmbError as exc:  # the AUC is a report: a set that cannot be read is skipped
+                    report.append(f"AUC {name} skipped ({exc})")
+        log("; ".join(report) + f" (gold evidence among the lines that state a setting value, first {AUC_SCENARIOS} "
+            "scenarios of each set)")
+    return prior
+
+
+def prior_auc_on(prior: LinePrior, spec: str, n_scenarios: int | None = None) -> float:
+    """:func:`line_prior_auc` on the first ``n_scenarios`` (default :data:`AUC_SCENARIOS`) scenarios of data
+    ``spec`` (``"default"``, ``"official:DIR"``)."""
+    from vmb_gym.envs.task_set import TaskSet
+
+    n_scenarios = AUC_SCENARIOS if n_scenarios is None else n_scenarios
+    tasks = TaskSet.load(spec, files=list(range(1, n_scenarios + 1)))
+    return line_prior_auc(prior, [tasks.scenarios[i] for i in sorted(tasks.scenarios)])
