@@ -149,3 +149,20 @@ def test_domain_gap_smaller_than_template(tmp_path: Path) -> None:
     assert nat.auc < tpl.auc
     assert nat.copy_share < 0.005
     assert nat.words_per_line["generated"]["mean"] > tpl.words_per_line["generated"]["mean"]
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_restyled_queries_read_the_same(k: int) -> None:
+    from agents.rules.request import read_request, request_destination
+
+    tpl = build_scenario(GeneratorOptions(**SMALL), k)
+    nat = _natural(k)
+    speakers = [p["name"] for p in tpl.meta["people"]]
+    changed = 0
+    for a, b in zip(tpl.qa["related_to_vehicle_preference"], nat.qa["related_to_vehicle_preference"], strict=True):
+        ra, rb = read_request(a["query"], speakers), read_request(b["query"], speakers)
+        assert (rb.target, rb.seat, rb.driver, rb.conditions) == (ra.target, ra.seat, ra.driver, ra.conditions)
+        assert request_destination(ra) in (None, request_destination(rb))  # never lost (sometimes gained)
+        assert b["query"][:9] == a["query"][:9]  # "At 7:05 AM," stays first
+        changed += a["query"] != b["query"]
+    assert changed >= len(tpl.qa["related_to_vehicle_preference"]) // 2

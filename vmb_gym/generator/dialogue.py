@@ -9,12 +9,13 @@ are placed in 20-minute slots over the days of the history; lines advance by zer
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from vmb_gym.generator import banks, talk
+from vmb_gym.generator import banks, talk, talk_query
 from vmb_gym.generator.scenario import Beat, Person, ScenarioBuilder, Utt, fill, time12
 
 _SLOTS: tuple[int, ...] = tuple(range(6 * 60 + 40, 23 * 60, 20))
@@ -134,17 +135,32 @@ def _add_filler(builder: ScenarioBuilder, rng: random.Random, sessions: list[tup
         total += n
 
 
+def restyle_queries(builder: ScenarioBuilder) -> None:
+    """Tell each planned query's situation in the official query style (natural renderer only).
+
+    Uses its own generator, so the plan and the dialogue draw the same numbers as the template's.
+    """
+    rng = random.Random(f"vmb-gen/{builder.o.seed}/{builder.sid}/natural-query")
+    for plan in builder.plans:
+        others = [p.display for p in builder.people if p.full != plan.info.get("person")
+                  and re.search(rf"\b{re.escape(p.display)}\b", plan.text)]
+        plan.text = talk_query.restyle(plan.text, rng, others[0] if others else None)
+
+
 def assemble(builder: ScenarioBuilder) -> Rendered:
     """Place the builder's beats and filler talk on the timeline and number the lines.
 
-    With ``renderer="natural"`` the talk comes from :mod:`vmb_gym.generator.talk` and a
-    conversation never starts before the previous one of the day has ended.
+    With ``renderer="natural"`` the talk comes from :mod:`vmb_gym.generator.talk`, a
+    conversation never starts before the previous one of the day has ended, and the query
+    texts are restyled (:func:`restyle_queries`).
     """
     rng = builder.r_dia
     people = builder.people
     n_people = len(people)
     natural = builder.o.renderer == "natural"
     sessions = _natural_sessions(builder, rng) if natural else _template_sessions(builder, rng)
+    if natural:
+        restyle_queries(builder)
     by_day: dict[int, list[tuple[int, int, int, list[Utt]]]] = {}
     for s in sessions:
         by_day.setdefault(s[0], []).append(s)
