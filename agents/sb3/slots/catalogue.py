@@ -241,7 +241,8 @@ class SlotCatalogue:
         returned is their rendering, so its digest (:func:`~agents.sb3.slots.records.hits_key`) keys the
         cache. The cache keeps the
         :data:`ANALYSIS_CACHE` most recently used analyses (each holds its feature rows, about
-        150 KB): a call step finds its episode's analysis, a repeated task its whole episode.
+        150 KB): a call step finds its episode's analysis, a repeated task (of the last few hundred)
+        its whole episode.
         """
         key = (episode.request, hits_key(episode))
         cached = self._cache.get(key)
@@ -354,8 +355,8 @@ class _SpeakersOnly:
 
 
 #: Analyses :meth:`SlotCatalogue.analyse` keeps (least recently used dropped first): more than the live
-#: episodes of a 100-env training run (3 analyses each), a few hundred MB at most.
-ANALYSIS_CACHE = 2048
+#: episodes of a 100-env training run (3 analyses each), about 150 MB at most.
+ANALYSIS_CACHE = 1024
 PRIOR_NEIGHBOURS = 3
 PRIOR_WEIGHT = 3.0
 #: The learned companion classifier's answer is taken from this probability on.
