@@ -107,6 +107,8 @@ def _natural_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tupl
             n_pre, n_post = rng.randint(1, 6), rng.randint(0, 5)
             around = talk.chat(rng, people, beat.a, beat.b, n_pre + n_post)
             n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
+            while 1 < n_pre and around[n_pre - 1].text.endswith("?"):  # not between a question and its answer
+                n_pre -= 1
             into = [talk.aside(rng, beat.a, False)] if rng.random() < 0.25 else []
             back = [talk.aside(rng, beat.a, True)] if n_post and rng.random() < 0.25 else []
             utts = around[:n_pre] + into + utts + back + around[n_pre:]

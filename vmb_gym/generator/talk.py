@@ -201,6 +201,14 @@ class _Talk:
     def maybe(self, bank: Sequence[str], p: float) -> str:
         return self.rng.choice(bank) if self.rng.random() < p else ""
 
+    def thought(self, p: float) -> str:
+        """Now and then a composed thought ("Sometimes it helps to take things one step at a time.")."""
+        if self.rng.random() >= p:
+            return ""
+        c = talk_bank_chat
+        lead, clause, end = self.rng.choice(c.THOUGHT_LEAD), self.rng.choice(c.THOUGHT_CLAUSE), self.rng.choice(c.THOUGHT_END)
+        return f"{lead} {clause} {end}."
+
     def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None) -> None:
         listener = self.other if speaker == self.sharer else self.sharer
         f = dict(fields or self.fields, name=self.people[listener].first)
@@ -222,15 +230,15 @@ class _Talk:
             follow = r.random() < 0.3
             self.say(b, react or r.choice(chat.REACT) if follow else react,
                      r.choice(chat.FOLLOW) if follow else self.take("ask"))
-            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.3))
+            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.25) or self.thought(0.2))
         elif move == "relate":
             self.say(b, react, self.take("relate"), self.take("ask") if r.random() < 0.3 else "")
             self.say(a, r.choice(chat.AGREE), self.take("more") if r.random() < 0.6 else "")
         elif move == "tip":
-            self.say(b, self.maybe(chat.HEDGE[:6], 0.2), self.take("tip"))
+            self.say(b, self.maybe(chat.HEDGE[:6], 0.2), self.take("tip"), self.thought(0.35))
             self.say(a, r.choice(chat.AGREE), self.take("plan") if r.random() < 0.7 else "")
         elif move == "support":
-            self.say(b, r.choice(chat.SUPPORT))
+            self.say(b, r.choice(chat.SUPPORT), self.thought(0.4))
             self.say(a, self.take("plan"), self.maybe(chat.TAIL, 0.3))
         else:  # ask back: the talk turns to the other person's work
             other_fields = _conversation_fields(r, self.people[b])

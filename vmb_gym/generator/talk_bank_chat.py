@@ -17,72 +17,71 @@ GREET: tuple[str, ...] = (
 )
 #: The listener's first reaction to news (good, bad or neutral).
 REACT: tuple[str, ...] = (
-    "[Oh, |Well, |]that's [big|good|great] news!", "Wait, really?", "Oh no.", "That sounds like a lot.", "Nice!",
-    "[Oh, |Well, |]interesting.", "That's [great|wonderful|fantastic], {name}!", "Oh wow.", "That's [exciting|a big step].",
-    "Good for you!", "[Oh, |Well, |]I didn't know that.", "That's [a relief|good to hear].", "Congratulations!",
-    "That's [impressive|amazing].", "I can imagine.", "Ouch. That sounds [frustrating|exhausting].",
-    "Ah, [I see|I remember you mentioning that].", "That's [so|really] [cool|thoughtful].", "[Oh, |Well, |]I love that.",
-    "[Honestly|Wow], that's [quite a week|a lot to juggle].", "I bet.", "That makes sense.", "[Oh, |Well, |][nice|fun]!",
-    "That's a lot to take on, especially with everything else you have going on.",
+    "That's [big|good|great] news, {name}!", "Wait, really?", "Oh no.", "That sounds like a lot to handle.",
+    "That's [great|wonderful|fantastic], {name}!", "Wow.", "That's [exciting|a big step].", "Good for you!",
+    "I didn't know that.", "That's [a relief|good to hear].", "Congratulations!", "That's [impressive|amazing].",
+    "I can imagine.", "That sounds [frustrating|exhausting], {name}.", "I remember you mentioning that.",
+    "That's [so|really] [cool|thoughtful].", "I love that.", "That's quite a lot to juggle.", "I bet.",
+    "That makes sense.", "Perfect timing, then.", "That's a lot to take on, especially with everything else you have on your plate.",
     "I love that for you, {name}. You've been working toward it for a while.",
     "That sounds [stressful|intense], but it also sounds like you're handling it [well|better than most people would].",
-    "[Oh, |Well, |]that's [such a good|a really nice] sign, [especially|even more so] this early.",
-    "[Honestly|Truthfully|Really], that's [the best|good] news I've heard all week.",
-    "I'm sorry, that sounds [really frustrating|like a lot]. Are you okay?",
+    "That's such a good sign, especially this early.", "Honestly, that's the best news I've heard all week.",
+    "I'm sorry, that sounds [really frustrating|like a lot]. Are you doing okay?",
     "That's [wonderful|great], and you [definitely|absolutely] deserve it.",
-    "Wow, and you still had the energy to [cook|go out|talk to me] after that?",
+    "That's pretty [exciting|impressive], {name}.", "Absolutely, that sounds like you.",
+    "I was hoping you'd say that.", "That's almost too good to be true.", "That's a pretty big deal, {name}.",
 )
 #: A question that follows any news (asked after a reaction, now and then).
 FOLLOW: tuple[str, ...] = (
     "Do you feel lighter now that it's settled, or has it not sunk in yet?",
-    "Do you think it'll change how you [plan|do] things [from now on|going forward]?",
-    "How are you feeling about it, [honestly|overall]?", "Was that the plan all along, or did it just happen?",
-    "Is that what you were hoping for?", "What's the next step, then?", "Did you see that coming?",
-    "Do you need a hand with any of it?", "Is that [something|the thing] you've been wanting for a while?",
-    "Are you going to [tell|ask] anyone else about it?", "So what happens now?",
+    "Do you think it will change how you [plan|do] things from now on?",
+    "How do you feel about it, [honestly|overall]?", "Was that the plan all along, or did it just happen?",
+    "Is that what you were hoping for?", "What's the next step for you, then?", "Did you see that coming?",
+    "Do you need a hand with any of it?", "Is that something you've wanted for a while?",
     "Will you have some time for yourself, or is your week already full?",
     "Do you have someone to help you with it, or are you doing it all on your own?",
     "Is it the kind of thing that gets easier with time, or does it always feel like this?",
-    "If you could change one thing about it, what would it be?",
-    "How does your {relative} feel about it?", "Is there a plan B, in case it falls through?",
-    "Is that going to affect your plans for the weekend, or can you still make it?",
-    "Does that mean you'll finally have some time for {hobby} again?",
+    "If you could change one thing about it, what would it be?", "How does your {relative} feel about it?",
+    "Is there a plan B, in case it falls through?", "Does that affect your plans for the weekend, or can you still make it?",
+    "Does that mean you'll finally have some time for {hobby} again?", "Are you happy with how it went, or is there more to do?",
+    "Is that a good thing for you, or just more work?", "Any chance of a proper break once it's done?",
+    "Have you told your {relative} yet, or are you waiting?", "Is that the same one you mentioned last week?",
 )
 #: Put before an answer.
 HEDGE: tuple[str, ...] = (
-    "Honestly,", "I mean,", "Well,", "A bit, yes.", "Not really.", "Sort of.", "I think so.", "Mostly.",
-    "To be fair,", "Hard to say.", "Yes and no.", "Good question.", "[Probably|Possibly].", "I hope so.",
-    "[Not yet|Not quite].", "[Definitely|Absolutely].", "A little, yes.", "Actually, yes.", "Maybe.",
-    "It's [a bit of both|complicated].",
+    "Honestly,", "Well,", "A bit, yes.", "Not really.", "Sort of.", "I think so.", "Mostly.", "To be fair,",
+    "Hard to say.", "Yes and no.", "Good question.", "Probably.", "I hope so.", "Not yet.", "Definitely.",
+    "Absolutely.", "A little, yes.", "Actually, yes.", "Maybe.", "It's a bit of both.", "Pretty much.", "Almost.",
+    "Sometimes, yes.", "Both, honestly.", "Usually, yes.", "For now, yes.",
 )
 #: A reply to a suggestion or a shared experience.
 AGREE: tuple[str, ...] = (
     "That's [smart|clever].", "True.", "You might be right.", "That's fair.", "I hadn't considered that.",
-    "Maybe. I'll [think about|sleep on] it.", "That's a relief to hear, actually.", "Good point.",
-    "[Oh, |Well, |]I like that.", "That makes sense.", "I'll try that.", "That's [exactly|precisely] what I [needed|wanted] to hear.",
-    "[That's|It's] [worth a try|not a bad idea].", "I never thought of it that way.", "I should remember that.",
-    "[Yes|Yeah], I think you're right.", "[I appreciate that|Thanks], {name}.", "Agreed.", "Definitely.",
-    "That's [reassuring|good to know].", "Exactly.",
-    "That's a good idea, and it would take some of the pressure off.",
+    "Maybe. I'll sleep on it.", "That's a relief to hear, actually.", "Good point.", "I like that.",
+    "That makes sense.", "I could try that.", "That's exactly what I needed to hear.", "That's worth a try.",
+    "I never thought of it that way.", "I should remember that.", "I think you're right.", "I appreciate that, {name}.",
+    "Agreed.", "Definitely.", "That's [reassuring|good to know].", "Exactly.", "Absolutely.", "That would help, for sure.",
+    "That's a good idea, and it would take some of the pressure off.", "Perfect, thank you.",
     "You're right, and I think I've been putting it off because it feels so big.",
     "I like that. It's simple, but simple is what I need right now.",
     "Maybe, if I can find the time. Some weeks that's the hard part.",
     "That's [fair|true], but I also don't want to let anyone down.",
     "I could try that, especially on the days when everything piles up.",
-    "[Honestly|Truthfully|Really], that's what I'd tell someone else, so I should probably listen.",
+    "Honestly, that's what I'd tell someone else, so I should probably listen.",
+    "Thanks, {name}. That's a good reminder.", "That would be perfect, actually.", "I'll think about that, thanks.",
 )
 #: The listener's encouragement after a plan.
 SUPPORT: tuple[str, ...] = (
-    "You've got this.", "That sounds sensible.", "I'm glad it's working out.", "Good luck with it!",
-    "Shout if you want help with it.", "Keep me posted.", "That's a [good|solid] plan.", "Sounds like the right call.",
-    "It'll go well, I can tell.", "I'm proud of you, [honestly|really|to be honest].", "One step at a time.",
-    "[That's|It's] a lot, but you [always|usually] figure it out.", "I hope it goes smoothly.",
-    "That sounds like a [great|good] [way to handle it|approach].", "You deserve it.",
-    "I think you're doing more than you give yourself credit for.",
-    "If you need someone to talk it through with, you know where I am.",
+    "You've got this, {name}.", "That sounds sensible.", "I'm glad it's working out for you.", "Good luck with it!",
+    "Tell me if you want a hand with any of it.", "Keep me posted.", "That's a [good|solid] plan.", "Sounds like the right call.",
+    "I'm sure it will go well.", "I'm proud of you, honestly.", "One step at a time.",
+    "It's a lot, but you always figure it out.", "I hope it goes smoothly.", "That sounds like a great way to handle it.",
+    "You deserve it.", "I think you're doing more than you give yourself credit for.",
+    "If you need someone to talk it through with, you know where to find me.",
     "Your instincts are usually good, so I'd trust them on this one.",
     "Just don't forget to take some time for yourself in the middle of all that.",
-    "It sounds like you have a plan, and that's half the battle.",
+    "It sounds like you have a plan, and that's half the battle.", "That sounds perfect, {name}.",
+    "I'm here if you need anything.", "That's the spirit.", "Let me know how it turns out, {name}.",
 )
 #: A thought added after a statement.
 TAIL: tuple[str, ...] = (
@@ -137,4 +136,26 @@ ASIDE_IN: tuple[str, ...] = (
 ASIDE_OUT: tuple[str, ...] = (
     "[Anyway|So|Well], where was I?", "Sorry, go on.", "[Anyway|So|Well], back to what you were saying.", "Right. Where were we?",
     "[Okay|Alright|Sure|Right], that's all. Carry on.", "[Sorry|Anyway], you were saying?",
+)
+
+#: A thought composed of three parts (lead, then a clause, then what it is about), appended to lines.
+THOUGHT_LEAD: tuple[str, ...] = (
+    "Honestly,", "I think", "Sometimes", "Maybe", "Plus,", "And", "But", "In the end,", "Either way,",
+    "For me,", "If anything,", "To be honest,", "The way I see it,", "At this point,", "Most days,", "Still,",
+)
+THOUGHT_CLAUSE: tuple[str, ...] = (
+    "it helps to", "it's worth trying to", "you have to", "it's easy to forget to", "it's good to",
+    "we should all", "it makes sense to", "the trick is to", "it's important to", "you can only", "it pays to",
+    "the best thing is to", "it's fine to", "you learn to",
+)
+THOUGHT_END: tuple[str, ...] = (
+    "take things one step at a time", "keep some time for yourself", "ask for help when you need it",
+    "focus on what you can actually control", "celebrate the small wins", "check in with the people around you",
+    "write everything down before you forget", "leave some room for surprises", "get some rest before a big day",
+    "keep your options open", "say no to the things that drain you", "be patient with the process",
+    "trust your instincts on these things", "plan ahead but not too far", "laugh about it when you can",
+    "listen more than you talk", "stay curious about the details", "enjoy the quiet moments",
+    "be honest about how much you can take on", "make space for the things you love",
+    "keep the people you care about close", "learn something from every mistake", "pace yourself",
+    "remember why you started", "share the load with your team",
 )

@@ -215,7 +215,7 @@ MORE_TOPICS: dict[str, Topic] = {
         ),
         "relate": (
             "I went through a phase like that with {subject2}. I still have all the books.",
-            "My {relative} is the same about {subject2}. You two should talk.",
+            "My {relative} goes on about {subject2} like that. You two should compare notes.",
             "I read a little about that once, mostly the history side of it.",
             "I love that kind of thing. Last year it was {subject2} for me.",
         ),
