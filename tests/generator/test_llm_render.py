@@ -266,6 +266,8 @@ def test_vmb_generate_renderer_openai_writes_the_manifest_and_never_the_key(
     assert manifest["renderer"] == "openai:loop-model" and manifest["re_rendered"] == 1
     assert manifest["rendered"] == manifest["conversations"] - 1 and manifest["fallback"] == 0
     assert "1 re-rendered" in printed.out
+    meta = json.loads(next((out / "meta").glob("*.json")).read_text())
+    assert meta["generator"]["llm_render"]["model"] == "openai:loop-model" and meta["generator"]["paraphrased"]
     assert set(server.auth) == {f"Bearer {KEY}"}
     written = [p.read_text() for p in out.rglob("*") if p.is_file()]
     written += [p.read_text() for p in (tmp_path / "cache").rglob("*.json")]

@@ -68,17 +68,17 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
         from agents.llm.openai_compat import OpenAIClient
 
         backend: Any = OpenAIClient(arg, timeout=args.render_timeout, max_retries=1, max_tokens=args.render_max_tokens)
-        model = f"openai:{arg}@{backend.base_url}"
+        model, endpoint = f"openai:{arg}", backend.base_url
     elif kind == "hf":
         from agents.llm.hf import HFPolicy
 
         backend = HFPolicy(arg, max_new_tokens=args.render_max_tokens)
-        model = f"hf:{arg}"
+        model, endpoint = f"hf:{arg}", ""
     else:
         from vmb_gym.memory.chat_backends import make_chat_backend
 
-        backend, model = make_chat_backend(args.renderer), args.renderer
-    return LLMRenderer(backend, model, reader=gated(lambda api, text: extract_value(API_SPECS[api], text)),
+        backend, model, endpoint = make_chat_backend(args.renderer), args.renderer, ""
+    return LLMRenderer(backend, model, endpoint=endpoint, reader=gated(lambda api, text: extract_value(API_SPECS[api], text)),
                        rerenders=args.render_retries, cache=ReplyCache(args.render_cache))
 
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}")
         return 2
     if renderer is not None:
-        summary = {"renderer": renderer.model.split("@")[0], "scenarios": opts.scenarios, **renderer.stats.to_json()}
+        summary = {"renderer": renderer.model, "scenarios": opts.scenarios, **renderer.stats.to_json()}
         (out / "render_manifest.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         s = renderer.stats
         print(f"LLM renderer {summary['renderer']}: {s.conversations} conversations, {s.rendered} rendered, "

@@ -191,6 +191,7 @@ class LLMRenderer:
     Args:
         backend: the chat model (e.g. ``make_chat_backend("openai:MODEL")``).
         model: the model's name in the cache key and the sidecar (e.g. ``"openai:MODEL"``).
+        endpoint: where the model is served (e.g. the base URL); part of the cache key only.
         reader: value reader of the verifier (default: the simulator vocabulary).
         rerenders: requests after the first for a conversation that fails (default 1).
         cache: reply cache; None: no cache.
@@ -198,11 +199,12 @@ class LLMRenderer:
         max_lines: longest conversation part sent in one request.
     """
 
-    def __init__(self, backend: ChatBackend, model: str, *, reader: ValueReader = vocabulary_reader,
-                 rerenders: int = 1, cache: ReplyCache | None = None, progress: bool = True,
-                 max_lines: int = 24) -> None:
+    def __init__(self, backend: ChatBackend, model: str, *, endpoint: str = "",
+                 reader: ValueReader = vocabulary_reader, rerenders: int = 1, cache: ReplyCache | None = None,
+                 progress: bool = True, max_lines: int = 24) -> None:
         self.backend = backend
         self.model = model
+        self.endpoint = endpoint
         self.reader = reader
         self.rerenders = max(0, int(rerenders))
         self.cache = cache
@@ -265,7 +267,7 @@ class LLMRenderer:
 
     def _ask(self, messages: list[dict[str, str]], stats: RenderStats) -> tuple[str, list[str]]:
         """A reply text (cached or requested) and, when the request failed, why."""
-        key = request_key(self.model, messages)
+        key = request_key(f"{self.model}@{self.endpoint}" if self.endpoint else self.model, messages)
         if self.cache is not None:
             cached = self.cache.get(key)
             if cached is not None:
