@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -109,9 +109,9 @@ def _natural_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tupl
             n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
             while 1 < n_pre and around[n_pre - 1].text.endswith("?"):  # not between a question and its answer
                 n_pre -= 1
-            into = [talk.aside(rng, beat.a, False)] if rng.random() < 0.25 else []
-            back = [talk.aside(rng, beat.a, True)] if n_post and rng.random() < 0.25 else []
-            utts = around[:n_pre] + into + utts + back + around[n_pre:]
+            if utts and utts[0].tag is None and rng.random() < 0.3:  # "Oh, while we're in here." leads in
+                utts[0] = replace(utts[0], text=f"{talk.aside(rng, beat.a, False).text} {utts[0].text}")
+            utts = around[:n_pre] + utts + around[n_pre:]
         else:
             utts = (talk.chat(rng, people, beat.a, beat.b, rng.randint(2, 8)) + utts
                     + talk.chat(rng, people, beat.b, beat.a, rng.randint(0, 5)))

@@ -43,6 +43,8 @@ _TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "ho
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _CHOICE = re.compile(r"\[([^\[\]]*)\]")
+_SYNONYM = re.compile(r"(?<![{\w])(?:" + "|".join(sorted(map(re.escape, talk_bank_words.SYNONYMS), key=len, reverse=True))
+                      + r")(?![\w}])", re.IGNORECASE)
 
 
 def _bank_index() -> dict[str, str]:
@@ -75,6 +77,18 @@ def expand(template: str, rng: random.Random) -> str:
     return _CHOICE.sub(lambda m: rng.choice(m.group(1).split("|")), template)
 
 
+def vary(text: str, rng: random.Random, p: float = 0.35) -> str:
+    """``text`` with some of its everyday words swapped for a synonym (placeholders are left alone)."""
+    def swap(m: re.Match[str]) -> str:
+        word = m.group(0)
+        options = talk_bank_words.SYNONYMS.get(word.lower())
+        if not options or rng.random() >= p:
+            return word
+        new = rng.choice(options)
+        return new[:1].upper() + new[1:] if word[:1].isupper() else new
+    return _SYNONYM.sub(swap, text)
+
+
 def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
     """Expand and fill a template, typesetting all but the spoken values (kept as generated)."""
     curly = 1.0 if rng.random() < 0.9 else 0.0
@@ -87,7 +101,7 @@ def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
                 kw[key] = list(kept)[-1]
         else:
             kw[k] = v
-    text = expand(template, rng)
+    text = vary(expand(template, rng), rng)
     text = typeset(fill(text[:1].upper() + text[1:], **kw), rng, curly)
     for mark, value in kept.items():
         text = text.replace(mark, value)
@@ -112,7 +126,7 @@ def reword(utt: Utt, rng: random.Random, listener_relative: str = "") -> str:
     if bank == "ACKS":
         return _say(rng.choice(talk_bank_speech.ACKS), rng, {})
     if bank == "REPLIES":
-        comment = rng.choice(talk_bank_speech.REPLY_COMMENTS) if rng.random() < 0.55 else ""
+        comment = rng.choice(talk_bank_speech.REPLY_COMMENTS) if rng.random() < 0.9 else ""
         return _say(f"{rng.choice(talk_bank_speech.REPLIES)} {comment}".strip(), rng,
                     {"relative": listener_relative or "cousin"})
     options = talk_bank_speech.NATURAL.get(bank or "") or _LIFE.get(template)
@@ -230,16 +244,16 @@ class _Talk:
             follow = r.random() < 0.3
             self.say(b, react or r.choice(chat.REACT) if follow else react,
                      r.choice(chat.FOLLOW) if follow else self.take("ask"))
-            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.25) or self.thought(0.2))
+            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.3) or self.thought(0.25))
         elif move == "relate":
-            self.say(b, react, self.take("relate"), self.take("ask") if r.random() < 0.3 else "")
-            self.say(a, r.choice(chat.AGREE), self.take("more") if r.random() < 0.6 else "")
+            self.say(b, react, self.take("relate"), self.take("ask") if r.random() < 0.4 else "")
+            self.say(a, r.choice(chat.AGREE), self.take("more") if r.random() < 0.5 else self.take("plan"))
         elif move == "tip":
             self.say(b, self.maybe(chat.HEDGE[:6], 0.2), self.take("tip"), self.thought(0.35))
-            self.say(a, r.choice(chat.AGREE), self.take("plan") if r.random() < 0.7 else "")
+            self.say(a, r.choice(chat.AGREE), self.take("plan"), self.maybe(chat.TAIL, 0.2))
         elif move == "support":
-            self.say(b, r.choice(chat.SUPPORT), self.thought(0.4))
-            self.say(a, self.take("plan"), self.maybe(chat.TAIL, 0.3))
+            self.say(b, r.choice(chat.SUPPORT), self.thought(0.5) or r.choice(chat.FOLLOW))
+            self.say(a, self.take("plan"), self.maybe(chat.TAIL, 0.4))
         else:  # ask back: the talk turns to the other person's work
             other_fields = _conversation_fields(r, self.people[b])
             self.say(a, self.take("plan") if r.random() < 0.5 else "", r.choice(chat.ASK_BACK), fields=other_fields)

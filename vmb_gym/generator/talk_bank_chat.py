@@ -73,7 +73,7 @@ AGREE: tuple[str, ...] = (
 #: The listener's encouragement after a plan.
 SUPPORT: tuple[str, ...] = (
     "You've got this, {name}.", "That sounds sensible.", "I'm glad it's working out for you.", "Good luck with it!",
-    "Tell me if you want a hand with any of it.", "Keep me posted.", "That's a [good|solid] plan.", "Sounds like the right call.",
+    "[Tell me|Just say] if you [want|need] a hand.", "Keep me posted.", "That's a [good|solid] plan.", "Sounds like the right call.",
     "I'm sure it will go well.", "I'm proud of you, honestly.", "One step at a time.",
     "It's a lot, but you always figure it out.", "I hope it goes smoothly.", "That sounds like a great way to handle it.",
     "You deserve it.", "I think you're doing more than you give yourself credit for.",
@@ -87,7 +87,7 @@ SUPPORT: tuple[str, ...] = (
 TAIL: tuple[str, ...] = (
     "[It's|That's] been on my mind all week.", "I'm trying not to overthink it.", "We'll see how it goes.",
     "[Fingers crossed|Wish me luck].", "It's a lot, but I'm [mostly|kind of] enjoying it.",
-    "I [keep|can't stop] thinking about it.", "[Anyway|So], that's where things are.",
+    "[I keep coming back to it|It's stuck in my head|I can't let it go].", "[Anyway|So], that's where things are.",
     "[Not ideal|Could be worse], [honestly|really].", "I'll [tell|show] you [later|tonight].",
     "It's [funny|strange] how these things work out.", "[At least|Still,] it's [progress|something].",
     "I didn't expect it to take this long.", "I'm [a bit|quite] proud of that, [to be honest|honestly].",
@@ -115,18 +115,18 @@ SHIFT: tuple[str, ...] = (
 )
 #: Closing pairs: the first speaker, then the reply.
 CLOSE: tuple[tuple[str, str], ...] = (
-    ("Thanks for listening, {name}. I needed that.", "Anytime. Keep me posted."),
-    ("[Anyway|So|Well], I should get going.", "Same. Talk [later|soon]!"),
-    ("[Okay|Alright|Sure|Right], I'll report back.", "Please do. Good luck!"),
-    ("Right, enough about me.", "I like hearing about it, [honestly|really|to be honest]."),
-    ("Thanks, {name}. That [helps|helped], really.", "Of course. [Any time|Happy to help]."),
-    ("I'll tell you more tonight.", "[Looking forward to it|Can't wait]."),
-    ("Let's pick this up later.", "Sure, no rush."),
-    ("[Okay|Alright|Sure]. Wish me luck.", "Good luck! You'll be [fine|great]."),
-    ("[I'd better|I should] [get back to it|go], {name}.", "[Go|Off you go]. Talk [soon|later]."),
-    ("Thanks for the [advice|pep talk].", "[Happy to help|Any time], [really|honestly]."),
-    ("[Okay|Alright], I'll keep you updated.", "[Please|Yes], I want to know how it ends."),
-    ("Thanks again, {name}.", "Of course. [Have a good day|Enjoy the rest of your day]!"),
+    ("Thanks for listening, {name}. I [needed that|feel better already].", "Anytime. Keep me posted on how it goes."),
+    ("[Anyway|Well], I should get going before I'm late.", "Same here. Talk soon, and good luck with everything!"),
+    ("[Okay|Alright], I'll report back once I know more.", "Please do. I want to hear how it turns out."),
+    ("[Right|Okay], enough about me for one morning.", "[I like hearing it, honestly|Never, I could listen all day|You know I love the updates]."),
+    ("Thanks, {name}. That [helps|helped] more than you know.", "Of course. [Any time|Happy to help], really."),
+    ("I'll tell you the rest tonight, if you're around.", "[Looking forward to it|Can't wait]. I'll be home by seven."),
+    ("Let's pick this up later, when we both have time.", "Sure, no rush. It'll keep."),
+    ("Okay. Wish me luck for tomorrow.", "Good luck! You'll be [fine|great], I'm sure of it."),
+    ("[I'd better|I should] [get back to it|go], {name}. Thanks for the chat.", "[Go|Off you go]. Talk [soon|later], and take care."),
+    ("Thanks for the [advice|pep talk], {name}. I mean it.", "[Happy to help|Any time]. That's what friends are for."),
+    ("[Okay|Alright], I'll keep you updated on all of it.", "[Please|Yes], I want to know how it ends."),
+    ("Thanks again, {name}. I appreciate you listening.", "Of course. [Have a good day|Enjoy the rest of your day]!"),
 )
 #: Lines around a passing remark about the car inside a longer talk.
 ASIDE_IN: tuple[str, ...] = (

@@ -119,7 +119,7 @@ NATURAL: dict[str, tuple[str, ...]] = {
         "My neighbor leaves {noun} at {val} all year. Each to their own.",
     ),
     "NEAR_MISS_OWN": (
-        "If we ever get a different car, maybe I'd try {noun} at {val}. Not in this one, though.",
+        "If we ever [replace this one|upgrade], maybe I'd try {noun} at {val}. Not now, though.",
         "Back in my old hatchback I used to have {noun} on {val}. Different car, different life.",
         "Just out of curiosity, would {val} for {noun} use a lot of battery? Not that I want it.",
         "I sometimes wonder what {noun} at {val} would be like. Probably terrible.",
@@ -158,29 +158,30 @@ NATURAL: dict[str, tuple[str, ...]] = {
 #: Listener reactions to a preference (never a value or a setting name).
 ACKS: tuple[str, ...] = (
     "Noted. I'll keep it that way when I'm driving you.",
-    "Fair enough, it's your comfort.",
-    "Huh, I wouldn't have guessed that, but okay.",
-    "Got it. I'll leave it alone then.",
+    "Fair enough, it's your comfort, and you know best what works for you.",
+    "Huh, I wouldn't have guessed that, but okay, I'll remember.",
+    "Got it. I'll leave it alone then, I promise.",
     "Makes sense. You always say the drive tires you out.",
-    "[Okay|Alright|Sure|Right], I'll keep that in mind.",
-    "Sure, no problem at all.",
+    "Okay, I'll keep that in mind for next time.",
+    "Sure, no problem at all. Just remind me if I forget.",
     "Good to know. I was never sure what you liked.",
-    "Really? Interesting. Fine by me.",
+    "Really? Interesting. Fine by me, either way.",
     "Alright, I'll stop touching it, I promise.",
-    "That's fair. Everyone has their thing.",
-    "[Okay|Alright|Sure|Right], if that's what works for you.",
+    "That's fair. Everyone has their thing, and that's yours.",
+    "Okay, if that's what works for you, that's what we'll do.",
     "Of course. If it makes the drive easier for you, that's what matters.",
     "I'll try to remember, but remind me if I forget, especially on busy mornings.",
     "That's [fair|reasonable]. I'm the same about some things, so I get it.",
-    "Sure. I wish you'd told me sooner, [honestly|really|to be honest], but now I know.",
-    "[Okay|Alright|Sure|Right], [noted|got it]. I'll [set it that way|keep it like that] for you.",
+    "Sure. I wish you'd told me sooner, honestly, but now I know.",
+    "Okay, [noted|got it]. I'll [set it that way|keep it like that] for you.",
     "Makes sense, and it's your car [as much as mine|too], so your call.",
     "[Absolutely|Of course]. Just tell me if you ever change your mind.",
 )
 #: Follow-up questions after a preference, and the answers that justify it (no values).
 WHY: tuple[str, ...] = (
-    "Any particular reason?", "Why that one?", "What made you settle on that?", "Since when?",
-    "Does it really make that much difference?",
+    "Any particular reason, or is it just habit?", "Why that one, if you don't mind me asking?",
+    "What made you settle on that? I'm curious.", "Since when? You never used to care about that.",
+    "Does it really make that much difference for you?", "Interesting. Is that a comfort thing or something else?",
 )
 BECAUSE: tuple[str, ...] = (
     "It's easier on my eyes, especially after a long day.",
@@ -203,7 +204,7 @@ REPLIES: tuple[str, ...] = (
 REPLY_COMMENTS: tuple[str, ...] = (
     "I hadn't heard that, but it doesn't surprise me.", "Some people have strange habits, I guess.",
     "That's one way to do it, I suppose.", "Tell me how it turns out, if you remember.",
-    "I'd be curious to see that, if you ever have some time.", "Maybe we can talk about it tonight.",
+    "I'd be curious to see that, if you ever have some time.", "[Maybe we can|Let's] [go over it|catch up on that] tonight.",
     "You always notice the little things.", "That sounds like your week in a nutshell.",
     "I think I'd have done the same, to be honest.", "Your {relative} would have something to say about that.",
     "It's always something, isn't it?", "I'm sure it will sort itself out.", "I'll take your word for it.",

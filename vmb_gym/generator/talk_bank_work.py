@@ -168,4 +168,12 @@ WORK_ASIDES: tuple[str, ...] = (
     "Someone at {workplace} microwaved fish again. [The whole floor knows|We held a meeting about it].",
     "I'm finally taking some time off at the end of the month.",
     "We're moving offices in the spring, so everything is in boxes.",
+    "The data for {work} finally came in, and it's [messier|better] than we expected.",
+    "I've been doing some research for {work}, and there's so much more to it than I thought.",
+    "The biggest challenge with {work} is getting everyone to agree on the process.",
+    "We're trying a new process for {work}, and so far it's [saving us time|mostly confusing].",
+    "I want to focus on {work} this week, but something else always comes up.",
+    "Half my week goes into reports about {work}, and the other half into the actual work.",
+    "Someone from another team asked to see our data on {work}, which is [flattering|a little scary].",
+    "I presented {work} to the team today, and the feedback was [better than I hoped|mostly positive].",
 )
