@@ -106,6 +106,20 @@ def test_superseded_revisions_shown_are_the_ones_the_request_matches():
     assert mem.violations == 0
 
 
+def test_a_fact_hit_shows_at_most_four_revisions_by_default():
+    # six reading-light revisions: the budget keeps the active one and the three that match best
+    script = [(k * DAY, GARY, f"Set the reading light to {level}.") for k, level in enumerate((9, 8, 7, 6, 5, 4))]
+    script[1] = (DAY, GARY, "Let me set the reading light to 8, I need to see these maps.")
+    sc = Scenario(1, (GARY, JUSTIN, PAT), make_lines(script), (), "synthetic")
+    now = sc.lines[-1].timestamp
+    query = "reading light like when I read the maps"
+    hit = next(h for h in _memory(sc).search(query, as_of=now, top_k=3) if h.layer == "fact")
+    assert len(hit.line_ids) == 4 and hit.text.count("[superseded]") == 3
+    assert {6, 2} <= set(hit.line_ids)  # the active revision and the one about the maps
+    wide = next(h for h in _memory(sc, max_revisions=6).search(query, as_of=now, top_k=3) if h.layer == "fact")
+    assert sorted(wide.line_ids) == [1, 2, 3, 4, 5, 6]
+
+
 def test_as_of_cuts_revisions_and_episode_lines():
     sc = _scenario()
     mem = _memory(sc)
