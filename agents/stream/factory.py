@@ -1,4 +1,4 @@
-"""Writers from their specs: ``NAME[@TOKENS[/fifo|/stop]]`` or ``sb3:CHECKPOINT[@...]``.
+"""Writers from their specs: ``NAME[@TOKENS[/fifo|/stop]]``, ``sb3:stream`` or ``sb3:CHECKPOINT[@...]``.
 
 This module knows both the baseline writers (:mod:`agents.stream.writers`) and the learned one
 (:mod:`agents.stream.learned`), so neither has to import the other.
@@ -34,7 +34,9 @@ def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
 
 
 def make_writer(spec: str, top_k: int = 10) -> Writer:
-    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``) or ``sb3:CHECKPOINT``.
+    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or ``sb3:CHECKPOINT``.
+
+    ``sb3:stream`` is the learned writer shipped in the package (:data:`agents.stream.learned.NAMED_WRITERS`).
 
     A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
     ``@TOKENS/fifo`` also picks the overflow policy (see :mod:`agents.stream.writers`; baseline writers default
@@ -52,7 +54,8 @@ def make_writer(spec: str, top_k: int = 10) -> Writer:
         return writer
     key = WRITER_ALIASES.get(spec)
     if key is None:
-        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))} or sb3:CHECKPOINT")
+        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))}, "
+                          "sb3:stream or sb3:CHECKPOINT")
     writer = WRITERS[key](top_k=top_k)
     if budget is not None:
         writer.set_budget(budget, overflow)

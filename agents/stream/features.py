@@ -7,6 +7,12 @@ whether the rule writer would keep the line, relation / other-vehicle / value wo
 words, length, position in the chunk and the speaker) and, optionally, the budget block
 :data:`BUDGET_NAMES` (share of the budget left, the line's length, share of the timeline's chunks
 already streamed).
+
+``style_features=False`` zeroes the hashed text and the line-shape features (:data:`STYLE_NAMES`:
+length, position, chunk size, speaker; and the budget block's ``line_tokens``): they describe *how* generated text is written (its lines
+are half as long as real ones, its wording templated; see ``vmb validate-benchmark --against``)
+and do not carry to real conversations, so a writer trained on generated data reads only the
+simulator-vocabulary features, which do.
 """
 
 from __future__ import annotations
@@ -24,13 +30,16 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.wrappers.features import HashingFeaturizer
 
-__all__ = ["BUDGET_NAMES", "NUMERIC_NAMES", "LineFeaturizer", "line_tokens"]
+__all__ = ["BUDGET_NAMES", "NUMERIC_NAMES", "STYLE_NAMES", "LineFeaturizer", "line_tokens"]
 
 #: Names of the numeric features that follow the hashed text block.
 NUMERIC_NAMES: tuple[str, ...] = (
     "vocab_score", "value_found", "rule_keep", "relation", "elsewhere", "value_words", "conditions",
     "length", "position", "chunk_size", "speaker_0", "speaker_1", "speaker_2", "speaker_3", "speaker_other",
 )
+#: Numeric features that describe the text's shape, not its vehicle content (zeroed without style features).
+STYLE_NAMES: tuple[str, ...] = ("length", "position", "chunk_size", "speaker_0", "speaker_1", "speaker_2",
+                                "speaker_3", "speaker_other")
 #: Names of the budget features that follow the numeric block (``LineFeaturizer(budget_features=True)``).
 BUDGET_NAMES: tuple[str, ...] = ("budget_left", "line_tokens", "progress")
 _MAX_SPEAKERS = 4
@@ -50,16 +59,20 @@ class LineFeaturizer:
             (as :class:`agents.stream.writers.RuleWriter`).
         follow_up: lines after a setting line whose bare value still counts (as the rule writer).
         budget_features: append the :data:`BUDGET_NAMES` block (checkpoints from before it have none).
+        style_features: fill the hashed text and :data:`STYLE_NAMES` (False: they stay 0; see the module doc).
     """
 
     def __init__(self, hash_dim: int = 256, min_score: float = 1.0, follow_up: int = 2,
-                 budget_features: bool = True) -> None:
+                 budget_features: bool = True, style_features: bool = True) -> None:
         if hash_dim < 8:
             raise ConfigError(f"hash_dim must be >= 8, got {hash_dim}")
         self.hash_dim = int(hash_dim)
         self.min_score = float(min_score)
         self.follow_up = int(follow_up)
         self.budget_features = bool(budget_features)
+        self.style_features = bool(style_features)
+        self._style_mask = np.array([name not in STYLE_NAMES or self.style_features for name in NUMERIC_NAMES],
+                                    dtype=np.float32)
         self.dim = self.hash_dim + len(NUMERIC_NAMES) + (len(BUDGET_NAMES) if self.budget_features else 0)
         self._hasher = HashingFeaturizer()
         self._rule = RuleWriter(min_score=min_score, follow_up=follow_up)
@@ -72,19 +85,19 @@ class LineFeaturizer:
     def config(self) -> dict[str, Any]:
         """Arguments that rebuild this featuriser."""
         return {"hash_dim": self.hash_dim, "min_score": self.min_score, "follow_up": self.follow_up,
-                "budget_features": self.budget_features}
+                "budget_features": self.budget_features, "style_features": self.style_features}
 
     def set_budget(self, row: np.ndarray, *, budget_left: float, line_tokens: int, progress: float) -> np.ndarray:
         """Write the budget block of one line's features in place (a no-op without it); returns ``row``.
 
         ``budget_left``: share of the budget still free (1 without a budget); ``line_tokens``: the
-        line's tokens (scaled by 64, capped at 1); ``progress``: share of the timeline's chunks
-        streamed before this one.
+        line's tokens (scaled by 64, capped at 1; a line-shape feature: 0 without style features);
+        ``progress``: share of the timeline's chunks streamed before this one.
         """
         if self.budget_features:
             start = self.hash_dim + len(NUMERIC_NAMES)
             row[start:start + len(BUDGET_NAMES)] = (float(np.clip(budget_left, 0.0, 1.0)),
-                                                    min(line_tokens / _LINE_TOKEN_SCALE, 1.0),
+                                                    min(line_tokens / _LINE_TOKEN_SCALE, 1.0) if self.style_features else 0.0,
                                                     float(np.clip(progress, 0.0, 1.0)))
         return row
 
@@ -118,8 +131,9 @@ class LineFeaturizer:
             numeric = [min(best, 3.0) / 3.0, float(api is not None), float(keep), float(relation), float(elsewhere),
                        float(value_words), float(bool(self._conditions(text))),
                        min(len(_WORDS.findall(text)), 50) / 50.0, pos / max(n - 1, 1), min(n, 100) / 100.0, *speaker]
-            out[pos, : self.hash_dim] = self._hasher.encode(text, self.hash_dim)
-            out[pos, self.hash_dim:self.hash_dim + len(NUMERIC_NAMES)] = numeric
+            if self.style_features:
+                out[pos, : self.hash_dim] = self._hasher.encode(text, self.hash_dim)
+            out[pos, self.hash_dim:self.hash_dim + len(NUMERIC_NAMES)] = np.asarray(numeric) * self._style_mask
         return out
 
 

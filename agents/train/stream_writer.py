@@ -85,6 +85,12 @@ class Args:
     """memory budget: stored tokens per timeline"""
     fill: float = 0.9
     """calibrate keep to fill this share of the budget"""
+    hash_dim: int = 256
+    """slots of the line's hashed bag of words and bigrams (few: the writer leans on the simulator-vocabulary
+    features, which survive a change of wording)"""
+    style_features: bool = True
+    """read the hashed words and the line-shape features (length, position, chunk size, speaker); false: only
+    the simulator-vocabulary features, which carry from generated to real conversations"""
     pacing: bool = True
     """adapt the keep threshold to the history's length (a budget share per expected line); false: the
     calibrated argmax keeps"""
@@ -206,10 +212,11 @@ def train(args: Args) -> int:
                           "pick holdout scenarios that are not trained on")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    featurizer = LineFeaturizer()
+    featurizer = LineFeaturizer(hash_dim=args.hash_dim, style_features=args.style_features)
     budget = args.budget
 
-    train_env = StreamWriteEnv(data=data, files=train_files, memory_cost=args.memory_cost, memory_budget_tokens=budget,
+    train_env = StreamWriteEnv(data=data, files=train_files, featurizer=featurizer, memory_cost=args.memory_cost,
+                               memory_budget_tokens=budget,
                                cache_features=True)
     eval_env = VehicleMemStreamEnv(data, files=holdout_files, memory_cost=args.memory_cost,
                                    max_chunk_steps=args.eval_max_chunk_steps)

@@ -1,4 +1,5 @@
-"""The learned stream writer's length-adaptive keep threshold (``agents.stream.pacing``)."""
+"""The learned stream writer's transfer: its length-adaptive keep threshold (``agents.stream.pacing``),
+the style-free features and the shipped checkpoint."""
 
 from __future__ import annotations
 
@@ -89,3 +90,41 @@ def test_weighted_quantile_and_prior_round_trip() -> None:
         PacingPrior(margins=(), tokens_per_chunk=1.0, tokens_per_line=1.0)
     with pytest.raises(ConfigError):
         PacingPrior(margins=(0.0,), tokens_per_chunk=1.0, tokens_per_line=1.0, fill=1.5)
+
+
+def test_the_shipped_writer_loads_by_name_with_its_budget_and_pacing() -> None:
+    from pathlib import Path
+
+    from agents.stream.factory import make_writer
+    from agents.stream.learned import NAMED_WRITERS, SB3StreamWriter
+
+    writer = make_writer("sb3:stream")
+    assert isinstance(writer, SB3StreamWriter) and writer.budget_tokens == 2000 and writer.pacing is not None
+    assert make_writer("sb3:stream@500").budget_tokens == 500
+    base = NAMED_WRITERS["stream"]
+    files = [base.with_suffix(".zip"), base.with_suffix(".vmb.json")]
+    assert all(f.is_file() for f in files) and sum(f.stat().st_size for f in files) < 1_000_000
+    root = Path(__file__).resolve().parents[2]
+    assert '"stream/shipped/*"' in (root / "pyproject.toml").read_text(encoding="utf-8")  # shipped as package data
+
+
+def test_style_free_features_read_only_the_vehicle_vocabulary() -> None:
+    """Without style features the hashed words, line shape and line length are 0; the vocabulary features stay."""
+    from agents.stream.features import BUDGET_NAMES, NUMERIC_NAMES, STYLE_NAMES, LineFeaturizer
+
+    lines = [{"line_id": 1, "speaker": "Mara Quinn", "text": "Please keep the seat heating at level 2 when I drive."},
+             {"line_id": 2, "speaker": "Leo Brandt", "text": "The bakery on the corner closes early on Sundays."}]
+    full, free = LineFeaturizer(hash_dim=16), LineFeaturizer(hash_dim=16, style_features=False)
+    a, b = full.chunk(lines, ("Mara Quinn", "Leo Brandt")), free.chunk(lines, ("Mara Quinn", "Leo Brandt"))
+    assert a[:, :16].any() and not b[:, :16].any()
+    for i, name in enumerate(NUMERIC_NAMES):
+        col = 16 + i
+        if name in STYLE_NAMES:
+            assert not b[:, col].any()
+        else:
+            assert np.array_equal(a[:, col], b[:, col])
+    assert b[0, 16 + NUMERIC_NAMES.index("rule_keep")] == 1.0 and b[1, 16 + NUMERIC_NAMES.index("rule_keep")] == 0.0
+    row = free.set_budget(b[0].copy(), budget_left=0.5, line_tokens=30, progress=0.25)
+    start = 16 + len(NUMERIC_NAMES)
+    assert list(row[start:start + len(BUDGET_NAMES)]) == [0.5, 0.0, 0.25]
+    assert LineFeaturizer(**free.config()).style_features is False

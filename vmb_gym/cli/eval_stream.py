@@ -30,7 +30,8 @@ HELP = "Evaluate a memory writer on VehicleMemStream-v0: results.jsonl and metri
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb eval-stream``."""
-    parser.add_argument("--writer", required=True, help="everything, nothing, rules, layered or sb3:CHECKPOINT")
+    parser.add_argument("--writer", required=True, help="everything, nothing, rules, layered, sb3:stream (the shipped "
+                        "learned writer) or sb3:CHECKPOINT; @TOKENS caps the store (e.g. rules@2000)")
     parser.add_argument("--data", default="default",
                         help="'default' (shipped set), 'official' ($VMB_OFFICIAL_DIR or "
                              "../shared/vehiclemembench), 'official:DIR' or a folder")
