@@ -76,6 +76,7 @@ class SlotCatalogue:
         self.n = N_SLOT_ACTIONS
         self._cache: OrderedDict[tuple[str, bytes], SlotAnalysis] = OrderedDict()
         self._scores_cache: dict[str, dict[str, float]] = {}
+        self._queries_cache: dict[tuple[str, tuple[str, ...]], list[str]] = {}
         self.api_examples = [(str(t), str(a)) for t, a in (api_examples or ())]
         self.companion_examples = [(str(t), str(a)) for t, a in (companion_examples or ())]
         self._prior = text_classifier(self.api_examples)
@@ -191,7 +192,17 @@ class SlotCatalogue:
 
     # ------------------------------------------------------------------ search
     def search_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
-        """The memory queries of the search action (the rules baseline's own queries)."""
+        """The memory queries of the search action (the rules baseline's own queries; cached per request)."""
+        key = (request, tuple(speakers))
+        cached = self._queries_cache.get(key)
+        if cached is None:
+            if len(self._queries_cache) > 20_000:
+                self._queries_cache.clear()
+            cached = self._queries_cache[key] = self._rules_queries(request, speakers)
+        return list(cached)
+
+    def _rules_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
+        """The queries the rules baseline's search plan sends for ``request``."""
         class _Recorder:  # a memory stand-in that records the rules policy's queries
             provides_search = True
             scenario_id = None
