@@ -89,7 +89,7 @@ def vary(text: str, rng: random.Random, p: float = 0.35) -> str:
     return _SYNONYM.sub(swap, text)
 
 
-def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
+def _say(template: str, rng: random.Random, fields: dict[str, str], synonyms: bool = False) -> str:
     """Expand and fill a template, typesetting all but the spoken values (kept as generated)."""
     curly = 1.0 if rng.random() < 0.9 else 0.0
     kept: dict[str, str] = {}
@@ -101,7 +101,8 @@ def _say(template: str, rng: random.Random, fields: dict[str, str]) -> str:
                 kw[key] = list(kept)[-1]
         else:
             kw[k] = v
-    text = vary(expand(template, rng), rng)
+    text = expand(template, rng)
+    text = vary(text, rng) if synonyms else text
     text = typeset(fill(text[:1].upper() + text[1:], **kw), rng, curly)
     for mark, value in kept.items():
         text = text.replace(mark, value)
@@ -226,7 +227,7 @@ class _Talk:
     def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None) -> None:
         listener = self.other if speaker == self.sharer else self.sharer
         f = dict(fields or self.fields, name=self.people[listener].first)
-        self.lines.append(Utt(speaker, _say(join(*pieces), self.rng, f)))
+        self.lines.append(Utt(speaker, _say(join(*pieces), self.rng, f, synonyms=True)))
 
     def opening(self, shift: bool) -> None:
         r = self.rng

@@ -29,7 +29,7 @@ REACT: tuple[str, ...] = (
     "I'm sorry, that sounds [really frustrating|like a lot]. Are you doing okay?",
     "That's [wonderful|great], and you [definitely|absolutely] deserve it.",
     "That's pretty [exciting|impressive], {name}.", "Absolutely, that sounds like you.",
-    "I was hoping you'd say that.", "That's almost too good to be true.", "That's a pretty big deal, {name}.",
+    "That's what I was hoping to hear.", "That's almost too good to be true.", "That's a pretty big deal, {name}.",
 )
 #: A question that follows any news (asked after a reaction, now and then).
 FOLLOW: tuple[str, ...] = (

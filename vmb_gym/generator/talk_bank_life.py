@@ -246,7 +246,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "Maybe it's just the time of year. Everything feels a bit [heavy|slow] right now.",
             "It's not a big thing, it'll just eat my Saturday morning.",
             "I read, made tea, and went to bed at nine like a [retiree|sensible person].",
-            "I think I just needed to say it out loud to someone.",
+            "Saying it out loud to someone helps, I guess.",
         ),
         "ask": (
             "Did it get any better in the afternoon?", "What did you talk about?", "Is something on your mind?",

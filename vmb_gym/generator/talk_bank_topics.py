@@ -145,7 +145,7 @@ TOPICS: dict[str, Topic] = {
         "relate": (
             "I tried something like that once and set off the smoke alarm.",
             "I went there with a friend last spring. The portions are huge.",
-            "I do the same with soup. A big pot on Sunday lasts me till Wednesday.",
+            "Soup is my version of that. A big pot on Sunday lasts me till Wednesday.",
             "My {relative} makes an amazing version of that, but won't share the recipe.",
         ),
         "tip": (
