@@ -31,6 +31,11 @@ Usage::
     OMP_NUM_THREADS=1 vmb train stream --budget 2000 --train-files 1-24 \
         --holdout-files 37-40 --timesteps 16000 --out runs/stream_writer
 
+The writer shipped as ``--writer sb3:stream`` (``agents/stream/shipped/``) is retrained with::
+
+    OMP_NUM_THREADS=1 vmb train stream --train-scenarios 80 --train-files 1-12 --holdout-files 79-80 \
+        --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features --out runs/stream_writer
+
 Read top to bottom: :class:`Args` (every setting; its field docstrings are the ``--help``), the
 holdout evaluation, then :func:`train` (seeding, data, baselines, warm start, PPO, outputs).
 
