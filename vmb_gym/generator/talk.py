@@ -41,6 +41,7 @@ _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
 _TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2, "interests": 4, "day": 3}
 #: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
+_YES_NO = re.compile(r"(?:Is|Are|Do|Does|Did|Will|Can|Could|Have|Has|Would|Was|Were)\b")
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _CHOICE = re.compile(r"\[([^\[\]]*)\]")
 _SYNONYM = re.compile(r"(?<![{\w])(?:" + "|".join(sorted(map(re.escape, talk_bank_words.SYNONYMS), key=len, reverse=True))
@@ -243,9 +244,11 @@ class _Talk:
         react = self.maybe(chat.REACT, 0.4)
         if move == "ask":
             follow = r.random() < 0.3
-            self.say(b, react or r.choice(chat.REACT) if follow else react,
-                     r.choice(chat.FOLLOW) if follow else self.take("ask"))
-            self.say(a, self.maybe(chat.HEDGE, 0.45), self.take("more"), self.maybe(chat.TAIL, 0.3) or self.thought(0.25))
+            question = r.choice(chat.FOLLOW) if follow else self.take("ask")
+            self.say(b, react or r.choice(chat.REACT) if follow else react, question)
+            yes_no = _YES_NO.match(question) is not None  # a yes/no question gets a yes/no first
+            self.say(a, self.maybe(chat.HEDGE, 0.9 if yes_no else 0.3), self.take("more"),
+                     self.maybe(chat.TAIL, 0.3) or self.thought(0.25))
         elif move == "relate":
             self.say(b, react, self.take("relate"), self.take("ask") if r.random() < 0.4 else "")
             self.say(a, r.choice(chat.AGREE), self.take("more") if r.random() < 0.5 else self.take("plan"))

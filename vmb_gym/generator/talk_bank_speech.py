@@ -34,7 +34,7 @@ NATURAL: dict[str, tuple[str, ...]] = {
         "Day to day, I keep {noun} on {val}. It's the setting I don't have to think about.",
     ),
     "COND": (
-        "There's one exception, though. {Cond}, I want {noun} at {val} instead.",
+        "With one exception: {cond}, I want {noun} at {val} instead.",
         "{Cond} is different for me. Then {noun} needs to be {val}, [honestly|really|to be honest].",
         "It changes {cond}, {listener}. I'd rather have {noun} at {val} then.",
         "Here's the odd part: {cond} I switch {noun} over to {val}. It just helps.",
