@@ -42,8 +42,8 @@ MORE_TOPICS: dict[str, Topic] = {
         ),
         "plan": (
             "I'll pick up some netting at the garden center on {weekday}.",
-            "I'm going to try again with a different variety next month.",
-            "I'll start on it this weekend if the weather holds.",
+            "[I'll|I plan to|I'm hoping to|I want to] try again with a different variety next month.",
+            "I'll start on it [this weekend|on Saturday|in the next few days|soon] if the weather holds.",
             "I'll send you a photo once it looks like something.",
         ),
     },
@@ -82,7 +82,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "I'm aiming for three runs a week, [to start with|and we'll see].",
             "I'll try the class again on {weekday}.",
             "I'll set up a fundraising page tonight.",
-            "I'm going to keep going until the end of the month, then decide.",
+            "[I'll|I plan to|I'm hoping to|I want to] keep going until the end of the month, then decide.",
         ),
     },
     "friends": {
@@ -118,8 +118,8 @@ MORE_TOPICS: dict[str, Topic] = {
             "Plan a visit before she's even left. It makes goodbye easier.",
         ),
         "plan": (
-            "I'm going to send him a message this week.",
-            "I'll write a first draft this weekend.",
+            "[I'll|I plan to|I'm hoping to|I want to] send him a message this week.",
+            "I'll write a first draft [this weekend|on Saturday|in the next few days|soon].",
             "I'll do the shopping on {weekday} evening.",
             "I'll drop something off next week.",
         ),
@@ -135,10 +135,10 @@ MORE_TOPICS: dict[str, Topic] = {
             "It still works, but there's a line right across the middle.",
             "It's so fast that I keep thinking something's wrong.",
             "The provider says it's fine on their end, which is what they always say.",
-            "Apparently I spend three hours a day on it. I'd rather not know, [honestly|really|to be honest].",
+            "Apparently I spend three hours a day on it. I'd rather not know, [honestly|really|truly].",
         ),
         "ask": (
-            "Is it still under warranty?", "Which one did you get?", "Have you tried restarting the router?",
+            "Is the {thing} still under warranty, do you think?", "Which one did you get?", "Have you tried restarting the router?",
             "Are you going to cut back?",
         ),
         "relate": (
@@ -154,7 +154,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "Turn off the notifications first. That helped me more than anything.",
         ),
         "plan": (
-            "I'll take it in on {weekday}.", "I'm going to set it up properly this weekend.",
+            "I'll take it in on {weekday}.", "[I'll|I plan to|I'm hoping to|I want to] set it up properly [this weekend|on Saturday|in the next few days|soon].",
             "I'll call them again tomorrow.", "I'll give it a week and see what it says.",
         ),
     },
@@ -188,7 +188,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "Take a photo of the group at the end. People like seeing it afterwards.",
         ),
         "plan": (
-            "I'll sign you up if you want.", "I'm going to start asking around this week.",
+            "I'll sign you up if you want.", "[I'll|I plan to|I'm hoping to|I want to] start asking around this week.",
             "I'll be there on {weekday}, rain or shine.", "I'll bring a new book next time, see if he bites.",
         ),
     },
@@ -226,7 +226,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "There's probably a podcast about it. There's a podcast about everything.",
         ),
         "plan": (
-            "I'm going to finish the book this weekend and then find another one.",
+            "[I'll|I plan to|I'm hoping to|I want to] finish the book [this weekend|on Saturday|in the next few days|soon] and then find another one.",
             "I might go to one of their meetings, just to see.",
             "I'll send you the link tonight.",
             "I'll tell you the best parts over dinner, [whether you want them or not|if you'll let me].",
@@ -255,7 +255,7 @@ MORE_TOPICS: dict[str, Topic] = {
         "relate": (
             "My week started the same way. {Snag2}, and that set the tone.",
             "I had a day like that {when}. A long walk helped a little.",
-            "I feel {feeling} too, [honestly|really|to be honest]. Maybe it's going around.",
+            "I feel {feeling} too, [honestly|really|truly]. Maybe it's going around.",
             "I'm terrible at saying no as well. It's a whole problem.",
         ),
         "tip": (
@@ -265,7 +265,7 @@ MORE_TOPICS: dict[str, Topic] = {
             "Put your phone in another room for an hour. It works for me.",
         ),
         "plan": (
-            "I'm going to make something simple for dinner and watch {show}.",
+            "[I'll|I plan to|I'm hoping to|I want to] make something simple for dinner and watch {show}.",
             "I'll tell them I can only do the morning.",
             "I'll try to do the same again next {weekday}.",
             "I think I'll go for a walk before it gets dark.",
@@ -304,9 +304,9 @@ MORE_TOPICS: dict[str, Topic] = {
         ),
         "plan": (
             "I'll move the plants to the other room.",
-            "I'm going to try an extra walk at night.",
+            "[I'll|I plan to|I'm hoping to|I want to] try an extra walk at night.",
             "I'll talk to the vet about it next time.",
-            "I'll look at the shelter's website this weekend.",
+            "I'll look at the shelter's website [this weekend|on Saturday|in the next few days|soon].",
         ),
     },
     "money": {
@@ -342,7 +342,7 @@ MORE_TOPICS: dict[str, Topic] = {
         ),
         "plan": (
             "I'll call them on {weekday}.",
-            "I'm going to get another quote next week.",
+            "[I'll|I plan to|I'm hoping to|I want to] get another quote next week.",
             "I'll set up the transfer tonight.",
             "I'll make a list and we can go through it together.",
         ),
@@ -379,8 +379,8 @@ MORE_TOPICS: dict[str, Topic] = {
             "Ask the speaker for the slides. They usually say yes.",
         ),
         "plan": (
-            "I'll do the first reading this weekend.",
-            "I'm going to go through it with them on {weekday}.",
+            "I'll do the first reading [this weekend|on Saturday|in the next few days|soon].",
+            "[I'll|I plan to|I'm hoping to|I want to] go through it with them on {weekday}.",
             "I'll start the assignment tonight.",
             "I'll email the organizers tomorrow.",
         ),

@@ -36,7 +36,7 @@ TOPICS: dict[str, Topic] = {
             "Half of it is waiting on other people, and the other half is paperwork nobody warned me about.",
             "The tricky part is that every change touches three other things.",
             "I keep finding small problems that turn into big ones once I look closer.",
-            "It's good work, [honestly|really|to be honest], it's just a lot of it at once.",
+            "It's good work, [honestly|really|truly], it's just a lot of it at once.",
             "They want a first version by {weekday}, which is ambitious.",
             "The good news is the team is solid. The bad news is the schedule isn't.",
             "I wrote up a plan last night, so at least I know where to start.",
@@ -45,11 +45,11 @@ TOPICS: dict[str, Topic] = {
         "ask": (
             "Is that the thing you were worried about last month?",
             "Do you get any say in the timeline, or is it fixed?",
-            "Who else is working on it with you?",
-            "How's the rest of the team handling it?",
-            "Are you excited about it, or mostly tired?",
+            "Who else is working on {work} with you, or is it mostly on your plate?",
+            "How is the rest of your team handling {work}?",
+            "Are you excited about {work}, or mostly tired of it by now?",
             "What's the hardest part so far?",
-            "Will it mean longer hours for a while?",
+            "Will {work} mean longer hours for you, at least for a while?",
         ),
         "relate": (
             "I had something similar last year. The first month was the worst of it.",
@@ -66,11 +66,11 @@ TOPICS: dict[str, Topic] = {
             "Take the weekend off from it, though. You'll think better on Monday.",
         ),
         "plan": (
-            "I'm going to sketch out the next steps tonight and send them round tomorrow.",
+            "[I'll|I plan to|I'm hoping to|I want to] sketch out the next steps tonight and send them round tomorrow.",
             "I'll talk to my manager on {weekday} and see what can move.",
             "For now I'm just taking it one piece at a time.",
             "I'll probably stay a bit late on {weekday} to get ahead of it.",
-            "I'm going to ask for a proper review before anything goes out.",
+            "[I'll|I plan to|I'm hoping to|I want to] ask for a proper review before anything goes out.",
         ),
     },
     "family": {
@@ -100,7 +100,7 @@ TOPICS: dict[str, Topic] = {
         ),
         "relate": (
             "My {relative} did something like that a few years ago. Best decision they made.",
-            "I should call mine more often, [honestly|really|to be honest]. You're making me feel guilty.",
+            "I should call mine more often, [honestly|really|truly]. You're making me feel guilty.",
             "Family dinners at our place always end with someone arguing about board games.",
             "That reminds me, I still owe my {relative} a visit.",
         ),
@@ -111,7 +111,7 @@ TOPICS: dict[str, Topic] = {
             "Ask {rhim} to teach you something. People love that.",
         ),
         "plan": (
-            "I'm going to call {rhim} back on {weekday} and sort out the details.",
+            "[I'll|I plan to|I'm hoping to|I want to] call {rhim} back on {weekday} and sort out the details.",
             "I'll pick up a present on the way home this week.",
             "I think I'll take a couple of days off around it.",
             "We'll see. I'll ask {rname} what {rhe}'d actually like.",
@@ -135,11 +135,11 @@ TOPICS: dict[str, Topic] = {
             "I burned the first batch, so let's call the second batch the real one.",
         ),
         "ask": (
-            "Did you follow a recipe, or just wing it?",
-            "Is it expensive, that place?",
+            "Did you follow a recipe for the {food}, or just wing it?",
+            "Is that place expensive, or is it reasonable?",
             "What did you end up making?",
             "Do you need me to pick anything up?",
-            "Would you make it again?",
+            "Would you make {food} again, maybe for a dinner party?",
             "How spicy are we talking?",
         ),
         "relate": (
@@ -156,7 +156,7 @@ TOPICS: dict[str, Topic] = {
         ),
         "plan": (
             "I'll have another go on {weekday}, with less salt this time.",
-            "I'm going to write the recipe down properly before I forget what I did.",
+            "[I'll|I plan to|I'm hoping to|I want to] write the recipe down properly before I forget what I did.",
             "I'll pick some up on the way home.",
             "Next time I'm making a double batch.",
         ),
@@ -175,11 +175,11 @@ TOPICS: dict[str, Topic] = {
             "We found boxes we hadn't opened since the move. One was just cables.",
             "I've got a few color samples taped to the wall, and they all look the same to me.",
             "They gave me a four-hour window, which means I'm stuck at home all morning.",
-            "It looks better, [honestly|really|to be honest]. I just keep walking into the couch.",
+            "It looks better, [honestly|really|truly]. I just keep walking into the couch.",
             "They say it'll be another month. I'm not sure I believe them.",
         ),
         "ask": (
-            "Is it still under warranty?",
+            "Is the {thing} still under warranty, do you think?",
             "Did you keep anything, or was it all donations?",
             "What colors are you thinking about?",
             "Do you want me to be there when they come?",
@@ -199,8 +199,8 @@ TOPICS: dict[str, Topic] = {
             "Take pictures before you move things. Sounds silly, but it helps.",
         ),
         "plan": (
-            "I'll look at a few options this weekend and decide.",
-            "I'm going to call them back and push for an earlier slot.",
+            "I'll look at a few options [this weekend|on Saturday|in the next few days|soon] and decide.",
+            "[I'll|I plan to|I'm hoping to|I want to] call them back and push for an earlier slot.",
             "I'll pick up a sample pot on {weekday}.",
             "We'll give it another week and see.",
         ),
@@ -225,8 +225,8 @@ TOPICS: dict[str, Topic] = {
         "ask": (
             "Did they give you exercises to do at home?",
             "Have you tried cutting screens before bed?",
-            "Are you going to keep it up when it gets colder?",
-            "How are you holding up without it?",
+            "Will you keep up the walking when it gets colder?",
+            "How are you holding up without your morning coffee?",
             "Is the teacher any good?",
             "Do the tablets help at all?",
         ),
@@ -243,10 +243,10 @@ TOPICS: dict[str, Topic] = {
             "Don't push it too hard at the start. Slow is fine.",
         ),
         "plan": (
-            "I'm going to give it two weeks and see if it helps.",
+            "[I'll|I plan to|I'm hoping to|I want to] give it two weeks and see if it helps.",
             "I'll book a follow-up for next {weekday}.",
             "I'll try going to bed earlier, at least on work nights.",
-            "I'm going to stick with the class until the end of the month.",
+            "[I'll|I plan to|I'm hoping to|I want to] stick with the class until the end of the month.",
         ),
     },
     "hobby": {
@@ -254,7 +254,7 @@ TOPICS: dict[str, Topic] = {
             "I've been getting into {hobby} lately.",
             "Our {hobby} group is doing a small show at {place} next month.",
             "I bought new gear for {hobby}, probably more than I needed.",
-            "I finished my first real project in {hobby} this weekend.",
+            "I finished my first real project in {hobby} [this weekend|on Saturday|in the next few days|soon].",
             "I found a {hobby} club that meets on {weekday} evenings.",
         ),
         "more": (
@@ -266,10 +266,10 @@ TOPICS: dict[str, Topic] = {
         ),
         "ask": (
             "How did you get into that?",
-            "Is it hard to pick up?",
+            "Is {hobby} hard to pick up as an adult?",
             "Can I come and watch one time?",
             "Are you going to show something?",
-            "Is it expensive to get started?",
+            "Is {hobby} expensive to get started with?",
         ),
         "relate": (
             "I tried that in college and gave up after a month. You're braver than me.",
@@ -287,7 +287,7 @@ TOPICS: dict[str, Topic] = {
             "I'm going back on {weekday}, assuming work lets me.",
             "I want to try something bigger next, maybe over the vacation.",
             "I'll bring you along one of these weeks.",
-            "I'm going to practice a bit every evening, even if it's only fifteen minutes.",
+            "[I'll|I plan to|I'm hoping to|I want to] practice a bit every evening, even if it's only fifteen minutes.",
         ),
     },
     "weekend": {
@@ -311,7 +311,7 @@ TOPICS: dict[str, Topic] = {
             "What time were you thinking?",
             "Do we need tickets for that?",
             "Should we invite anyone else?",
-            "Is it worth going if it rains?",
+            "Is {place} even worth it if it rains?",
             "Do you want to make a day of it?",
         ),
         "relate": (
@@ -349,9 +349,9 @@ TOPICS: dict[str, Topic] = {
             "I've been waiting almost two years for it.",
         ),
         "ask": (
-            "Is it the kind of thing I'd like?",
+            "Is {show} the kind of thing I'd like, do you think?",
             "No spoilers, but was it worth it?",
-            "Who's in it?",
+            "Who's in {show}? Anyone I'd know?",
             "How many episodes are there?",
             "Are you going to watch it as it comes out or wait for the whole season?",
         ),
@@ -371,7 +371,7 @@ TOPICS: dict[str, Topic] = {
             "I'll lend you my copy when I'm done.",
             "I'm saving the last two episodes for the weekend.",
             "Let's watch the next one together.",
-            "I'm going to look for the author's other books.",
+            "[I'll|I plan to|I'm hoping to|I want to] look for the author's other books.",
         ),
     },
     "travel": {
@@ -392,7 +392,7 @@ TOPICS: dict[str, Topic] = {
         "ask": (
             "How long would you go for?",
             "Do you have anywhere to stay yet?",
-            "Is it worth the early start?",
+            "Is the cheap flight really worth the early start?",
             "Would you go alone or with someone?",
             "Where would you stop along the way?",
         ),
@@ -409,7 +409,7 @@ TOPICS: dict[str, Topic] = {
             "Leave a couple of days free. The best parts of trips are usually unplanned.",
         ),
         "plan": (
-            "I'm going to look at hotels this weekend.",
+            "[I'll|I plan to|I'm hoping to|I want to] look at hotels [this weekend|on Saturday|in the next few days|soon].",
             "I'll fill in the form tonight, no more excuses.",
             "We'll probably book it anyway. Cheap is cheap.",
             "I'll ask for the days off before someone else takes them.",
@@ -451,7 +451,7 @@ TOPICS: dict[str, Topic] = {
         ),
         "plan": (
             "I'll check the route map tonight.",
-            "I'm going to try their croissants on {weekday}.",
+            "[I'll|I plan to|I'm hoping to|I want to] try their croissants on {weekday}.",
             "I'll ask about it at the next residents' meeting.",
             "I might go along on {weekday} and see what it's like.",
         ),
@@ -470,9 +470,9 @@ TOPICS: dict[str, Topic] = {
             "I'd rather not sit in traffic for an hour if I don't have to.",
         ),
         "ask": (
-            "Did the garden survive it?",
+            "Did your garden survive the night?",
             "Do you find it harder to get up in the mornings too?",
-            "Is it meant to clear up by the weekend?",
+            "Is the weather meant to clear up by the weekend?",
             "Is your office fine with that?",
         ),
         "relate": (
@@ -488,7 +488,7 @@ TOPICS: dict[str, Topic] = {
             "Let's just stay in and cook something warm.",
         ),
         "plan": (
-            "I'm buying a better umbrella this weekend.",
+            "I'm buying a better umbrella [this weekend|on Saturday|in the next few days|soon].",
             "I'll go and look at the garden once it's light.",
             "I'll set my alarm a bit later and stop fighting it.",
             "I'll ask my team tomorrow.",
