@@ -26,7 +26,14 @@ import string
 from collections.abc import Sequence
 from dataclasses import replace
 
-from vmb_gym.generator import banks, talk_bank_chat, talk_bank_speech, talk_bank_topics, talk_bank_words
+from vmb_gym.generator import (
+    banks,
+    talk_bank_chat,
+    talk_bank_generic,
+    talk_bank_speech,
+    talk_bank_topics,
+    talk_bank_words,
+)
 from vmb_gym.generator.records import Beat, Person, Utt, fill
 from vmb_gym.generator.talk_bank_life import MORE_TOPICS
 from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
@@ -38,7 +45,10 @@ _WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_prefere
 #: Fields that are spoken values: never re-typeset (the matcher reads them as generated).
 _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
 #: How often a topic is picked for a conversation.
-_TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2, "interests": 4, "day": 3}
+#: The open-ended conversation about one everyday thing (:mod:`vmb_gym.generator.talk_bank_generic`).
+GENERIC = "generic"
+_TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2,
+                  "interests": 4, "day": 3, GENERIC: 4}
 #: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
 _YES_NO = re.compile(r"(?:Is|Are|Do|Does|Did|Will|Can|Could|Have|Has|Would|Was|Were)\b")
@@ -171,6 +181,7 @@ def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
     subject, subject2 = rng.sample(w.SUBJECTS, 2)
     snag, snag2 = rng.sample(w.WORK_SNAGS, 2)
     rel = rng.choice(sharer.relatives) if sharer.relatives else None
+    person = rng.choice(talk_bank_generic.PERSONS)
     he, him, his = ("he", "him", "his") if rel is not None and rel.gender == "m" else ("she", "her", "her")
     return {
         "work": rng.choice(sharer.work), "workplace": sharer.workplace,
@@ -182,11 +193,13 @@ def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
         "event": rng.choice(w.EVENTS), "thing": rng.choice(w.THINGS), "show": rng.choice(w.SHOWS),
         "city": rng.choice(w.CITIES), "subject": subject, "subject2": subject2, "snag": snag, "snag2": snag2,
         "role": rng.choice(w.ROLES), "feeling": rng.choice(w.FEELINGS), "when": rng.choice(w.WHEN),
+        "np": rng.choice(talk_bank_generic.NP), "person": person, "yperson": "your " + person.split(" ", 1)[1],
+        "person2": rng.choice(talk_bank_generic.PERSONS), "time": rng.choice(talk_bank_generic.TIMES),
     }
 
 
 def _pick_topic(rng: random.Random, avoid: str | None = None) -> str:
-    names = [t for t in sorted(TOPICS) if t != avoid]
+    names = [t for t in [*sorted(TOPICS), GENERIC] if t != avoid]
     return rng.choices(names, [_TOPIC_WEIGHTS.get(t, 1) for t in names])[0]
 
 
@@ -202,7 +215,7 @@ class _Talk:
         self.sharer, self.other = sharer, other
         self.topic = topic or _pick_topic(self.rng, avoid)
         self.fields = _conversation_fields(self.rng, self.people[sharer])
-        parts = {k: list(v) for k, v in TOPICS[self.topic].items()}
+        parts = {k: list(v) for k, v in TOPICS.get(self.topic, TOPICS["day"]).items()}
         if self.topic == "work":  # the sharer's own job, then remarks anyone could make
             job = list(JOB_TALK.get(self.people[sharer].occupation, ()))
             parts["more"] += job
@@ -216,6 +229,15 @@ class _Talk:
 
     def maybe(self, bank: Sequence[str], p: float) -> str:
         return self.rng.choice(bank) if self.rng.random() < p else ""
+
+    def generic(self, kind: str) -> str:
+        """An open-ended line about the talk's everyday thing (``SAY``, ``ASK`` or ``REPLY``)."""
+        g = talk_bank_generic
+        r = self.rng
+        fills = {"adj": r.choice(g.ADJ), "adj_short": r.choice(g.ADJ_SHORT), "clause": r.choice(g.CLAUSE)}
+        keep = {k: "{" + k + "}" for k in self.fields}
+        keep.update({k[:1].upper() + k[1:]: "{" + k[:1].upper() + k[1:] + "}" for k in self.fields})
+        return fill(r.choice(getattr(g, kind)), **keep, **fills)
 
     def thought(self, p: float) -> str:
         """Now and then a composed thought ("Sometimes it helps to take things one step at a time.")."""
@@ -233,14 +255,17 @@ class _Talk:
     def opening(self, shift: bool) -> None:
         r = self.rng
         lead = r.choice(talk_bank_chat.SHIFT) if shift else self.maybe(talk_bank_chat.GREET, 0.3)
-        body = self.take("open")
+        body = self.generic("SAY") if self.topic == GENERIC else self.take("open")
         self.say(self.sharer, lead, body, self.maybe(talk_bank_chat.TAIL, 0.3))
 
     def exchange(self) -> None:
         """One turn of the listener and the sharer's answer."""
         r, a, b = self.rng, self.sharer, self.other
         chat = talk_bank_chat
-        move = r.choices(("ask", "relate", "tip", "support", "back"), (5, 3, 2, 1, 1))[0]
+        if self.topic == GENERIC:
+            move = r.choices(("generic", "support", "back"), (6, 1, 1))[0]
+        else:
+            move = r.choices(("ask", "relate", "tip", "support", "back"), (5, 3, 2, 1, 1))[0]
         react = self.maybe(chat.REACT, 0.4)
         if move == "ask":
             follow = r.random() < 0.3
@@ -257,10 +282,16 @@ class _Talk:
             self.say(a, r.choice(chat.AGREE), self.take("plan"), self.maybe(chat.TAIL, 0.2))
         elif move == "support":
             self.say(b, r.choice(chat.SUPPORT), self.thought(0.5) or r.choice(chat.FOLLOW))
-            self.say(a, self.take("plan"), self.maybe(chat.TAIL, 0.4))
+            self.say(a, self.generic("SAY") if self.topic == GENERIC else self.take("plan"), self.maybe(chat.TAIL, 0.4))
+        elif move == "generic":  # open-ended talk about the conversation's everyday thing
+            self.say(b, react if r.random() < 0.5 else "", self.generic("ASK"))
+            self.say(a, self.maybe(chat.HEDGE, 0.4), self.generic("SAY"))
+            if r.random() < 0.4:
+                self.say(b, self.generic("REPLY"))
         else:  # ask back: the talk turns to the other person's work
             other_fields = _conversation_fields(r, self.people[b])
-            self.say(a, self.take("plan") if r.random() < 0.5 else "", r.choice(chat.ASK_BACK), fields=other_fields)
+            plan = self.take("plan") if self.topic != GENERIC and r.random() < 0.5 else ""
+            self.say(a, plan, r.choice(chat.ASK_BACK), fields=other_fields)
             self.start_topic(b, a, None, topic="work")
             self.say(self.sharer, self.maybe(chat.HEDGE, 0.5), self.take("more"), self.maybe(chat.TAIL, 0.3))
 
