@@ -28,7 +28,7 @@ SAY: tuple[str, ...] = (
 #: Questions (the listener's side).
 ASK: tuple[str, ...] = (
     "Do you think {np} will be {adj} by {time}?",
-    "How is {np} going, by the way? Last time you said it was {adj}.",
+    "How is {np} coming along? You said it was {adj} when we last talked.",
     "Is {np} still {adj}, or has it gotten better?",
     "What does {yperson} think about {np}?",
     "Are you and {yperson} both working on {np}, or just you?",
@@ -77,7 +77,7 @@ CLAUSE: tuple[str, ...] = (
     "that's more than I can say for most things", "I'm learning a lot along the way",
     "nobody seems to mind", "it's teaching me patience", "I'd rather do it properly",
     "the deadline isn't going anywhere", "I'll feel better once it's done", "everyone has an opinion",
-    "it's nice to have something to look forward to", "I need a break after this", "it could be worse",
+    "it gives me something to aim for", "I need a break after this", "it could be worse",
     "we should celebrate when it's over", "I'm glad I started early", "the hardest part is behind us",
     "I'm not sure what comes next", "we'll figure it out together", "it's been good for me, I think",
     "my calendar is a disaster", "I haven't told many people yet", "I'm a little proud of it",
