@@ -288,17 +288,18 @@ class SB3StreamWriter(Writer):
     def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,
                  deterministic: bool = True, budget_tokens: int | None = None,
                  pacing: PacingPrior | None = None) -> None:
+        self.pacing = pacing
         super().__init__(top_k=top_k, name="sb3", budget_tokens=budget_tokens, overflow="stop")
         self.model = model
         self.featurizer = featurizer
         self.masked = masked
         self.deterministic = deterministic
-        self.pacing = pacing
         self.pacer: KeepPacer | None = None
 
     def set_budget(self, budget_tokens: int | None, overflow: str | None = None) -> Writer:
-        """The budget the keep mask enforces (the overflow is always ``stop``)."""
-        return super().set_budget(budget_tokens, "stop")
+        """The budget the keep mask enforces: overflow ``stop``, or ``fifo`` for a paced writer (it then evicts
+        its oldest entries for the lines it keeps above the threshold, as the baseline writers do)."""
+        return super().set_budget(budget_tokens, "fifo" if overflow == "fifo" and self.pacing is not None else "stop")
 
     def begin(self, info: dict[str, Any]) -> None:
         """A new timeline: a fresh pacer for its number of chunks (when pacing with a budget)."""
@@ -344,8 +345,9 @@ class SB3StreamWriter(Writer):
         margins = keep_margin(self.model, feats)
         threshold = self.pacer.threshold(margins, tokens, used)
         out = []
+        fifo = self.overflow == "fifo"  # Writer._fit evicts the oldest entries to make room
         for ln, t, m in zip(lines, tokens, margins, strict=True):
-            if m > threshold and used + t <= budget:
+            if m > threshold and (fifo or used + t <= budget):
                 used += t
                 out.append({"name": "store", "arguments": {"line_ids": [ln["line_id"]], "people": [ln["speaker"]]}})
         return out
@@ -379,6 +381,8 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
                           f"its sidecar features {featurizer.dim}")
     budget = meta.get("budget_tokens")
     pacing = PacingPrior.from_json(meta["pacing"]) if meta.get("pacing") else None
-    return SB3StreamWriter(model, featurizer, masked=meta.get("algo") == "maskable_ppo", top_k=top_k,
-                           deterministic=deterministic, budget_tokens=None if budget is None else int(budget),
-                           pacing=pacing)
+    writer = SB3StreamWriter(model, featurizer, masked=meta.get("algo") == "maskable_ppo", top_k=top_k,
+                             deterministic=deterministic, budget_tokens=None if budget is None else int(budget),
+                             pacing=pacing)
+    writer.set_budget(writer.budget_tokens, meta.get("overflow"))
+    return writer

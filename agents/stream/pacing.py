@@ -43,7 +43,8 @@ class PacingPrior:
             carries the same token mass), ascending.
         tokens_per_chunk: mean tokens of a training chunk.
         tokens_per_line: mean tokens of a training line.
-        fill: share of the budget to spend over a timeline.
+        fill: share of the budget to spend over a timeline (above 1 with overflow ``fifo``: the writer
+            keeps ``fill`` budgets' worth of lines and its store holds the most recent of them).
         prior_lines: weight of ``margins`` in the pooled sample, in lines.
     """
 
@@ -56,8 +57,9 @@ class PacingPrior:
     def __post_init__(self) -> None:
         if not self.margins or self.tokens_per_chunk <= 0 or self.tokens_per_line <= 0:
             raise ConfigError(f"a pacing prior needs margins and positive token means, got {self}")
-        if not 0 < self.fill <= 1:
-            raise ConfigError(f"fill must be in (0, 1], got {self.fill}")
+        if not 0 < self.fill <= 4:
+            raise ConfigError(f"fill must be in (0, 4], got {self.fill} (above 1 only with overflow fifo: the "
+                              "writer then keeps fill x budget tokens over the timeline, the store holding the latest)")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (the sidecar's ``pacing`` entry)."""

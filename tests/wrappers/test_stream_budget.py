@@ -233,7 +233,13 @@ def test_paced_checkpoint_keeps_to_its_budget_and_keeps_evidence(scenarios, tmp_
     assert writer.pacer is not None and writer.pacer.chunks_seen > 0  # the pacer decided
     assert 0 < peak <= 100
     assert stats["write_recall"] >= 0.5 and stats["write_precision"] >= 0.5
+    fifo = load_stream_writer(path).set_budget(40, "fifo")  # a paced writer may evict its oldest entries
+    assert fifo.overflow == "fifo"
+    peak, stats = _peak_store(inner, fifo, held_out[0].scenario_id)
+    assert 0 < peak <= 40 and stats["write_recall"] > 0
+    assert load_stream_writer(path).set_budget(40).overflow == "stop"
     unpaced = load_stream_writer(path)
     unpaced.pacing = None
+    assert unpaced.set_budget(100, "fifo").overflow == "stop"  # without pacing a learned writer never evicts
     _peak_store(inner, unpaced, held_out[0].scenario_id)
     assert unpaced.pacer is None

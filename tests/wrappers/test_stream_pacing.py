@@ -89,7 +89,7 @@ def test_weighted_quantile_and_prior_round_trip() -> None:
     with pytest.raises(ConfigError):
         PacingPrior(margins=(), tokens_per_chunk=1.0, tokens_per_line=1.0)
     with pytest.raises(ConfigError):
-        PacingPrior(margins=(0.0,), tokens_per_chunk=1.0, tokens_per_line=1.0, fill=1.5)
+        PacingPrior(margins=(0.0,), tokens_per_chunk=1.0, tokens_per_line=1.0, fill=4.5)
 
 
 def test_the_shipped_writer_loads_by_name_with_its_budget_and_pacing() -> None:
