@@ -212,7 +212,7 @@ class LinePrior:
                               f"among {len(labels)}: train on scenarios whose queries carry gold evidence")
         line_embedder = LineEmbedder(embedder) if kind in EMBEDDING_KINDS else None
         x = _design(kind, line_embedder, bodies)
-        model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000, random_state=seed)
+        model = LogisticRegression(C=c, class_weight="balanced", max_iter=1000, random_state=seed)
         model.fit(x, np.asarray(labels))
         prior = cls(model.coef_[0], float(model.intercept_[0]), kind=kind, embedder=embedder)
         if line_embedder is not None and prior.embedder is not None:
