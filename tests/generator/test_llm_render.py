@@ -34,6 +34,7 @@ from vmb_gym.generator.render_verify import (
     parse_history,
     verify,
     vocabulary_reader,
+    watched_apis,
 )
 from vmb_gym.vehicle import API_SPECS
 
@@ -236,10 +237,21 @@ def test_verify_flags_an_added_value_for_an_asked_setting(scenario: Any) -> None
     new = [x.text for x in plain]
     new[0] = said
     problems = verify(plain, new, rules, asked, reader)
-    assert any("asked setting" in p for p in problems), (said, problems)
+    assert any("watched setting" in p for p in problems), (said, problems)
     assert verify(plain, [x.text for x in plain], rules, asked, reader) == []
     assert verify(plain, ["", *new[1:]], rules, asked, reader)[0].endswith("is empty")
     assert "line break" in verify(plain, ["a\nb", *new[1:]], rules, asked, vocabulary_reader)[0]
+
+
+def test_verify_flags_a_shifted_copy_and_watches_distractor_settings(scenario: Any) -> None:
+    lines = parse_history(scenario.history)
+    group = next(g for g in conversations(lines) if len({x.text for x in g}) >= 3)
+    shifted = [x.text for x in group]
+    shifted[0] = group[1].text  # a line said by the wrong person
+    problems = verify(group, shifted, {}, set(), vocabulary_reader)
+    assert problems and problems[0].startswith("line 1 repeats line 2")
+    distractors = {e["api"] for e in scenario.meta["events"] if e.get("distractor") and "api" in e}
+    assert distractors - asked_apis(scenario.meta) and distractors <= watched_apis(scenario.meta)
 
 
 def test_parse_reply_strips_fences_and_speaker_prefixes(scenario: Any) -> None:

@@ -10,7 +10,8 @@ hf:PATH`` generates scenarios with the offline renderer and then passes each one
    backend, which answers a JSON list with one rewritten text per line;
 3. the reply is verified (:func:`~vmb_gym.generator.render_verify.verify`): same line count,
    every value-bearing line still states its value and keeps its names, no other value stated
-   for an asked setting, no empty or multi-line text. Times and speakers are never the model's:
+   for a setting the queries ask or the sidecar mentions, no line repeating another line of the
+   conversation (a shifted copy would put words in the wrong mouth), no empty or multi-line text. Times and speakers are never the model's:
    only the texts are replaced, so the sidecar's line ids and times stay aligned;
 4. a conversation that fails is asked again once (the request names what was wrong), then falls
    back to the offline text. :class:`RenderStats` counts rendered, re-rendered and fallback
@@ -40,13 +41,13 @@ from vmb_gym.generator.render_verify import (
     LineRule,
     TalkLine,
     ValueReader,
-    asked_apis,
     conversations,
     line_rules,
     parse_history,
     render_line,
     verify,
     vocabulary_reader,
+    watched_apis,
 )
 from vmb_gym.generator.writer import GeneratedScenario
 from vmb_gym.memory.llm import ChatBackend
@@ -172,11 +173,11 @@ def parse_reply(content: str, lines: Sequence[TalkLine]) -> list[str]:
 
 
 def _failure_kind(problem: str) -> str:
-    for kind in ("malformed", "endpoint", "expected", "must contain", "must still state", "asked setting",
-                 "empty", "line break"):
+    for kind in ("malformed", "endpoint", "expected", "must contain", "must still state", "watched setting",
+                 "repeats", "empty", "line break"):
         if kind in problem:
             return {"expected": "line count", "must contain": "kept wording", "must still state": "value",
-                    "asked setting": "added value"}.get(kind, kind)
+                    "watched setting": "added value", "repeats": "repeated line"}.get(kind, kind)
     return "other"
 
 
@@ -222,7 +223,7 @@ class LLMRenderer:
 
         lines = parse_history(scenario.history)
         rules = line_rules(scenario.meta, lines, self.reader)
-        asked = asked_apis(scenario.meta)
+        asked = watched_apis(scenario.meta)
         stats = RenderStats()
         texts = [line.text for line in lines]
         groups = conversations(lines, max_lines=self.max_lines)

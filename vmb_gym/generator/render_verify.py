@@ -10,8 +10,10 @@ lines, one conversation at a time, and keeps their times and speakers. This modu
   wording of every line that states a setting's value (evidence, revisions, near misses), the
   value the matcher reads from it, and the names of relatives;
 - checks a rewrite (:func:`verify`): same line count, no empty or multi-line text, every kept
-  wording and value still there, and no line stating a value for an asked setting that its
-  original did not state.
+  wording and value still there, no line stating a value for a watched setting (asked by a query
+  or stated anywhere in the sidecar's events) that its original did not state, and no line that
+  repeats another line of the conversation (small models shift or copy lines, which would put a
+  statement in the wrong person's mouth).
 
 Values are read by a :data:`ValueReader` ``reader(api, text) -> value or None``. The default,
 :func:`vocabulary_reader`, uses the simulator vocabulary (the generator catalogue's value
@@ -21,6 +23,7 @@ value matcher (``agents.rules.values.extract_value``), the one the baselines rea
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,7 +37,8 @@ from vmb_gym.generator.catalog import catalogue, render_value
 from vmb_gym.vehicle.lexicon import API_WORDS
 
 __all__ = ["LineRule", "TalkLine", "ValueReader", "asked_apis", "conversations", "gated", "line_rules", "mentions",
-           "parse_history", "render_line", "value_key", "verify", "vocabulary_reader"]
+           "parse_history", "render_line", "repeated_lines", "value_key", "verify", "vocabulary_reader",
+           "watched_apis"]
 
 #: ``reader(api, text)``: the value ``text`` states for the function ``api``, or None.
 ValueReader = Callable[[str, str], Any]
@@ -157,6 +161,32 @@ def asked_apis(meta: Mapping[str, Any]) -> set[str]:
     return {c["name"] for q in meta.get("queries", []) for c in q.get("gold_calls", [])}
 
 
+def watched_apis(meta: Mapping[str, Any]) -> set[str]:
+    """The asked functions and every function an event of the sidecar states a value for."""
+    out = asked_apis(meta)
+    for e in meta.get("events", []):
+        for item in (e, e.get("companion")):
+            if isinstance(item, Mapping) and isinstance(item.get("api"), str):
+                out.add(item["api"])
+    return out
+
+
+def _similar(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+
+
+def repeated_lines(old: Sequence[TalkLine], new: Sequence[str], threshold: float = 0.85) -> list[str]:
+    """Problems where a rewritten line is closer to another original line than to its own."""
+    out = []
+    for k, text in enumerate(new):
+        own = _similar(text, old[k].text)
+        for j, other in enumerate(old):
+            if j != k and other.text != old[k].text and _similar(text, other.text) >= max(threshold, own + 0.05):
+                out.append(f"line {k + 1} repeats line {j + 1} instead of rewording its own")
+                break
+    return out
+
+
 def _rule_for(event: Mapping[str, Any], text: str, reader: ValueReader, rule: LineRule) -> None:
     low = text.lower()
     pairs = [(event.get("api"), event.get("value"))]
@@ -197,6 +227,7 @@ def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, Line
         return [f"expected {len(old)} lines, got {len(new)}"]
     asked = sorted(asked)
     problems: list[str] = []
+    problems += repeated_lines(old, new)
     for k, (line, text) in enumerate(zip(old, new), start=1):
         if not isinstance(text, str) or not text.strip():
             problems.append(f"line {k} is empty")
@@ -215,5 +246,5 @@ def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, Line
                 continue
             got = value_key(reader(api, text))
             if got is not None and got != value_key(reader(api, line.text)):
-                problems.append(f"line {k} states a value ({got}) for the asked setting {api} that it did not state")
+                problems.append(f"line {k} states a value ({got}) for the watched setting {api} that it did not state")
     return problems
