@@ -28,8 +28,9 @@ lives in the code:
    therefore asks a routine request once more as its person's quote, ``Gary said: '...'``:
    ``agents.rules.policy.RulesPolicy.experience_search``.)
 5. *Selected facts pull their diff chain* -- a fact hit renders its active revision, the
-   superseded revisions that best match the request and their episode lines
-   (``LayeredMemory._fact_hit``; without the ``changes`` layer, the active revision only).
+   superseded revisions that best match the request (at most ``max_revisions`` in all, 4 by
+   default) and their episode lines (``LayeredMemory._fact_hit``; without the ``changes`` layer,
+   the active revision only).
 6. *Assembly order* -- within the ``top_k`` fact/line hits each fact renders its diff chain
    (the superseded revisions and episode lines) with its active revision, in the fused fact/line
    order the rules reader was tuned on; the selected experiences come after all of them, outside
