@@ -223,14 +223,14 @@ class LLMRenderer:
 
         lines = parse_history(scenario.history)
         rules = line_rules(scenario.meta, lines, self.reader)
-        asked = watched_apis(scenario.meta)
+        watched = watched_apis(scenario.meta)
         stats = RenderStats()
         texts = [line.text for line in lines]
         groups = conversations(lines, max_lines=self.max_lines)
         bar = tqdm(groups, desc=f"render scenario {scenario.scenario_id}", unit="conv", disable=not self.progress,
                    leave=False)
         for group in bar:
-            new = self.render_conversation(group, rules, asked, stats)
+            new = self.render_conversation(group, rules, watched, stats)
             for line, text in zip(group, new):
                 texts[line.index] = text
         stats.conversations = len(groups)
@@ -239,7 +239,7 @@ class LLMRenderer:
         self.stats.add(stats)
         return self._apply(scenario, lines, texts, stats), stats
 
-    def render_conversation(self, lines: Sequence[TalkLine], rules: Mapping[int, LineRule], asked: set[str],
+    def render_conversation(self, lines: Sequence[TalkLine], rules: Mapping[int, LineRule], watched: set[str],
                             stats: RenderStats) -> list[str]:
         """The verified rewrite of one conversation, or its original texts (counted in ``stats``)."""
         messages = render_messages(lines, rules)
@@ -249,7 +249,7 @@ class LLMRenderer:
             if not problems:
                 try:
                     new = parse_reply(content, lines)
-                    problems = verify(lines, new, rules, asked, self.reader)
+                    problems = verify(lines, new, rules, watched, self.reader)
                 except ValueError as exc:
                     problems = [str(exc)]
             if not problems:

@@ -220,12 +220,15 @@ def line_rules(meta: Mapping[str, Any], lines: Sequence[TalkLine], reader: Value
     return rules
 
 
-def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, LineRule], asked: Iterable[str],
+def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, LineRule], watched: Iterable[str],
            reader: ValueReader = vocabulary_reader) -> list[str]:
-    """Problems of a rewrite ``new`` of the conversation ``old`` (empty when it passes)."""
+    """Problems of a rewrite ``new`` of the conversation ``old`` (empty when it passes).
+
+    ``watched`` are the settings no line may state a new value for (:func:`watched_apis`).
+    """
     if len(new) != len(old):
         return [f"expected {len(old)} lines, got {len(new)}"]
-    asked = sorted(asked)
+    watched = sorted(watched)
     problems: list[str] = []
     problems += repeated_lines(old, new)
     for k, (line, text) in enumerate(zip(old, new), start=1):
@@ -241,7 +244,7 @@ def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, Line
         for api, want in rule.values.items():
             if value_key(reader(api, text)) != want:
                 problems.append(f"line {k} must still state the value it stated ({want}) for {api}")
-        for api in asked:
+        for api in watched:
             if api in rule.values:
                 continue
             got = value_key(reader(api, text))
