@@ -68,22 +68,6 @@ def chit_chat(rng: random.Random, people: list[Person], a: int, b: int, n: int) 
     return out
 
 
-def _paraphrase(builder: ScenarioBuilder, utt: Utt) -> str:
-    hook = builder.paraphrase
-    if hook is None:
-        return utt.text
-    try:
-        new = str(hook(utt.text)).replace("\n", " ").strip()
-    except Exception:  # a broken hook must not break generation: keep the template text
-        return utt.text
-    if not new:
-        return utt.text
-    low = new.lower()
-    if any(k.lower() not in low for k in utt.keep):
-        return utt.text
-    return new
-
-
 def _template_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tuple[int, int, int, list[Utt]]]:
     """The beats wrapped in template chit-chat, then filler talks up to ``history_length`` lines."""
     people = builder.people
@@ -189,7 +173,7 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
                 listener = b if u.speaker == a else a
                 if listener == u.speaker:
                     listener = (u.speaker + 1) % n_people
-                line = Line(len(lines) + 1, t, u.speaker, listener, _paraphrase(builder, u), u)
+                line = Line(len(lines) + 1, t, u.speaker, listener, u.text, u)
                 last = t
                 lines.append(line)
                 if u.tag:

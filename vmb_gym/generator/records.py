@@ -8,7 +8,7 @@ remembers its template and fields, so a later renderer can re-word the same cont
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,6 @@ from vmb_gym.generator.catalog import FIXED_LABELS, SlotType
 from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import API_SPECS
 
-Paraphraser = Callable[[str], str]
 PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing")
 
 

@@ -33,7 +33,6 @@ from vmb_gym.generator.options import GeneratorOptions
 from vmb_gym.generator.records import (
     PHASES,
     Beat,
-    Paraphraser,
     Person,
     QueryPlan,
     Relative,
@@ -49,7 +48,7 @@ from vmb_gym.generator.records import (
 from vmb_gym.types import REASONING_TYPES, ToolCall
 from vmb_gym.vehicle import VehicleSimulator
 
-__all__ = ["PHASES", "Beat", "Paraphraser", "Person", "QueryPlan", "Relative", "ScenarioBuilder", "Slot", "Utt",
+__all__ = ["PHASES", "Beat", "Person", "QueryPlan", "Relative", "ScenarioBuilder", "Slot", "Utt",
            "cap", "fill", "make_people", "phase_rng", "pronouns", "time12"]
 
 def _gold_ok(calls: Sequence[ToolCall]) -> bool:
@@ -87,16 +86,12 @@ class ScenarioBuilder(DistractorPlanner):
         options: the generator options.
         scenario_id: the file number of this scenario.
         ordinal: 0-based position of the scenario in the generated set (drives API coverage).
-        paraphrase: optional text->text hook applied to every utterance (evidence lines keep
-            their original text when the hook drops the value or a name).
     """
 
-    def __init__(self, options: GeneratorOptions, scenario_id: int, ordinal: int,
-                 paraphrase: Paraphraser | None = None) -> None:
+    def __init__(self, options: GeneratorOptions, scenario_id: int, ordinal: int) -> None:
         self.o = options
         self.sid = scenario_id
         self.ordinal = ordinal
-        self.paraphrase = paraphrase
         self.r_people = phase_rng(options.seed, scenario_id, "people")
         self.r_pref = phase_rng(options.seed, scenario_id, "preferences")
         self.r_dia = phase_rng(options.seed, scenario_id, "dialogue")
