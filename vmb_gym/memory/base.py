@@ -13,6 +13,7 @@ kept and linked) and :meth:`~BaseMemory.delete` entries.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections import OrderedDict
@@ -30,6 +31,12 @@ from vmb_gym.types import HistoryLine, Query, Scenario
 ACTIVE = "active"
 SUPERSEDED = "superseded"
 DELETED = "deleted"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def minute_stamp(when: datetime) -> str:
+    """``YYYY-MM-DD HH:MM`` of ``when``, cached (a search renders ~100 hits and their context)."""
+    return when.strftime("%Y-%m-%d %H:%M")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +67,7 @@ class MemoryHit:
 
     def render(self) -> str:
         """``[YYYY-MM-DD HH:MM] text`` (the one rendering all modules share)."""
-        ts = self.timestamp.strftime("%Y-%m-%d %H:%M") if self.timestamp else "----------"
+        ts = minute_stamp(self.timestamp) if self.timestamp else "----------"
         tag = " (superseded)" if self.status == SUPERSEDED else ""
         return f"[{ts}] {self.text}{tag}"
 
