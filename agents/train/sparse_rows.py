@@ -2,10 +2,10 @@
 
 A slot-design observation is ``N_SLOT_ACTIONS x row`` float32 features (35,632 floats, 142 KB),
 about 9% of them non-zero (empty slots are zero rows). The 800-household run's 31,751 demonstration
-states took 4.5 GB dense, and 9 GB while ``np.stack`` copied them. :class:`SparseRows` keeps each
-row's non-zero columns (``uint16`` while the width allows, else ``int32``) and values (float32,
-unchanged), about 6 bytes per non-zero entry, and gives dense float32 rows back on indexing, so
-``rows[idx]`` is bit for bit the array ``np.stack`` would have held:
+states took 4.5 GB dense, and 9 GB while ``np.stack`` copied them. :class:`SparseRows` keeps the
+rows in a SciPy CSR array (float32 values, unchanged; about 8 bytes per non-zero entry) and gives
+dense float32 rows back on indexing, so ``rows[idx]`` is bit for bit the array ``np.stack`` would
+have held:
 
     >>> import numpy as np
     >>> rows = SparseRows(4)
@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from vmb_gym.errors import ConfigError
 
@@ -29,7 +30,7 @@ __all__ = ["SparseRows"]
 
 
 class SparseRows:
-    """Float32 rows of one width, stored as non-zero ``(column, value)`` pairs; dense on indexing.
+    """Float32 rows of one width in a CSR array; dense on indexing.
 
     Args:
         width: the length of every row.
@@ -43,11 +44,8 @@ class SparseRows:
 
     def __init__(self, width: int, rows: Iterable[np.ndarray] = ()) -> None:
         self.width = int(width)
-        self._col_type = np.uint16 if self.width <= np.iinfo(np.uint16).max + 1 else np.int32
-        self._cols = np.zeros(0, dtype=self._col_type)
-        self._vals = np.zeros(0, dtype=np.float32)
-        self._indptr = np.zeros(1, dtype=np.int64)
-        self._pending: list[tuple[np.ndarray, np.ndarray]] = []
+        self._packed = sparse.csr_array((0, self.width), dtype=np.float32)
+        self._pending: list[sparse.csr_array] = []
         for row in rows:
             self.append(row)
 
@@ -57,25 +55,21 @@ class SparseRows:
         Raises:
             ConfigError: the row's length is not ``width``.
         """
-        flat = np.asarray(row, dtype=np.float32).reshape(-1)
-        if flat.shape[0] != self.width:
-            raise ConfigError(f"a row of {self.width} values was expected, found {flat.shape[0]}; every "
+        flat = np.asarray(row, dtype=np.float32).reshape(1, -1)
+        if flat.shape[1] != self.width:
+            raise ConfigError(f"a row of {self.width} values was expected, found {flat.shape[1]}; every "
                               "demonstration state must have the observation space's width")
-        cols = np.flatnonzero(flat)
-        self._pending.append((cols.astype(self._col_type), flat[cols]))
+        self._pending.append(sparse.csr_array(flat))
 
-    def _pack(self) -> None:
-        """Move the rows appended since the last read into the packed arrays."""
-        if not self._pending:
-            return
-        lengths = np.array([len(c) for c, _ in self._pending], dtype=np.int64)
-        self._cols = np.concatenate([self._cols, *(c for c, _ in self._pending)])
-        self._vals = np.concatenate([self._vals, *(v for _, v in self._pending)])
-        self._indptr = np.concatenate([self._indptr, self._indptr[-1] + np.cumsum(lengths)])
-        self._pending = []
+    def _rows(self) -> sparse.csr_array:
+        """The packed rows, with those appended since the last read stacked on."""
+        if self._pending:
+            self._packed = sparse.vstack([self._packed, *self._pending], format="csr", dtype=np.float32)
+            self._pending = []
+        return self._packed
 
     def __len__(self) -> int:
-        return len(self._indptr) - 1 + len(self._pending)
+        return self._packed.shape[0] + len(self._pending)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -85,24 +79,17 @@ class SparseRows:
     @property
     def nbytes(self) -> int:
         """Bytes held by the packed rows (columns, values, row offsets)."""
-        self._pack()
-        return int(self._cols.nbytes + self._vals.nbytes + self._indptr.nbytes)
+        m = self._rows()
+        return int(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes)
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        self._pack()
+        m = self._rows()
         if isinstance(key, (int, np.integer)):
             return self[np.array([int(key)])][0]
         idx = np.arange(len(self))[key] if isinstance(key, slice) else np.asarray(key, dtype=np.int64).reshape(-1)
         if idx.size and (idx.min() < -len(self) or idx.max() >= len(self)):
             raise IndexError(f"row index out of range for {len(self)} rows")
-        idx = idx % max(1, len(self))
-        starts, ends = self._indptr[idx], self._indptr[idx + 1]
-        lengths = ends - starts
-        # positions of every stored entry of the chosen rows, row after row
-        offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
-        out = np.zeros((len(idx), self.width), dtype=np.float32)
-        out[np.repeat(np.arange(len(idx)), lengths), self._cols[offsets].astype(np.int64)] = self._vals[offsets]
-        return out
+        return m[idx % max(1, len(self))].toarray()
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for i in range(len(self)):
