@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -32,13 +33,22 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "compact_tools", "context_block", "install", "render_result"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "chronological", "compact_tools", "context_block", "install",
+           "render_result"]
 
-#: The system prompt of the compact view.
+def _module_names() -> str:
+    from vmb_gym.vehicle.schema import MODULE_KEYS
+
+    return ", ".join(MODULE_KEYS)
+
+
+#: The system prompt of the compact view: the episode's order and the 23 module names (a small
+#: model copies a module name from here, then a function name from the listing, then a value from
+#: the memory hits, instead of composing any of them).
 COMPACT_SYSTEM = (
     "You are the car's assistant. Several people share this car; their preferences are in the household "
-    "memory. Search the memory for what the person wants, list the module's functions, call them with the "
-    "remembered values, then finish."
+    "memory. List the module's functions, search the memory for the person and the setting, call the "
+    "functions with the remembered values, then finish.\nModules: " + _module_names() + "."
 )
 
 #: ChatML with one-line tools, ``<tool_call>`` JSON calls and ``<tool_response>`` results; the
@@ -120,12 +130,31 @@ def render_result(name: str, result: Any) -> str:
     if result.get("success") is False:
         return "error: " + str(result.get("error") or result.get("message") or "the call failed")
     if name == "search_memory":
-        return str(result.get("memory_text") or "no matching memory")
+        return chronological(str(result.get("memory_text") or "no matching memory"))
     if name == "list_module_tools":
         return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
     if name == "finish":
         return "done"
     return "ok"
+
+
+#: A retrieval hit line: ``3. [2025-02-27 13:24] Frank Yamada: text``.
+_HIT = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] .*)$")
+
+
+def chronological(memory_text: str) -> str:
+    """Numbered retrieval hits re-ordered oldest first (renumbered); any other text unchanged.
+
+    The env ranks hits by relevance; the compact view lists them in time order, so the latest
+    statement of a person (a correction, the setting they settled on) is always the lowest of
+    theirs, a position a small model can read.
+    """
+    lines = memory_text.splitlines()
+    found = [_HIT.match(line) for line in lines]
+    if not lines or not all(found):
+        return memory_text
+    hits = sorted((m.group(1) for m in found if m), key=lambda hit: hit[1:17])
+    return "\n".join(f"{k}. {hit}" for k, hit in enumerate(hits, 1))
 
 
 def install(tokenizer: Any) -> Any:

@@ -76,13 +76,18 @@ class Args:
     cache_dir: str = ""
     """where the train split is written ("" = generated/ under $VMB_CACHE_DIR or ~/.cache/vmb_gym)"""
     train_tasks: int = 240
-    """teacher episodes (tasks drawn from the train split)"""
-    gold_share: float = 0.25
+    """teacher episodes (tasks drawn from the train split until this many are kept)"""
+    gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
+    top_k: int = 8
+    """memory hits per teacher search"""
+    keep_unsupported: bool = False
+    """also train on teacher episodes whose gold values are not in the hits the model read (the first CPU
+    run did, and learned to write values it could not see)"""
     memory: str = "bm25"
     """memory of the bm25 teacher episodes, GRPO and evaluation"""
-    max_length: int = 1280
-    """longest teacher episode in tokens (longer ones are dropped)"""
+    max_length: int = 2048
+    """longest teacher episode in tokens (longer ones are dropped; SmolLM2 episodes are 600-2,000 tokens)"""
     sft_epochs: float = 1.0
     """passes over the teacher episodes (0 skips the phase)"""
     sft_lr: float = 3e-4
@@ -130,6 +135,8 @@ class Args:
     """envs per batched generate in evaluation"""
     max_steps: int = 20
     """the env's step limit"""
+    max_turns: int = 5
+    """most model turns per evaluation episode (a teacher episode has 3: list, search, call)"""
     seed: int = 0
     """seed of the task draw, the LoRA init and sampling"""
     device: str = "auto"
@@ -200,7 +207,7 @@ def evaluate(model: Any, tok: Any, args: Args, data: str, task_ids: list[str], t
     if not task_ids:
         return {}
     model.eval()
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=args.max_new_tokens, max_turns=4)
+    policy = HFPolicy(model, tok, view="compact", max_new_tokens=args.max_new_tokens, max_turns=args.max_turns)
     rows = evaluate_batched(policy, data, task_ids, memory=args.memory, batch=args.eval_batch,
                             max_steps=args.max_steps, desc=f"eval {tag}")
     with open(out / f"eval_{tag}.jsonl", "w", encoding="utf-8") as f:
@@ -269,13 +276,14 @@ def main(args: Args) -> dict[str, Any]:
     train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
     random.Random(args.seed).shuffle(train_ids)
     n_gold = round(args.train_tasks * args.gold_share)
-    picked = train_ids[:args.train_tasks]
     t0 = time.monotonic()
     rows: list[dict[str, Any]] = []
     if args.sft_epochs > 0:
-        rows = teacher_rows(train_dir, picked[n_gold:], memory=args.memory, max_steps=args.max_steps)
-        rows += teacher_rows(train_dir, picked[:n_gold], memory="gold", max_steps=args.max_steps)
+        keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k}
+        rows = teacher_rows(train_dir, train_ids[:n_gold], memory="gold", **keep)
+        rows += teacher_rows(train_dir, train_ids[n_gold:], memory=args.memory, limit=args.train_tasks - n_gold, **keep)
         random.Random(args.seed + 1).shuffle(rows)
+    used = {r["task_id"] for r in rows}
     model, tok, base = load_model(args.model, args.seed)
     if args.init_adapter:
         from peft import PeftModel
@@ -306,7 +314,7 @@ def main(args: Args) -> dict[str, Any]:
     t0 = time.monotonic()
     grpo_log: list[dict[str, Any]] = []
     if args.grpo_steps > 0:
-        model, grpo_log = train_grpo(model, tok, train_dir, train_ids[args.train_tasks:], args)
+        model, grpo_log = train_grpo(model, tok, train_dir, [t for t in train_ids if t not in used], args)
         summary["grpo_seconds"] = round(time.monotonic() - t0, 1)
         save_adapter(model, out / "adapter_grpo", base, args)
         summary["grpo"] = evaluate_sets(model, tok, args, sets, "grpo", out)
@@ -321,7 +329,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
     from agents.llm.hf import ADAPTER_SETTINGS
 
     model.save_pretrained(folder)
-    settings = {"base": base, "view": "compact", "max_new_tokens": args.max_new_tokens, "max_turns": 4,
+    settings = {"base": base, "view": "compact", "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
                 "memory": args.memory, "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
                 + (", then GRPOTrainer)" if folder.name.endswith("grpo") else ")")}
     (folder / ADAPTER_SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

@@ -1,18 +1,24 @@
 """Supervised data for the LM policy: teacher episodes in the compact chat view, run on the real env.
 
-A teacher episode is what a good small model should do in :mod:`agents.llm.compact_view`:
+A teacher episode is what a good small model should do in :mod:`agents.llm.compact_view`, in
+three turns where each answer is copied from what the model has just read:
 
-1. turn 1: ``search_memory`` for the person the request is for and the setting it names (the
-   words of the first gold function, e.g. ``"Vera seat heating level"``), and
-   ``list_module_tools`` for each module of the gold calls (a context memory such as ``gold``
-   has no search: only the listing);
-2. turn 2: the gold calls through ``call_vehicle`` and ``finish``.
+1. ``list_module_tools`` for each module of the gold calls (the module names are in the system
+   prompt);
+2. ``search_memory`` for the person the request is for and each gold function's words, as the
+   listing writes them (``"Vera seat heating level"``); a context memory such as ``gold`` has no
+   search, so this turn is left out;
+3. the gold calls through ``call_vehicle`` (names copied from the listing, values from the hits)
+   and ``finish``.
 
 The calls run on the env (``VehicleMem-v0`` on the generated *train* split), so the tool
 messages hold the real retrieval hits and module listings the model will read at test time, and
-the episode's reward is recorded (1.0 for every teacher episode the env scores as exact). Rows
-are ``{"messages": [...], "tools": [...], "task_id", "memory", "reward"}``: the shape of TRL's
-conversational datasets, trained with ``SFTConfig(assistant_only_loss=True)``.
+the episode's reward is recorded (1.0 for every teacher episode the env scores as exact).
+:func:`supported` says whether every gold value the model must copy is in the hits it read; a
+model trained on unsupported episodes learns to write values it cannot see (the first CPU run
+did: held-out ESM 0), so :func:`teacher_rows` keeps only supported ones by default. Rows are
+``{"messages": [...], "tools": [...], "task_id", "memory", "reward", "supported"}``: the shape of
+TRL's conversational datasets, trained with ``SFTConfig(assistant_only_loss=True)``.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.llm.compact_view import CompactView, short_name
 from agents.rules.request import read_request
 
-__all__ = ["function_words", "teacher_episode", "teacher_rows", "teacher_query"]
+__all__ = ["PLACE_ARGUMENTS", "function_words", "supported", "teacher_episode", "teacher_rows", "teacher_query"]
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}
@@ -54,8 +60,23 @@ def _call(name: str, arguments: Mapping[str, Any], k: int, turn: int) -> dict[st
     return {"id": f"call_{turn}_{k}", "type": "function", "function": {"name": name, "arguments": dict(arguments)}}
 
 
-def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = 5) -> dict[str, Any] | None:
-    """One teacher episode on ``task_id``: the compact-view messages, tools and the env's reward.
+#: A hit's rank and time stamp (``3. [2025-02-27 13:24] ``), left out when values are looked for.
+_STAMP = re.compile(r"^\d+\. \[[^\]]*\] ", re.MULTILINE)
+
+#: Arguments that name a place (a seat, a window), read from the request, not from the memory.
+PLACE_ARGUMENTS = frozenset({"seat", "position", "light", "window", "zone", "area", "door", "mirror", "side"})
+
+
+def supported(calls: Sequence[Mapping[str, Any]], memory_text: str) -> bool:
+    """Whether every remembered value of ``calls`` (not a place, not a boolean) is written in ``memory_text``."""
+    text = _STAMP.sub("", memory_text.lower())
+    values = [v for c in calls for k, v in (c.get("arguments") or {}).items()
+              if k not in PLACE_ARGUMENTS and not isinstance(v, bool)]
+    return all(re.search(rf"(?<![\w.]){re.escape(str(v).lower())}(?!\w)", text) for v in values)
+
+
+def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = 8) -> dict[str, Any] | None:
+    """One teacher episode on ``task_id``: the compact-view messages, tools, the env's reward and support.
 
     Returns None for a task without gold calls (nothing to imitate).
     """
@@ -68,37 +89,48 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
     obs, info = env.reset(options={"task_id": task_id})
     messages, tools = view.start(obs, info)
     speakers = tasks.scenario_of(query).speakers
-    first: list[dict[str, Any]] = []
+    turns = [[_call("list_module_tools", {"module_name": m}, k, 1)
+              for k, m in enumerate(dict.fromkeys(_module(c["name"]) for c in gold))]]
     if env.unwrapped.memory.provides_search:
-        first.append(_call("search_memory", {"query": teacher_query(query.text, speakers, gold[0]["name"]),
-                                             "top_k": top_k}, 0, 1))
-    for module in dict.fromkeys(_module(c["name"]) for c in gold):
-        first.append(_call("list_module_tools", {"module_name": module}, len(first), 1))
-    reward = 0.0
-    for turn, calls in ((1, first), (2, [*(_call("call_vehicle", {"name": short_name(c["name"]), "arguments": c["arguments"]}, k, 2)
-                                         for k, c in enumerate(gold)), _call("finish", {}, len(gold), 2)])):
+        functions = dict.fromkeys(c["name"] for c in gold)
+        turns.append([_call("search_memory", {"query": teacher_query(query.text, speakers, f), "top_k": top_k}, k, 2)
+                      for k, f in enumerate(functions)])
+    turns.append([*(_call("call_vehicle", {"name": short_name(c["name"]), "arguments": c["arguments"]}, k, len(turns) + 1)
+                    for k, c in enumerate(gold)), _call("finish", {}, len(gold), len(turns) + 1)])
+    reward, hits = 0.0, ""
+    for calls in turns:
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         env_calls = [view.to_env_call(c["function"]["name"], c["function"]["arguments"]) for c in calls]
         _, reward, terminated, truncated, info = env.step(env_calls)
-        if turn == 1:
-            records = list(info.get("calls") or [])
-            for call, record in zip(calls, records, strict=False):
-                messages.append({"role": "tool", "name": call["function"]["name"],
-                                 "content": view.tool_content(str(record.get("name")), record.get("result"))})
-    return {"messages": messages, "tools": tools, "task_id": task_id,
-            "memory": env.unwrapped.memory_name, "reward": float(reward)}
+        if calls is turns[-1]:
+            break
+        for call, record in zip(calls, list(info.get("calls") or []), strict=False):
+            content = view.tool_content(str(record.get("name")), record.get("result"))
+            hits += content + "\n" if call["function"]["name"] == "search_memory" else ""
+            messages.append({"role": "tool", "name": call["function"]["name"], "content": content})
+    context = hits if env.unwrapped.memory.provides_search else str(messages[0]["content"])
+    return {"messages": messages, "tools": tools, "task_id": task_id, "memory": env.unwrapped.memory_name,
+            "reward": float(reward), "supported": supported(gold, context)}
 
 
-def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20,
-                 progress: bool = True) -> list[dict[str, Any]]:
-    """Teacher episodes for ``task_ids`` of ``data`` with ``memory`` (tasks without gold calls are skipped)."""
+def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20, top_k: int = 8,
+                 supported_only: bool = True, limit: int | None = None, progress: bool = True) -> list[dict[str, Any]]:
+    """Teacher episodes for ``task_ids`` of ``data`` with ``memory``, at most ``limit`` of them.
+
+    Tasks without gold calls are skipped, and with ``supported_only`` so are episodes whose gold
+    values are not in the hits (:func:`supported`).
+    """
     from tqdm.auto import tqdm
 
     env = gym.make("VehicleMem-v0", data=data, memory=memory, max_steps=max_steps)
-    rows = []
-    for task_id in tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False):
-        row = teacher_episode(env, task_id)
-        if row is not None:
+    rows: list[dict[str, Any]] = []
+    bar = tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False)
+    for task_id in bar:
+        row = teacher_episode(env, task_id, top_k=top_k)
+        if row is not None and (row["supported"] or not supported_only):
             rows.append(row)
+            if limit is not None and len(rows) >= limit:
+                break
+    bar.close()
     env.close()
     return rows

@@ -13,7 +13,9 @@ import torch
 import vmb_gym  # noqa: F401
 from agents.llm.chat import ToolChatPolicy
 from agents.llm.compact_view import (
+    COMPACT_SYSTEM,
     COMPACT_TEMPLATE,
+    chronological,
     CompactView,
     compact_tools,
     context_block,
@@ -25,7 +27,7 @@ from agents.llm.compact_view import (
 from agents.llm.hf import HFPolicy, adapter_settings, load_adapter
 from agents.llm.trl_env import CompactToolEnv, compact_prompt
 from agents.train.lm import Args, add_lm_arguments, args_from_namespace, build_tiny_model, main
-from agents.train.lm_data import function_words, teacher_episode, teacher_query
+from agents.train.lm_data import function_words, supported, teacher_episode, teacher_query
 from agents.train.lm_eval import evaluate_batched, summarise_episodes
 from agents.train.lm_sft import tokenize_rows
 from vmb_gym.errors import ConfigError
@@ -47,7 +49,7 @@ class Teacher(ToolChatPolicy):
     """Replies with the teacher episode's assistant turns (what a perfectly trained model would write)."""
 
     def __init__(self, env: gym.Env) -> None:
-        super().__init__(view=CompactView(), max_turns=4)
+        super().__init__(view=CompactView(), max_turns=5)
         self.env = env
 
     def chat(self, messages, tools=None):
@@ -103,16 +105,35 @@ def test_teacher_episode_is_exact_and_masked(env: gym.Env, tiny) -> None:
     assert row["reward"] == pytest.approx(1.0)
     roles = [m["role"] for m in row["messages"]]
     assert roles[:3] == ["system", "user", "assistant"] and roles[-1] == "assistant"
-    first = [c["function"]["name"] for c in row["messages"][2]["tool_calls"]]
-    assert first[0] == "search_memory" and "list_module_tools" in first
-    assert row["messages"][-1]["tool_calls"][-1]["function"]["name"] == "finish"
+    turns = [[c["function"]["name"] for c in m["tool_calls"]] for m in row["messages"] if m["role"] == "assistant"]
+    assert set(turns[0]) == {"list_module_tools"} and set(turns[1]) == {"search_memory"}
+    assert turns[2][-1] == "finish" and set(turns[2][:-1]) == {"call_vehicle"}
+    search = "\n".join(m["content"] for m in row["messages"] if m["role"] == "tool" and m["name"] == "search_memory")
+    assert row["supported"] == supported([c.to_json() for c in env.unwrapped.tasks.queries[0].gold_calls], search)
     _, tok = tiny
     [enc] = tokenize_rows([row], tok, max_length=100_000)
     text = tok.decode([t for t, m in zip(enc["input_ids"], enc["assistant_masks"], strict=True) if m])
     assert "search_memory" in text and "call_vehicle" in text and "tool_response" not in text
     gold = teacher_episode(gym.make("VehicleMem-v0", files=[1], memory="gold"), task_id)
-    assert [c["function"]["name"] for c in gold["messages"][2]["tool_calls"]][0] == "list_module_tools"
+    gold_turns = [m for m in gold["messages"] if m["role"] == "assistant"]
+    assert len(gold_turns) == 2 and gold_turns[0]["tool_calls"][0]["function"]["name"] == "list_module_tools"
     assert gold["reward"] == pytest.approx(1.0)
+
+
+def test_supported_needs_every_remembered_value_in_the_hits() -> None:
+    calls = [{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 2}},
+             {"name": "carcontrol_light_set_hazard", "arguments": {"enabled": True}}]
+    assert supported(calls, "1. [2025-01-02 10:00] Vera: seat heating at level 2 please")  # place and bool not needed
+    assert not supported(calls, "1. [2025-01-02 10:00] Vera: seat heating at level 3 please")
+    assert supported([{"name": "x", "arguments": {"level": "High"}}], "the level goes high")
+
+
+def test_hits_are_listed_oldest_first() -> None:
+    text = "1. [2025-03-01 11:23] Arthur: 21 degrees\n2. [2025-02-25 12:03] Frank: 25 percent"
+    assert chronological(text) == "1. [2025-02-25 12:03] Frank: 25 percent\n2. [2025-03-01 11:23] Arthur: 21 degrees"
+    assert render_result("search_memory", {"success": True, "memory_text": text}).startswith("1. [2025-02-25")
+    assert chronological("no matching memory") == "no matching memory"  # other text unchanged
+    assert "Modules: HUD," in COMPACT_SYSTEM and "steeringWheel, light." in COMPACT_SYSTEM
 
 
 def test_teacher_replies_score_through_the_policy_loop(env: gym.Env) -> None:
@@ -121,7 +142,8 @@ def test_teacher_replies_score_through_the_policy_loop(env: gym.Env) -> None:
     summary = summarise_episodes(rows)
     assert summary["tasks"] == 3 and summary["exact_match_rate"] == pytest.approx(1.0)
     assert summary["vehicle_call_share"] == 1.0 and summary["well_formed_share"] == 1.0
-    assert all(r["memory_searches"] == 1 for r in rows)
+    tasks = {q.task_id: q for q in env.unwrapped.tasks.queries}
+    assert [r["memory_searches"] for r in rows] == [len({c.name for c in tasks[r["task_id"]].gold_calls}) for r in rows]
 
 
 def test_compact_tool_env_matches_the_view(env: gym.Env) -> None:
@@ -166,7 +188,7 @@ def test_tiny_sft_then_grpo_end_to_end(tmp_path, monkeypatch) -> None:
     out = tmp_path / "run"
     args = Args(model="tiny", out=str(out), train_scenarios=2, train_tasks=6, gold_share=0.5, sft_epochs=1,
                 grad_accum=2, lora_rank=2, lora_alpha=4, lora_layers=0, grpo_steps=1, prompts_per_step=1,
-                group_size=2, max_new_tokens=12, kl_beta=0.02, eval_tasks=2, eval_batch=2, threads=1)
+                group_size=2, max_new_tokens=12, kl_beta=0.02, eval_tasks=2, eval_batch=2, threads=1, max_length=8192)
     summary = main(args)
     assert summary["teacher_episodes"] == 6
     sft_rows = list(csv.DictReader((out / "sft_log.csv").open()))
