@@ -1,4 +1,4 @@
-"""The memory-module contract: records, the Protocol, and a base class that enforces it.
+"""The memory-module contract: the Protocol and a base class that enforces it (records: :mod:`~vmb_gym.memory.records`).
 
 A memory module ingests one scenario's history and then serves episodes, either as *context*
 (text for the first observation) or as *retrieval* (``search``), or both. Every search carries
@@ -9,101 +9,38 @@ served, and then re-checks every hit; a hit that breaks the rule is dropped and 
 Writes are incremental: :meth:`BaseMemory.observe` ingests one history line as time advances,
 and a policy can :meth:`~BaseMemory.store`, :meth:`~BaseMemory.update` (supersede, old entry
 kept and linked) and :meth:`~BaseMemory.delete` entries.
+
+Search results are cached in process for the modules that declare their ranking a function of
+the ingested history alone (``search_cache = True`` on the class itself: a subclass that ranks on
+more state does not inherit it): while a module serves an ingested history with no write since,
+:meth:`BaseMemory.search` and :meth:`BaseMemory.neighbours` answer a repeated call from
+:data:`RESULTS` (the same hits, in the same order, and the same ``violations`` count added).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.cache import LRUCache
+from vmb_gym.memory.records import (  # noqa: F401  (re-exported: the records' long-standing import path)
+    ACTIVE,
+    DELETED,
+    SUPERSEDED,
+    MemoryEntry,
+    MemoryHit,
+    hits_from_context,
+    minute_stamp,
+)
 from vmb_gym.types import HistoryLine, Query, Scenario
-
-#: Entry statuses. ``superseded`` entries stay reachable through their links; ``deleted`` ones do not.
-ACTIVE = "active"
-SUPERSEDED = "superseded"
-DELETED = "deleted"
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def minute_stamp(when: datetime) -> str:
-    """``YYYY-MM-DD HH:MM`` of ``when``, cached (a search renders ~100 hits and their context)."""
-    return when.strftime("%Y-%m-%d %H:%M")
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryHit:
-    """One search result.
-
-    Attributes:
-        entry_id: id of the memory entry (``"L<line_id>"`` for a history line, ``"P<n>"`` for a
-            policy write, ``"F<n>"`` for a layered fact).
-        text: the text shown to the policy.
-        score: backend score (higher is better; only comparable within one search).
-        timestamp: when the entry's content was said or stored (never later than ``as_of``).
-        line_ids: the history lines the entry comes from (provenance for the audit).
-        people: people the entry is about or spoken by.
-        layer: ``raw`` | ``policy`` | ``fact`` | ``support`` | ``summary`` | ``kv`` | ``context`` (a
-            neighbour shown around a hit, see :meth:`BaseMemory.neighbours`).
-        status: ``active`` or ``superseded``.
-    """
-
-    entry_id: str
-    text: str
-    score: float
-    timestamp: datetime | None
-    line_ids: tuple[int, ...] = ()
-    people: tuple[str, ...] = ()
-    layer: str = "raw"
-    status: str = ACTIVE
-
-    def render(self) -> str:
-        """``[YYYY-MM-DD HH:MM] text`` (the one rendering all modules share)."""
-        ts = minute_stamp(self.timestamp) if self.timestamp else "----------"
-        tag = " (superseded)" if self.status == SUPERSEDED else ""
-        return f"[{ts}] {self.text}{tag}"
-
-
-@dataclass(slots=True)
-class MemoryEntry:
-    """One stored memory item (a history line or a policy write).
-
-    ``supersedes`` / ``superseded_by`` link revisions; ``setting`` and ``condition`` are free
-    labels a policy may attach (the layered module uses ``module.field`` for settings).
-    """
-
-    entry_id: str
-    text: str
-    timestamp: datetime
-    line_ids: tuple[int, ...] = ()
-    people: tuple[str, ...] = ()
-    setting: str | None = None
-    condition: str | None = None
-    status: str = ACTIVE
-    source: str = "history"
-    supersedes: str | None = None
-    superseded_by: str | None = None
-
-    def to_hit(self, score: float, layer: str | None = None) -> MemoryHit:
-        """This entry as a :class:`MemoryHit`."""
-        return MemoryHit(
-            entry_id=self.entry_id,
-            text=self.text,
-            score=float(score),
-            timestamp=self.timestamp,
-            line_ids=self.line_ids,
-            people=self.people,
-            layer=layer or ("raw" if self.source == "history" else "policy"),
-            status=self.status,
-        )
 
 
 @runtime_checkable
@@ -155,8 +92,29 @@ def epoch_seconds(t: datetime) -> int:
     return t.toordinal() * 86400 + t.hour * 3600 + t.minute * 60 + t.second
 
 
+#: Keys of histories hashed before, by the identity of their (immutable) line tuple: ``id -> (lines, id, key)``.
+_KEYS: OrderedDict[tuple[int, int], tuple[tuple[HistoryLine, ...], str]] = OrderedDict()
+
+
 def scenario_key(scenario_id: int, lines: Sequence[HistoryLine]) -> str:
-    """A content hash of a scenario's history (the cache key of everything built from it)."""
+    """A content hash of a scenario's history (the cache key of everything built from it).
+
+    A tuple of lines hashed before is not hashed again: its key is kept with the tuple itself
+    (lines are frozen, so the same tuple object has the same content).
+    """
+    if isinstance(lines, tuple):
+        kept = _KEYS.get((id(lines), scenario_id))
+        if kept is not None and kept[0] is lines:
+            return kept[1]
+        key = _hash_lines(scenario_id, lines)
+        _KEYS[(id(lines), scenario_id)] = (lines, key)
+        while len(_KEYS) > SNAPSHOT_LIMIT:
+            _KEYS.popitem(last=False)
+        return key
+    return _hash_lines(scenario_id, lines)
+
+
+def _hash_lines(scenario_id: int, lines: Sequence[HistoryLine]) -> str:
     h = hashlib.sha256(str(scenario_id).encode())
     for ln in lines:
         h.update(f"{ln.line_id}\x1f{ln.timestamp:%Y-%m-%d %H:%M}\x1f{ln.speaker}\x1f{ln.text}\n".encode())
@@ -186,22 +144,23 @@ class _Snapshot:
     line_time: dict[int, datetime]
     speakers: tuple[str, ...]
     payload: dict[str, Any] = field(default_factory=dict)
+    arrays: tuple[np.ndarray, np.ndarray] | None = None  # visible()'s stamps and active flags, read-only
 
 
 #: Most scenarios kept in the in-process snapshot cache (LRU).
 SNAPSHOT_LIMIT = 64
 _SNAPSHOTS: OrderedDict[tuple[str, str, str, str], _Snapshot] = OrderedDict()
+#: Most search results kept in process (searches, neighbour windows and time orders, all modules together).
+RESULT_LIMIT = 8192
+#: The in-process search-result cache (see the module docstring); keys start with the snapshot key.
+RESULTS = LRUCache(RESULT_LIMIT)
 
 
 def clear_snapshots() -> None:
-    """Empty the in-process ingestion cache (tests; memory pressure)."""
+    """Empty the in-process ingestion and search-result caches (tests; memory pressure)."""
     _SNAPSHOTS.clear()
-
-
-def hits_from_context(text: str, layer: str = "context") -> list[MemoryHit]:
-    """Context text as hits: one per non-empty line (ids ``C0``, ``C1``, ...; no time, no provenance)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return [MemoryHit(entry_id=f"C{i}", text=ln, score=0.0, timestamp=None, layer=layer) for i, ln in enumerate(lines)]
+    _KEYS.clear()
+    RESULTS.clear()
 
 
 class BaseMemory:
@@ -220,6 +179,9 @@ class BaseMemory:
     name: ClassVar[str] = "base"
     provides_context: ClassVar[bool] = False
     provides_search: ClassVar[bool] = False
+    #: Whether :meth:`_rank` depends only on the ingested entries and the module's settings, so that
+    #: results may be cached (read from the class itself, never inherited).
+    search_cache: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.violations: int = 0
@@ -234,6 +196,7 @@ class BaseMemory:
         self.search_seconds: list[float] = []
         self._now: datetime | None = None
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self._snapshot_key: tuple[str, str, str, str] | None = None
 
     # ------------------------------------------------------------------ ingestion
     def ingest(self, scenario: Scenario) -> None:
@@ -257,20 +220,41 @@ class BaseMemory:
             self._ingest_lines(scenario.lines)
             self._finish_ingest()
             _SNAPSHOTS[cache_key] = _Snapshot(
-                [replace(e) for e in self.entries], dict(self._line_time), self.speakers, self._payload()
+                [e.copy() for e in self.entries], dict(self._line_time), self.speakers, self._payload(),
+                self._frozen_arrays(),
             )
             while len(_SNAPSHOTS) > SNAPSHOT_LIMIT:
                 _SNAPSHOTS.popitem(last=False)
         self.key = key
+        self._snapshot_key = cache_key
         self.ingest_seconds = time.perf_counter() - t0
 
     def _restore(self, scenario_id: int, snap: _Snapshot) -> None:
         self.reset(scenario_id, snap.speakers)
-        self.entries = [replace(e) for e in snap.entries]
+        self.entries = [e.copy() for e in snap.entries]
         self._by_id = {e.entry_id: i for i, e in enumerate(self.entries)}
         self._line_time = dict(snap.line_time)
         self._now = max(self._line_time.values()) if self._line_time else None
         self._load_payload(snap.payload)
+        self._arrays = snap.arrays
+
+    def _frozen_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`visible`'s arrays of the current entries, read-only (shared by the snapshot's restores)."""
+        self._arrays = self._build_arrays()
+        for arr in self._arrays:
+            arr.setflags(write=False)
+        return self._arrays
+
+    def _result_key(self) -> tuple[str, str, str, str] | None:
+        """The prefix of this module's cache keys, or None when its results must not be cached.
+
+        Results are cached only for a class that declares ``search_cache`` itself, while it serves
+        an ingested history with no write since (:attr:`key` is set only then).
+        """
+        snap = self._snapshot_key
+        if self.key is None or snap is None or snap[3] != self.key or not vars(type(self)).get("search_cache"):
+            return None
+        return snap
 
     def _config_key(self) -> str:
         """Settings that change what ingestion builds (part of the snapshot key)."""
@@ -412,14 +396,18 @@ class BaseMemory:
         With ``person``, only entries whose people include that person (full or first name).
         """
         if self._arrays is None:
-            stamps = np.array([epoch_seconds(e.timestamp) for e in self.entries], dtype=np.int64)
-            active = np.array([e.status == ACTIVE for e in self.entries], dtype=bool)
-            self._arrays = (stamps, active)
+            self._arrays = self._build_arrays()
         stamps, active = self._arrays
         idx = np.nonzero(active & (stamps <= epoch_seconds(as_of)))[0]
         if person is not None:
             idx = np.array([i for i in idx if person_matches(person, self.entries[i].people)], dtype=np.int64)
         return idx
+
+    def _build_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each entry's time stamp (:func:`epoch_seconds`) and whether it is active."""
+        stamps = np.array([epoch_seconds(e.timestamp) for e in self.entries], dtype=np.int64)
+        active = np.array([e.status == ACTIVE for e in self.entries], dtype=bool)
+        return stamps, active
 
     def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
         """The best ``top_k`` hits for ``text`` at time ``as_of``.
@@ -435,9 +423,20 @@ class BaseMemory:
             raise ConfigError(f"{self.name}: search() needs as_of (the simulated 'now')")
         top_k = max(1, int(top_k))
         t0 = time.perf_counter()
+        prefix = self._result_key() if type(text) is str and (person is None or type(person) is str) else None
+        cache_key = (*prefix, "search", text, as_of, top_k, person) if prefix is not None else None
+        cached = RESULTS.get(cache_key) if cache_key is not None else None
+        if cached is not None:
+            kept, dropped = cached
+            self.violations += dropped
+            self.search_seconds.append(time.perf_counter() - t0)
+            return list(kept)
+        before = self.violations
         allowed = self.visible(as_of, person)
         hits = self._rank(text, allowed, as_of, top_k, person) if len(allowed) else []
         hits = self._check(hits, as_of)[:top_k]
+        if cache_key is not None:
+            RESULTS.put(cache_key, (tuple(hits), self.violations - before))
         self.search_seconds.append(time.perf_counter() - t0)
         return hits
 
@@ -451,11 +450,40 @@ class BaseMemory:
         """
         if context <= 0 or not hits:
             return list(hits)
+        prefix = self._result_key()
+        cache_key = (*prefix, "neighbours", as_of, context, tuple(hits)) if prefix is not None else None
+        cached = RESULTS.get(cache_key) if cache_key is not None else None
+        if cached is not None:
+            kept, dropped = cached
+            self.violations += dropped
+            return list(kept)
+        before = self.violations
+        out = self._check(self._windows(hits, as_of, context), as_of)
+        if cache_key is not None:
+            RESULTS.put(cache_key, (tuple(out), self.violations - before))
+        return out
+
+    def _time_order(self, as_of: datetime) -> tuple[np.ndarray, np.ndarray]:
+        """The entries visible at ``as_of`` in time order, and each entry's place in it (-1: not visible)."""
+        prefix = self._result_key()
+        cache_key = (*prefix, "time order", as_of) if prefix is not None else None
+        cached = RESULTS.get(cache_key) if cache_key is not None else None
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         visible = self.visible(as_of)
         stamps = self._arrays[0]  # type: ignore[index]  (visible() built them)
         order = visible[np.argsort(stamps[visible], kind="stable")]  # time order
         where = np.full(len(self.entries), -1, dtype=np.int64)
         where[order] = np.arange(len(order))
+        if cache_key is not None:
+            order.setflags(write=False)
+            where.setflags(write=False)
+            RESULTS.put(cache_key, (order, where))
+        return order, where
+
+    def _windows(self, hits: Sequence[MemoryHit], as_of: datetime, context: int) -> list[MemoryHit]:
+        """:meth:`neighbours` before its final check."""
+        order, where = self._time_order(as_of)
         out: list[MemoryHit] = []
         shown: set[str] = set()
         for h in hits:
@@ -476,7 +504,7 @@ class BaseMemory:
                 if w.entry_id not in shown:
                     shown.add(w.entry_id)
                     out.append(w)
-        return self._check(out, as_of)
+        return out
 
     def _rank(
         self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None

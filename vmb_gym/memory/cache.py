@@ -1,8 +1,13 @@
-"""On-disk cache for expensive ingestion products (e.g. dense embeddings), keyed by content hash.
+"""Caches of the memory modules: on disk for ingestion products, in process for search results.
 
-The folder is ``$VMB_CACHE_DIR`` or ``~/.cache/vmb_gym``. A file that cannot be read back (torn
-write, wrong shape, garbage) is treated as missing and rebuilt; writes go through a temporary
-file and an atomic rename.
+On disk (:func:`load_array`, :func:`save_array`): expensive ingestion products (e.g. dense
+embeddings), keyed by content hash. The folder is ``$VMB_CACHE_DIR`` or ``~/.cache/vmb_gym``. A
+file that cannot be read back (torn write, wrong shape, garbage) is treated as missing and
+rebuilt; writes go through a temporary file and an atomic rename.
+
+In process (:class:`LRUCache`): the bounded cache of ranked search results that
+:class:`~vmb_gym.memory.base.BaseMemory` keeps for the modules that declare their ranking a
+function of the ingested history alone (``search_cache_size``).
 """
 
 from __future__ import annotations
@@ -11,7 +16,10 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections import OrderedDict
+from collections.abc import Hashable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,3 +62,44 @@ def save_array(path: Path, arr: np.ndarray) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         log.warning("could not write cache file %s: %s", path, exc)
+
+
+class LRUCache:
+    """A bounded mapping that forgets its least recently used key when full.
+
+    Args:
+        size: the most keys kept (>= 1).
+
+    Attributes:
+        hits: lookups answered; misses: lookups not answered (for tests and profiles).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, int(size))
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: Hashable) -> Any:
+        """The value kept for ``key`` (now the most recently used), or None."""
+        value = self._data.get(key)
+        if value is None:
+            self.misses += 1
+            return None
+        self._data.move_to_end(key)
+        self.hits += 1
+        return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` (not None) for ``key``, forgetting the oldest key when full."""
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.size:
+            self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every key (the counters stay)."""
+        self._data.clear()

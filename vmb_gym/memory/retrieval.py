@@ -3,6 +3,9 @@
 Indexes cover every entry (history lines and policy writes); the time/status/person mask comes
 from :meth:`BaseMemory.visible`, so a later line can never be ranked, let alone returned.
 Indexes are rebuilt (BM25) or extended (dense) lazily after :meth:`observe`/:meth:`store`.
+Their rankings depend on the ingested history alone, so their results are cached in process
+(``search_cache``, see :mod:`vmb_gym.memory.base`), and a BM25 query is tokenised once per text
+(:func:`query_tokens`, the tokens ``bm25s.tokenize`` gives without its per-call set-up).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -52,6 +56,31 @@ def bm25_tokenize(texts: Sequence[str]) -> list[list[str]]:
     )  # type: ignore[return-value]
 
 
+#: ``bm25s.tokenize``'s default token pattern (scikit-learn's ``CountVectorizer``'s).
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+@lru_cache(maxsize=1 << 16)
+def query_tokens(text: str) -> tuple[str, ...]:
+    """The BM25 tokens of one text: ``bm25_tokenize([text])[0]``, computed directly and cached.
+
+    ``bm25s.tokenize`` lower-cases, splits on its token pattern, drops English stop words and
+    stems each remaining word; the same steps here skip its progress bars and vocabulary
+    bookkeeping, which cost several times the tokenisation of a short query.
+    """
+    stop = _stopwords()
+    words = [w for w in _TOKEN.findall(text.lower()) if w not in stop]
+    stemmer = _stemmer()
+    return tuple(stemmer.stemWords(words)) if stemmer is not None and words else tuple(words)
+
+
 class BM25Index:
     """A bm25s index over a list of texts; ``scores(text)`` gives one score per text."""
 
@@ -70,7 +99,7 @@ class BM25Index:
         """BM25 score of every indexed text for ``text`` (zeros when nothing matches)."""
         if self.size == 0:
             return np.zeros(0, dtype=np.float32)
-        q = bm25_tokenize([text])[0]
+        q = list(query_tokens(text))
         if not q:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._retriever.get_scores(q), dtype=np.float32)
@@ -336,6 +365,7 @@ class BM25Memory(_LineRetrieval):
     """BM25 (bm25s, English stop words, Snowball stemming) over history lines and policy writes."""
 
     name: ClassVar[str] = "bm25"
+    search_cache: ClassVar[bool] = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -379,6 +409,7 @@ class DenseMemory(_LineRetrieval):
     """
 
     name: ClassVar[str] = "dense"
+    search_cache: ClassVar[bool] = True
 
     def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True) -> None:
         super().__init__()
@@ -438,11 +469,15 @@ class HybridMemory(BM25Memory, DenseMemory):
     """
 
     name: ClassVar[str] = "hybrid"
+    search_cache: ClassVar[bool] = True
 
     def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True, rrf_k: int = RRF_K) -> None:
         DenseMemory.__init__(self, embedder, use_disk_cache)
         self._bm25 = None
         self.rrf_k = rrf_k
+
+    def _config_key(self) -> str:
+        return f"{self.embedder.model_id}|rrf_k={self.rrf_k}"
 
     def _finish_ingest(self) -> None:
         BM25Memory._finish_ingest(self)
