@@ -28,11 +28,16 @@ from dataclasses import replace
 
 from vmb_gym.generator import (
     banks,
+    talk_bank_car,
     talk_bank_chat,
+    talk_bank_clauses,
     talk_bank_generic,
     talk_bank_speech,
     talk_bank_topics,
     talk_bank_words,
+    talk_close,
+    talk_ideas,
+    talk_style,
 )
 from vmb_gym.generator.records import Beat, Person, Utt, fill
 from vmb_gym.generator.talk_bank_life import MORE_TOPICS
@@ -48,7 +53,8 @@ _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
 #: The open-ended conversation about one everyday thing (:mod:`vmb_gym.generator.talk_bank_generic`).
 GENERIC = "generic"
 _TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2,
-                  "interests": 4, "day": 3, GENERIC: 4}
+                  "interests": 4, "day": 3, GENERIC: 4, talk_ideas.SHOP: 14,
+                  talk_ideas.PASSION: 8}
 #: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
 TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
 _YES_NO = re.compile(r"(?:Is|Are|Do|Does|Did|Will|Can|Could|Have|Has|Would|Was|Were)\b")
@@ -136,7 +142,8 @@ def reword(utt: Utt, rng: random.Random, listener_relative: str = "") -> str:
     bank = BANK_OF.get(template)
     fields = dict(utt.src.fields) if utt.src is not None else {}
     if bank == "ACKS":
-        return _say(rng.choice(talk_bank_speech.ACKS), rng, {})
+        said = rng.choice(talk_bank_speech.ACKS) if rng.random() < 0.4 else talk_bank_car.ack(rng)
+        return _say(said, rng, {})
     if bank == "REPLIES":
         comment = rng.choice(talk_bank_speech.REPLY_COMMENTS) if rng.random() < 0.9 else ""
         return _say(f"{rng.choice(talk_bank_speech.REPLIES)} {comment}".strip(), rng,
@@ -148,7 +155,7 @@ def reword(utt: Utt, rng: random.Random, listener_relative: str = "") -> str:
     usable = [t for t in options if _placeholders(t) <= known]
     if not usable:
         return utt.text
-    text = _say(rng.choice(usable), rng, fields)
+    text = _say(talk_bank_car.around(bank or "", rng.choice(usable), rng), rng, fields)
     if utt.comp_src is not None:
         comp = talk_bank_speech.NATURAL["COMPANION"]
         text += _say(rng.choice(comp), rng, dict(utt.comp_src.fields))
@@ -169,8 +176,8 @@ def beat_utts(rng: random.Random, people: Sequence[Person], beat: Beat) -> list[
         nxt = utts[i + 1] if i + 1 < len(utts) else None
         if kind in _WHY_KINDS and nxt is not None and nxt.event is None and nxt.speaker != u.speaker \
                 and rng.random() < 0.3:
-            out.append(Utt(nxt.speaker, typeset(rng.choice(talk_bank_speech.WHY), rng)))
-            out.append(Utt(u.speaker, typeset(rng.choice(talk_bank_speech.BECAUSE), rng)))
+            out.append(Utt(nxt.speaker, _say(talk_bank_car.why(rng), rng, {})))
+            out.append(Utt(u.speaker, _say(talk_bank_car.because(rng), rng, {})))
     return out
 
 
@@ -199,7 +206,7 @@ def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
 
 
 def _pick_topic(rng: random.Random, avoid: str | None = None) -> str:
-    names = [t for t in [*sorted(TOPICS), GENERIC] if t != avoid]
+    names = [t for t in [*sorted(TOPICS), GENERIC, *talk_ideas.MOVES] if t != avoid]
     return rng.choices(names, [_TOPIC_WEIGHTS.get(t, 1) for t in names])[0]
 
 
@@ -214,7 +221,10 @@ class _Talk:
     def start_topic(self, sharer: int, other: int, avoid: str | None, topic: str | None = None) -> None:
         self.sharer, self.other = sharer, other
         self.topic = topic or _pick_topic(self.rng, avoid)
+        self.used: set[str] = set()
         self.fields = _conversation_fields(self.rng, self.people[sharer])
+        if self.topic in talk_ideas.MOVES:
+            self.fields.update(talk_ideas.shop_fields(self.rng, self.people[sharer], self.people[other], self.topic))
         parts = {k: list(v) for k, v in TOPICS.get(self.topic, TOPICS["day"]).items()}
         if self.topic == "work":  # the sharer's own job, then remarks anyone could make
             job = list(JOB_TALK.get(self.people[sharer].occupation, ()))
@@ -247,14 +257,22 @@ class _Talk:
         lead, clause, end = self.rng.choice(c.THOUGHT_LEAD), self.rng.choice(c.THOUGHT_CLAUSE), self.rng.choice(c.THOUGHT_END)
         return f"{lead} {clause} {end}."
 
-    def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None) -> None:
+    def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None, extend: bool = True) -> None:
         listener = self.other if speaker == self.sharer else self.sharer
         f = dict(fields or self.fields, name=self.people[listener].first)
-        self.lines.append(Utt(speaker, _say(join(*pieces), self.rng, f, synonyms=True)))
+        template = join(*pieces)
+        template = talk_bank_clauses.extend(template, self.rng) if extend else template
+        text = _say(template, self.rng, f, synonyms=True)
+        self.lines.append(Utt(speaker, talk_style.punctuate(text, self.rng)))
 
     def opening(self, shift: bool) -> None:
         r = self.rng
         lead = r.choice(talk_bank_chat.SHIFT) if shift else self.maybe(talk_bank_chat.GREET, 0.3)
+        if self.topic in talk_ideas.MOVES:
+            body = talk_ideas.shop_line(r, "report" if r.random() < 0.2 else "open", reflect=0.2, topic=self.topic,
+                                        used=self.used)
+            self.say(self.sharer, lead, body)
+            return
         body = self.generic("SAY") if self.topic == GENERIC else self.take("open")
         self.say(self.sharer, lead, body, self.maybe(talk_bank_chat.TAIL, 0.3))
 
@@ -262,6 +280,9 @@ class _Talk:
         """One turn of the listener and the sharer's answer."""
         r, a, b = self.rng, self.sharer, self.other
         chat = talk_bank_chat
+        if self.topic in talk_ideas.MOVES:
+            self.shop_exchange()
+            return
         if self.topic == GENERIC:
             move = r.choices(("generic", "support", "back"), (6, 1, 1))[0]
         else:
@@ -296,6 +317,28 @@ class _Talk:
             self.say(self.sharer, self.maybe(chat.HEDGE, 0.5), self.take("more"), self.maybe(chat.TAIL, 0.3))
 
 
+    def shop_exchange(self) -> None:
+        """One turn of shop talk: a question and its answer, a comparison, a colleague's news or an offer."""
+        r, a, b, topic, used = self.rng, self.sharer, self.other, self.topic, self.used
+
+        def line(move: str, react: float = 0.0, reflect: float = 0.0) -> str:
+            return talk_ideas.shop_line(r, move, react, reflect, topic=topic, used=used)
+        move = r.choices(("ask", "relate", "report", "offer"), (5, 3, 1, 1))[0]
+        if move == "ask":
+            question, answer = talk_ideas.shop_qa(r, topic, react=0.4, reflect=0.3, used=used)
+            self.say(b, question)
+            self.say(a, answer)
+        elif move == "relate":
+            self.say(b, line("relate", react=0.5))
+            self.say(a, line("thank") if r.random() < 0.4 else line("reflect"))
+        elif move == "report":
+            self.say(b, line("ask", react=0.4) if topic == talk_ideas.SHOP else line("relate", react=0.4))
+            self.say(a, line("report", reflect=0.2))
+        else:
+            self.say(b, line("offer", react=0.3))
+            self.say(a, line("thank"))
+
+
 def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -> list[Utt]:
     """``n`` lines of conversation between ``a`` and ``b`` (no vehicle settings).
 
@@ -317,10 +360,10 @@ def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -
         turns += 1
     del t.lines[n - goodbye:]
     if goodbye:
-        first, second = rng.choice(talk_bank_chat.CLOSE)
+        first, second = talk_close.goodbye(rng)
         closer = t.lines[-1].speaker if rng.random() < 0.3 else (b if t.lines[-1].speaker == a else a)
-        t.say(closer, first)
-        t.say(b if closer == a else a, second)
+        t.say(closer, first, extend=False)
+        t.say(b if closer == a else a, second, extend=False)
     return t.lines
 
 

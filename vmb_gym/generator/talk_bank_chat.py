@@ -113,29 +113,20 @@ SHIFT: tuple[str, ...] = (
     "Speaking of which,", "Totally unrelated, but", "[Oh, |Well, |]that reminds me.", "By the way,", "On a different note,",
     "Anyway,", "Changing the subject,", "Random thought, but", "[Oh|Okay], [also|one more thing].",
 )
-#: Closing pairs: the first speaker, then the reply.
-CLOSE: tuple[tuple[str, str], ...] = (
-    ("Thanks for listening, {name}. I [needed that|feel better already].", "Anytime. Keep me posted on how it goes."),
-    ("[Anyway|Well], I should get going before I'm late.", "Same here. Talk soon, and good luck with everything!"),
-    ("[Okay|Alright], I'll report back once I know more.", "Please do. I want to hear how it turns out."),
-    ("[Right|Okay], enough about me for one morning.", "[I like hearing it, honestly|Never, I could listen all day|You know I love the updates]."),
-    ("Thanks, {name}. That [helps|helped] more than you know.", "Of course. [Any time|Happy to help], really."),
-    ("I'll tell you the rest tonight, if you're around.", "[Looking forward to it|Can't wait]. I'll be home by seven."),
-    ("Let's pick this up later, when we both have time.", "Sure, no rush. It'll keep."),
-    ("Okay. Wish me luck for tomorrow.", "Good luck! You'll be [fine|great], I'm sure of it."),
-    ("[I'd better|I should] [get back to it|go], {name}. Thanks for the chat.", "[Go|Off you go]. Talk [soon|later], and take care."),
-    ("Thanks for the [advice|pep talk], {name}. I mean it.", "[Happy to help|Any time]. That's what friends are for."),
-    ("[Okay|Alright], I'll keep you updated on all of it.", "[Please|Yes], I want to know how it ends."),
-    ("Thanks again, {name}. I appreciate you listening.", "Of course. [Have a good day|Enjoy the rest of your day]!"),
-)
 #: Lines around a passing remark about the car inside a longer talk.
 ASIDE_IN: tuple[str, ...] = (
-    "Sorry, random thing while I think of it.", "Hang on, one car thing.", "[Oh, |Well, |]while we're in here.",
-    "Wait, before I forget.", "Sorry, totally off topic.", "[Oh|Hm], [quick|one] question about the car.",
+    "[Sorry|Oh|Wait|Hm|Okay], random thing while I think of it.", "[Hang on|Sorry|Oh], one car thing.",
+    "[Oh, |Well, |]while we're in here.", "[Wait|Oh|Sorry], before I forget.", "[Sorry|Okay], totally off topic.",
+    "[Oh|Hm], [quick|one] question about the car.", "Tiny detour[, sorry|].", "[Oh, |]this just popped into my head.",
+    "[Sorry, |]car question.", "Let me say this before I lose it.", "Unrelated, but it's been bugging me.",
+    "[Oh, |]speaking of the car.", "Small interruption[, sorry|].", "[Okay, |]completely different subject for a second.",
+    "[Before we get to that|Before you go on], one thing.", "Hold that thought.",
 )
 ASIDE_OUT: tuple[str, ...] = (
     "[Anyway|So|Well], where was I?", "Sorry, go on.", "[Anyway|So|Well], back to what you were saying.", "Right. Where were we?",
-    "[Okay|Alright|Sure|Right], that's all. Carry on.", "[Sorry|Anyway], you were saying?",
+    "[Okay|Alright|Sure|Right], that's [it|everything]. Carry on.", "[Sorry|Anyway], you were saying?",
+    "Sorry, I interrupted you.", "[Okay|Right], done. Go ahead.", "Back to your story[, sorry|].", "That's my car rant over.",
+    "Anyway, you were in the middle of something.", "Where were you? The [meeting|weekend|plan]?",
 )
 
 #: A thought composed of three parts (lead, then a clause, then what it is about), appended to lines.

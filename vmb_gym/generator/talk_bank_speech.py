@@ -177,21 +177,6 @@ ACKS: tuple[str, ...] = (
     "Makes sense, and it's your car [as much as mine|too], so your call.",
     "[Absolutely|Of course]. Just tell me if you ever change your mind.",
 )
-#: Follow-up questions after a preference, and the answers that justify it (no values).
-WHY: tuple[str, ...] = (
-    "Any particular reason, or is it just habit?", "Why that one, if you don't mind me asking?",
-    "What made you settle on that? I'm curious.", "Since when? You never used to care about that.",
-    "Does it really make that much difference for you?", "Interesting. Is that a comfort thing or something else?",
-)
-BECAUSE: tuple[str, ...] = (
-    "It's easier on my eyes, especially after a long day.",
-    "I just feel more relaxed that way. Don't ask me to explain it.",
-    "It helps with my back, oddly enough.",
-    "I noticed I get less tired on the longer drives.",
-    "[Honestly|Truthfully|Really], habit. It's what I had in my first car.",
-    "It stops me from getting distracted.",
-    "It just suits me, I think. Less fiddling.",
-)
 #: Generic replies to small talk and passing remarks (no vehicle words): a head, then now and then a comment.
 REPLIES: tuple[str, ...] = (
     "[Oh, |Well, |]really?", "That sounds nice, [honestly|really|to be honest].", "I know exactly what you mean.", "Good for you.",
