@@ -433,21 +433,24 @@ def bench_dense_floor(scenarios: list) -> dict[str, float]:
             "floor_ms": flop / rate * 1e3}
 
 
-def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: float = 0.0) -> list[tuple[str, str, str]]:
+def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: float = 0.0,
+                   workers: int = 1) -> list[tuple[str, str, str]]:
     """Rows of ``scripts/loadtest.py`` (``vmb serve`` on loopback), run as a subprocess.
 
-    ``client`` is the load test's ``--client``; ``rate`` its ``--rate`` (0: closed loop).
+    ``client`` is the load test's ``--client``; ``rate`` its ``--rate`` (0: closed loop); ``workers``
+    its ``--workers`` (server processes).
     """
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "loadtest.json"
         done = subprocess.run([sys.executable, str(ROOT / "scripts" / "loadtest.py"), "--sessions", str(sessions),
                                "--episodes", str(episodes), "--client", client, "--rate", str(rate),
-                               "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                               "--workers", str(workers), "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
         if not out.exists():
             return [("vmb serve load test", f"unavailable ({done.stderr.strip().splitlines()[-1:]})"[:90], "")]
         r = json.loads(out.read_text())
     loop = f"open loop at {rate:,.0f} steps/s offered" if rate else "closed loop"
-    head = f"vmb serve, {r['sessions']} sessions x {r['episodes_per_session']} episodes, {client} client, {loop}"
+    served = f"vmb serve --workers {workers}" if workers > 1 else "vmb serve"
+    head = f"{served}, {r['sessions']} sessions x {r['episodes_per_session']} episodes, {client} client, {loop}"
     return [
         (f"{head}: step latency p50 / p99", f"{r['p50_step_ms']:.2f} / {r['p99_step_ms']:.2f} ms", "p99 <= 5 ms"),
         (f"{head}: steps/s across sessions", f"{r['steps_per_s']:,.0f} ({r['steps']} steps)", ">= 5,000"),
@@ -502,6 +505,7 @@ def main() -> int:
     parser.add_argument("--loadtest-episodes", type=int, default=20, help="episodes per load-test session")
     parser.add_argument("--loadtest-rate", type=float, default=5000.0,
                         help="steps/s offered in the open-loop load-test run (the closed-loop run comes first)")
+    parser.add_argument("--loadtest-workers", type=int, default=1, help="vmb serve --workers of the load-test runs")
     parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
     parser.add_argument("--lm-tasks", type=int, default=16,
                         help="default-set tasks for the LM row (hf:smollm2-vmb seconds per episode; 0: skip it)")
@@ -516,8 +520,9 @@ def main() -> int:
     if args.slot_only:
         return _print(slot_rows(args.data, args.slot_tasks))
     if args.loadtest_only:
-        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
-                      + bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate))
+        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, workers=args.loadtest_workers)
+                      + bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate,
+                                       workers=args.loadtest_workers))
     rows: list[tuple[str, str, str]] = bench_cli(min(args.repeats, 5), args.official_repo, args.score_repeats)
     if args.cli_only:
         return _print(rows)
@@ -560,8 +565,9 @@ def main() -> int:
             rows.append(("dense compute floor", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     if args.loadtest_sessions > 0:
-        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes)
-        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate)
+        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, workers=args.loadtest_workers)
+        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate,
+                               workers=args.loadtest_workers)
     if args.lm_tasks > 0:
         rows += bench_lm(args.lm_tasks, args.lm_batch)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -12,7 +12,10 @@ from the env's action space (1-4, then ``finish``). Bounded: it stops after the 
 * ``lean``: one WebSocket each, the same messages sent with ``orjson`` (a client that costs little,
   so the server is what is measured);
 * ``batch``: the sessions spread over ``--connections`` WebSockets, each frame a ``batch`` message
-  carrying the next message of every session of that connection that is ready.
+  carrying the next message of every session of that connection that is ready. With
+  ``--workers N`` the sessions are spread evenly over the server processes (each handshake names
+  the process that took the connection; more connections are opened until every one has one),
+  and the summary says how many connections and sessions each process held.
 
 ``--rate R`` paces the steps (open loop: R steps/s offered across the sessions, each session's
 steps due at fixed times) and measures each step's latency from the time it was due, so a late
@@ -199,48 +202,81 @@ async def _lean_session(url: str, token: str, player: Player, start: asyncio.Eve
         ready.append(1)
 
 
-async def _batch_connection(url: str, token: str, players: list[Player], start: asyncio.Event, ready: list[int],
+async def _open_batch(url: str, token: str, count: int, workers: int) -> list[tuple[Any, str]]:
+    """``count`` WebSockets, each with the server process it reached (the handshake's ``x-vmb-worker``).
+
+    The kernel hands each connection to whichever ``vmb serve`` worker accepts first, so ``count``
+    may land unevenly, or all on one; more are opened (at most ``4 * max(count, workers)`` in all)
+    until every one of ``workers`` processes holds one.
+    """
+    from websockets.asyncio.client import connect
+
+    from vmb_gym.server.ws_sessions import WORKER_HEADER
+
+    opened: list[tuple[Any, str]] = []
+    limit = 4 * max(count, workers)
+    while len(opened) < count or (len({w for _, w in opened}) < workers and len(opened) < limit):
+        ws = await connect(url.replace("http", "ws", 1) + "/ws", additional_headers={"Authorization": f"Bearer {token}"},
+                           compression=None, max_size=None, proxy=None)
+        opened.append((ws, ws.response.headers.get(WORKER_HEADER, "")))
+    return opened
+
+
+def _spread(players: list[Player], workers: list[str]) -> list[list[Player]]:
+    """Sessions per connection (``workers``: each connection's server process): an even share for each
+    process, then an even share of that for each of its connections."""
+    by_worker: dict[str, list[int]] = {}
+    for c, worker in enumerate(workers):
+        by_worker.setdefault(worker, []).append(c)
+    groups = list(by_worker.values())
+    spread: list[list[Player]] = [[] for _ in workers]
+    for k, player in enumerate(players):
+        connections = groups[k % len(groups)]
+        spread[connections[(k // len(groups)) % len(connections)]].append(player)
+    return spread
+
+
+async def _batch_connection(ws: Any, players: list[Player], start: asyncio.Event, ready: list[int],
                             latencies: list[float], errors: list[str], deadline: float) -> None:
     """Several sessions on one WebSocket: each frame a batch of every ready session's next message."""
     import orjson
-    from websockets.asyncio.client import connect
 
-    async def exchange(ws: Any, batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    async def exchange(batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
         items = [{"session": k, **m} for k, m in batch]
         await ws.send(orjson.dumps({"type": "batch", "data": {"messages": items}}).decode())
         return orjson.loads(await ws.recv())["data"]["replies"]
 
-    headers = {"Authorization": f"Bearer {token}"}
     try:
-        async with connect(url.replace("http", "ws", 1) + "/ws", additional_headers=headers, compression=None,
-                           max_size=None, proxy=None) as ws:
-            for p, reply in zip(players, await exchange(ws, [(k, p.message()) for k, p in enumerate(players)])):
+        if players:
+            for p, reply in zip(players, await exchange([(k, p.message()) for k, p in enumerate(players)])):
                 p.take(reply)
-            ready.extend([1] * len(players))
-            await start.wait()
-            t_start = time.perf_counter()
-            for p in players:
-                p.due += t_start if p.interval else 0.0
-            while time.monotonic() < deadline:
-                now = time.perf_counter()
-                batch = [(k, m) for k, p in enumerate(players) if (m := p.message()) is not None
-                         and (m["type"] != "step" or p.due <= now)]
-                if not batch:
-                    waiting = [p.due for p in players if p.message() is not None]
-                    if not waiting:
-                        break
-                    await asyncio.sleep(max(0.0, min(waiting) - now))
-                    continue
-                t0 = time.perf_counter()
-                replies = await exchange(ws, batch)
-                t1 = time.perf_counter()
-                for (k, m), reply in zip(batch, replies):
-                    due = players[k].due
-                    if players[k].take(reply):
-                        latencies.append(t1 - (due if players[k].interval else t0))
+        ready.extend([1] * len(players))
+        await start.wait()
+        t_start = time.perf_counter()
+        for p in players:
+            p.due += t_start if p.interval else 0.0
+        while players and time.monotonic() < deadline:
+            now = time.perf_counter()
+            batch = [(k, m) for k, p in enumerate(players) if (m := p.message()) is not None
+                     and (m["type"] != "step" or p.due <= now)]
+            if not batch:
+                waiting = [p.due for p in players if p.message() is not None]
+                if not waiting:
+                    break
+                await asyncio.sleep(max(0.0, min(waiting) - now))
+                continue
+            t0 = time.perf_counter()
+            replies = await exchange(batch)
+            t1 = time.perf_counter()
+            for (k, m), reply in zip(batch, replies):
+                due = players[k].due
+                if players[k].take(reply):
+                    latencies.append(t1 - (due if players[k].interval else t0))
     except Exception as e:  # counted, never fatal
         errors.append(f"{type(e).__name__}: {e}")
         ready.extend([1] * len(players))
+    finally:
+        await ws.close()
 
 
 def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
@@ -266,8 +302,9 @@ def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
 
 def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "VMB_SERVE_TOKEN": token, "PYTHONHASHSEED": "0"}
+    cap = args.sessions + 4 * max(args.connections, args.workers)  # each connection's own session counts
     cmd = [sys.executable, "-m", "vmb_gym.cli", "serve", "--port", str(port), "--data", args.data,
-           "--memory", args.memory, "--max-sessions", str(args.sessions + args.connections),  # a connection's own session counts
+           "--memory", args.memory, "--max-sessions", str(cap),
            "--warm", str(-(-args.sessions // args.workers)), "--workers", str(args.workers)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + args.startup_limit
@@ -285,7 +322,11 @@ def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess
 
 
 async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float, server_pid: int,
-                 args: argparse.Namespace) -> tuple[list[float], list[str], float, float, float]:
+                 args: argparse.Namespace, placed: dict[str, list[int]]) -> tuple[list[float], list[str], float, float, float]:
+    """Run the sessions' step phase; latencies, errors, wall seconds, client and server CPU seconds.
+
+    ``placed`` gets the batch client's connections and sessions per server process.
+    """
     start, ready, latencies, errors = asyncio.Event(), [], [], []
     common = (start, ready, latencies, errors, deadline)
     interval = len(plans) / args.rate if args.rate else 0.0  # one session's time between steps
@@ -295,7 +336,13 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
     elif args.client == "lean":
         jobs = [_lean_session(url, token, p, *common) for p in players]
     else:
-        jobs = [_batch_connection(url, token, players[c::args.connections], *common) for c in range(args.connections)]
+        opened = await _open_batch(url, token, args.connections, args.workers)
+        workers = [w for _, w in opened]
+        spread = _spread(players, workers)
+        jobs = [_batch_connection(ws, group, *common) for (ws, _), group in zip(opened, spread)]
+        for worker in sorted(set(workers)):
+            placed["connections_per_worker"].append(workers.count(worker))
+            placed["sessions_per_worker"].append(sum(len(g) for w, g in zip(workers, spread) if w == worker))
     tasks = [asyncio.create_task(job) for job in jobs]
     while len(ready) < len(plans) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
@@ -333,13 +380,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     plans = [_plan(local, s, args.episodes, args.seed) for s in range(args.sessions)]
     token = os.urandom(16).hex()
     port = _free_port()
+    placed: dict[str, list[int]] = {"connections_per_worker": [], "sessions_per_worker": []}
     t_start = time.monotonic()
     proc = _start_server(port, args, token)
     startup = time.monotonic() - t_start
     try:
         deadline = time.monotonic() + args.time_limit
         latencies, errors, wall, client_cpu, server_cpu = asyncio.run(
-            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid, args))
+            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid, args, placed))
     finally:
         proc.terminate()
         try:
@@ -352,7 +400,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     replay_cpu = _cpu_seconds() - replay_cpu
     return {
         "client": args.client, "connections": args.connections if args.client == "batch" else None,
-        "offered_steps_per_s": args.rate or None, "server_workers": args.workers,
+        "offered_steps_per_s": args.rate or None, "server_workers": args.workers, **placed,
         "sessions": args.sessions, "episodes_per_session": args.episodes, "episodes_finished": checked,
         "episodes_planned": len(episodes), "steps": len(latencies), "step_phase_s": round(wall, 3),
         "steps_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,

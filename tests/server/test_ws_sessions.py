@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import orjson
 from openenv.core.env_server.serialization import serialize_observation
@@ -10,7 +11,7 @@ from websockets.sync.client import connect
 
 from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
 from vmb_gym.server.models import VmbAction
-from vmb_gym.server.ws_sessions import dumps, observation_payload
+from vmb_gym.server.ws_sessions import WORKER_HEADER, dumps, observation_payload
 
 from .conftest import TOKEN
 
@@ -46,6 +47,7 @@ def test_payloads_equal_openenv_serialisation() -> None:
 
 def test_state_mcp_and_envelope_errors(server_url: str) -> None:
     with _raw(server_url) as ws:
+        assert ws.response.headers[WORKER_HEADER] == str(os.getpid())  # the test server runs in this process
         first = _ask(ws, {"type": "reset", "data": {"task_id": "1_0", "episode_id": "ep-7"}})
         assert first["type"] == "observation" and first["data"]["done"] is False
         state = _ask(ws, {"type": "state"})

@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,10 @@ def create_vmb_app(config: ServeConfig) -> Any:
     sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions)  # /ws on the lean path
     guarded = GuardMiddleware(sessions, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
+    # What start-up built (the data, the warm envs, their indexes) lives as long as the server: moved
+    # out of the collector's reach, each collection walks only what the sessions allocate since.
+    gc.collect()
+    gc.freeze()
     return guarded
 
 

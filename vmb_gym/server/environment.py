@@ -207,11 +207,15 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
 
     def step_fields(self, action: VmbAction) -> dict[str, Any]:
         """:meth:`step`'s observation as a plain dict of its fields (``info`` as the env gave it)."""
+        return self.step_call(action.to_env_action())
+
+    def step_call(self, call: Any) -> dict[str, Any]:
+        """:meth:`step_fields` for an action already in the env's form (``VmbAction.to_env_action``)."""
         self._touch()
         if self._env is None:
             raise VmbError("no episode: send reset before step")
         with _ENV_LOCK:
-            obs, reward, terminated, truncated, info = self._env.step(action.to_env_action())
+            obs, reward, terminated, truncated, info = self._env.step(call)
         if not self._done:
             self._step_count += 1
         if terminated or truncated:
@@ -232,7 +236,11 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
     async def step_fields_async(self, action: VmbAction) -> dict[str, Any]:
         """:meth:`step_fields` on the event loop when it is quick (no memory search) and no other env
         call runs, else in a worker thread: a thread hop per step costs more than the step itself."""
-        return await self._run(self.step_fields, action, inline=not action.may_search())
+        return await self.step_call_async(action.to_env_action(), searches=action.may_search())
+
+    async def step_call_async(self, call: Any, *, searches: bool) -> dict[str, Any]:
+        """:meth:`step_call` run as :meth:`step_fields_async` runs it (``searches``: the call may search memory)."""
+        return await self._run(self.step_call, call, inline=not searches)
 
     @property
     def state(self) -> VmbState:

@@ -15,7 +15,9 @@ from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-__all__ = ["ToolCall", "VmbAction", "VmbObservation", "VmbState"]
+__all__ = ["ToolCall", "VmbAction", "VmbObservation", "VmbState", "env_call"]
+
+_CALL_KEYS = frozenset(("name", "arguments"))
 
 
 class ToolCall(BaseModel):
@@ -61,6 +63,24 @@ class VmbAction(Action):
         if self.calls is not None:
             return [{"name": c.name, "arguments": dict(c.arguments)} for c in self.calls]
         return {"name": self.name, "arguments": dict(self.arguments)}
+
+
+def env_call(data: Any) -> tuple[Any, bool]:
+    """A step's action (its JSON ``data``) in the env's form, and whether it may search memory.
+
+    A plain single call (``{"name": str, "arguments": {...}}``, the common case) is taken as it
+    is: the same checks :class:`VmbAction` makes on it, without building the model. Everything
+    else goes through :class:`VmbAction`.
+
+    Raises:
+        pydantic.ValidationError: ``data`` is not a valid :class:`VmbAction`.
+    """
+    if type(data) is dict and data.keys() <= _CALL_KEYS:
+        name, arguments = data.get("name"), data.get("arguments", {})
+        if type(name) is str and 1 <= len(name) <= 200 and type(arguments) is dict:
+            return {"name": name, "arguments": arguments}, name == "search_memory"
+    action = VmbAction.model_validate(data)
+    return action.to_env_action(), action.may_search()
 
 
 class VmbObservation(Observation):

@@ -12,8 +12,9 @@ for message, with one ``orjson`` decode and one encode per message:
   with OpenEnv's codes (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``,
   ``EXECUTION_ERROR``, ``CAPACITY_REACHED``).
 
-The action is still validated by :class:`~vmb_gym.server.models.VmbAction` (a malformed one gets
-``VALIDATION_ERROR`` with pydantic's error list); what the server builds itself (observations,
+An action gets :class:`~vmb_gym.server.models.VmbAction`'s checks (a malformed one gets
+``VALIDATION_ERROR`` with pydantic's error list); a plain single call is checked without building
+the model (:func:`~vmb_gym.server.models.env_call`). What the server builds itself (observations,
 states) is not re-validated. Sessions are capped (``max_sessions``); when the cap is reached,
 sessions idle past the timeout are expired first (their env goes back to the pool), so an
 abandoned connection never holds a slot a new session needs. Every other path goes to the
@@ -22,6 +23,7 @@ wrapped app (OpenEnv's FastAPI app: ``/health``, ``/schema``, HTTP ``/reset`` / 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +32,12 @@ from pydantic import ValidationError
 
 from vmb_gym.server.environment import VehicleMemEnvironment
 from vmb_gym.server.guard import ASGIApp, Receive, Scope, Send
-from vmb_gym.server.models import VmbAction
+from vmb_gym.server.models import env_call
 
-__all__ = ["SessionEndpoint", "dumps", "observation_payload"]
+__all__ = ["WORKER_HEADER", "SessionEndpoint", "dumps", "observation_payload"]
+
+#: Handshake response header naming the server process (its pid) that holds the connection's sessions.
+WORKER_HEADER = "x-vmb-worker"
 
 _ENVELOPE_KEYS = frozenset(("type", "data"))
 _ITEM_KEYS = frozenset(("type", "data", "session"))
@@ -47,8 +52,10 @@ def dumps(message: dict[str, Any]) -> str:
 def observation_payload(fields: dict[str, Any]) -> dict[str, Any]:
     """``data`` of an observation message from an observation's fields (``VehicleMemEnvironment.step_fields``):
     what OpenEnv's ``serialize_observation`` gives for the same observation."""
-    return {"observation": {k: v for k, v in fields.items() if k not in _OBSERVATION_SKIP},
-            "reward": fields["reward"], "done": fields["done"]}
+    observation = dict(fields)
+    for key in _OBSERVATION_SKIP:
+        observation.pop(key, None)
+    return {"observation": observation, "reward": fields["reward"], "done": fields["done"]}
 
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -69,7 +76,10 @@ class SessionEndpoint:
     the connection. The reply is ``{"type": "batch", "data": {"replies": [...]}}``, one per item,
     each the reply a plain message would get plus its ``session`` (a close is answered
     ``{"type": "closed"}``). One frame then carries many sessions' steps: the per-message costs
-    (framing, system calls, the event loop) are paid once per frame.
+    (framing, system calls, the event loop) are paid once per frame. The handshake's response names
+    the server process in :data:`WORKER_HEADER`, so a client of ``vmb serve --workers N`` (whose
+    connections the kernel hands to whichever process accepts first) can spread its sessions
+    evenly over the processes.
 
     Args:
         app: the app for every other path (OpenEnv's FastAPI app).
@@ -111,7 +121,7 @@ class SessionEndpoint:
     async def _connection(self, receive: Receive, send: Send) -> None:
         if (await receive()).get("type") != "websocket.connect":
             return
-        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.accept", "headers": [(WORKER_HEADER.encode(), str(os.getpid()).encode())]})
         env = self._open()
         if env is None:
             await send({"type": "websocket.send", "text": dumps(self._capacity_error())})
@@ -166,20 +176,23 @@ class SessionEndpoint:
                 return {**self._capacity_error(), "session": key}
             batched[key] = env
         reply = await self._reply(env, item, _ITEM_KEYS)
-        return {**reply, "session": key} if reply is not None else {"type": "closed", "session": key}
+        if reply is None:
+            return {"type": "closed", "session": key}
+        reply["session"] = key  # every reply is a fresh dict
+        return reply
 
     async def _reply(self, env: VehicleMemEnvironment, message: dict[str, Any],
                      keys: frozenset[str]) -> dict[str, Any] | None:
         """The reply to one OpenEnv message on ``env`` (None: ``close``)."""
         kind = message.get("type", "")
         data = message.get("data", {})
-        extra = message.keys() - keys
-        if extra or not isinstance(data, dict) or (kind == "step" and "data" not in message):
-            return _invalid(sorted(extra) or ["data"],
+        if not message.keys() <= keys or not isinstance(data, dict) or (kind == "step" and "data" not in message):
+            return _invalid(sorted(message.keys() - keys) or ["data"],
                             "a message has 'type' and 'data' (an object; a step's action) and nothing else")
         try:
             if kind == "step":
-                fields = await env.step_fields_async(VmbAction.model_validate(data))
+                call, searches = env_call(data)
+                fields = await env.step_call_async(call, searches=searches)
             elif kind == "reset":
                 fields = await env.reset_fields_async(**data)
             elif kind == "state":
