@@ -114,6 +114,19 @@ QA: tuple[tuple[str, tuple[str, ...]], ...] = (
       "The quiet, I think. When I'm {doing}, nothing else gets in.")),
     ("Can I come along some time? I've always been curious.",
      ("Of course. Bring comfortable shoes and modest expectations.", "Please do. It's more fun with company.")),
+    ("Do you ever share {stuff} with anyone, or is it just for you?",
+     ("Mostly just for me. Maybe one day I'll be brave enough.", "A few friends have seen it. They were kind about it.")),
+    ("How much time does {doing} take, on a normal week?",
+     ("More than I'd admit to my family. A few evenings, at least.", "Less than I'd like. Work eats most of it.")),
+    ("Is it expensive to get into, or can you start small?",
+     ("You can start small. The gear comes later, and then it never stops.",
+      "It adds up, but I tell myself it's cheaper than therapy.")),
+    ("What got you hooked, the first time?",
+     ("The feeling afterwards. Tired, but the good kind of tired.", "I met people who were so happy doing it. I wanted that.")),
+    ("Does {snag} put you off, or is it part of the fun?",
+     ("Part of the fun, mostly. You learn to plan around it.", "Some days it does. Then I go back the next week anyway.")),
+    ("Have you thought about joining a group {world}?",
+     ("I keep meaning to. Maybe after the holidays.", "I joined one last month. Everyone's lovely, if a bit intense.")),
 )
 #: The questions alone.
 ASK: tuple[str, ...] = tuple(q for q, _ in QA)

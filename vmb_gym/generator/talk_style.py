@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-__all__ = ["DASH_SHARE", "ELLIPSIS_SHARE", "punctuate"]
+__all__ = ["DASH_SHARE", "ELLIPSIS_SHARE", "FILLER_DROP", "punctuate"]
 
 #: Lines of two sentences or more whose first sentence break becomes an em dash.
 DASH_SHARE = 0.16
@@ -19,6 +19,10 @@ DASH_SHARE = 0.16
 COMMA_DASH_SHARE = 0.06
 #: Lines whose first break becomes an ellipsis.
 ELLIPSIS_SHARE = 0.008
+
+#: Share of lines whose leading filler ("Okay, ", "Honestly, ") is dropped: people type fewer than they say.
+FILLER_DROP = 0.5
+_FILLER = re.compile(r"^(?:Okay|Alright|Honestly|Well|So|Wow|Right|Truthfully|Frankly)[,.!] (?=[A-Za-z])")
 
 #: A sentence break: the next sentence starts with a word (not a name-like capital after a title).
 _BREAK = re.compile(r"(?<![A-Z][a-z])(?<!\b[A-Z])\. (?=[A-Z][a-z']*\b)")
@@ -34,7 +38,12 @@ def _lower_first(match_end: int, text: str) -> str:
 
 
 def punctuate(text: str, rng: random.Random) -> str:
-    """``text`` with, now and then, its first sentence break set as an em dash or an ellipsis."""
+    """``text`` with, now and then, its leading filler dropped and its first sentence break set as
+    an em dash or an ellipsis."""
+    filler = _FILLER.match(text)
+    if filler is not None and rng.random() < FILLER_DROP:
+        rest = text[filler.end():]
+        text = rest[:1].upper() + rest[1:]
     draw = rng.random()
     brk = _BREAK.search(text)
     if draw < ELLIPSIS_SHARE:
