@@ -216,8 +216,8 @@ async def _open_batch(url: str, token: str, count: int, workers: int) -> list[tu
     opened: list[tuple[Any, str]] = []
     limit = 4 * max(count, workers)
     while len(opened) < count or (len({w for _, w in opened}) < workers and len(opened) < limit):
-        ws = await connect(url.replace("http", "ws", 1) + "/ws", additional_headers={"Authorization": f"Bearer {token}"},
-                           compression=None, max_size=None, proxy=None)
+        ws = await connect(url.replace("http", "ws", 1) + "/ws", compression=None, max_size=None, proxy=None,
+                           additional_headers={"Authorization": f"Bearer {token}"})
         opened.append((ws, ws.response.headers.get(WORKER_HEADER, "")))
     return opened
 
@@ -322,7 +322,8 @@ def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess
 
 
 async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float, server_pid: int,
-                 args: argparse.Namespace, placed: dict[str, list[int]]) -> tuple[list[float], list[str], float, float, float]:
+                 args: argparse.Namespace,
+                 placed: dict[str, list[int]]) -> tuple[list[float], list[str], float, float, float]:
     """Run the sessions' step phase; latencies, errors, wall seconds, client and server CPU seconds.
 
     ``placed`` gets the batch client's connections and sessions per server process.

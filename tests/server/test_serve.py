@@ -152,3 +152,17 @@ def test_workers_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="--workers must be at least 1, got 0"):
         ServeConfig(workers=0)
     assert ServeConfig(workers=2).workers == 2
+
+
+def test_freeze_startup_heap_moves_live_objects_out_of_the_collector() -> None:
+    import gc
+
+    from vmb_gym.server.app import freeze_startup_heap
+
+    before = gc.get_freeze_count()
+    try:
+        kept = [{"n": k} for k in range(1000)]  # alive at "start-up"
+        freeze_startup_heap()
+        assert gc.get_freeze_count() >= before + len(kept)
+    finally:
+        gc.unfreeze()  # the test process is not a server: hand them back

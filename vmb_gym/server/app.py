@@ -23,7 +23,7 @@ from typing import Any
 
 from vmb_gym.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "TOKEN_ENV", "ServeConfig", "create_vmb_app", "serve"]
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "TOKEN_ENV", "ServeConfig", "create_vmb_app", "freeze_startup_heap", "serve"]
 
 #: Environment variable read for the bearer token when ``--token`` is not given.
 TOKEN_ENV = "VMB_SERVE_TOKEN"
@@ -114,11 +114,17 @@ def create_vmb_app(config: ServeConfig) -> Any:
     sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions)  # /ws on the lean path
     guarded = GuardMiddleware(sessions, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
-    # What start-up built (the data, the warm envs, their indexes) lives as long as the server: moved
-    # out of the collector's reach, each collection walks only what the sessions allocate since.
+    return guarded
+
+
+def freeze_startup_heap() -> None:
+    """Move everything alive now out of the garbage collector's reach (a server process, after start-up).
+
+    What start-up built (the data, the warm envs, their indexes) lives as long as the server; frozen,
+    each collection walks only what the sessions allocated since, not the whole heap.
+    """
     gc.collect()
     gc.freeze()
-    return guarded
 
 
 def serve(config: ServeConfig) -> None:
@@ -135,7 +141,9 @@ def serve(config: ServeConfig) -> None:
     common = {"host": config.host, "port": config.port, "log_level": "warning",
               "ws_max_size": 4 * config.max_request_bytes}
     if config.workers == 1:
-        uvicorn.run(create_vmb_app(config), **common)
+        app = create_vmb_app(config)
+        freeze_startup_heap()
+        uvicorn.run(app, **common)
         return
     os.environ.update({"VMB_SERVE_ENV": config.env_id, "VMB_SERVE_DATA": ",".join(config.data),
                        "VMB_SERVE_MEMORY": ",".join(config.memory), "VMB_SERVE_MAX_SESSIONS": str(config.max_sessions),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from vmb_gym.server.app import DEFAULT_MAX_REQUEST_BYTES, ServeConfig, create_vmb_app
+from vmb_gym.server.app import DEFAULT_MAX_REQUEST_BYTES, ServeConfig, create_vmb_app, freeze_startup_heap
 
 __all__ = ["app", "config_from_environ"]
 
@@ -33,3 +33,4 @@ def config_from_environ() -> ServeConfig:
 
 
 app = create_vmb_app(config_from_environ())
+freeze_startup_heap()  # this module is a server process's start-up
