@@ -40,7 +40,7 @@ def test_cue_vector_reads_the_lexicon_cues() -> None:
     assert cue_vector("Is it on?")[7] == 1.0  # a question
 
 
-@pytest.mark.parametrize("kind", ["cues", "words+cues", "minilm", "both"])
+@pytest.mark.parametrize("kind", ["vocab", "cues", "words+cues", "minilm", "both"])
 def test_each_kind_fits_ranks_and_round_trips(kind: str) -> None:
     prior = LinePrior.fit(_examples(range(10, 60, 5)), kind=kind, embedder="hashing-64")
     real = prior.many([t.format(v=77) for t in REAL])
@@ -49,7 +49,7 @@ def test_each_kind_fits_ranks_and_round_trips(kind: str) -> None:
                                             [True] * len(REAL) + [False] * len(CHATTER)))
     assert auc == pytest.approx(float(np.mean([r > c for r in real for c in chatter])))
     assert auc >= 0.75
-    width = {"cues": N_CUES, "words+cues": N_FEATURES + N_CUES, "minilm": 64 + N_CUES,
+    width = {"vocab": N_FEATURES, "cues": N_CUES, "words+cues": N_FEATURES + N_CUES, "minilm": 64 + N_CUES,
              "both": N_FEATURES + 64 + N_CUES}[kind]
     assert prior.coef.shape == (width,) and prior.width() == width
     again = LinePrior.from_json(prior.to_json())

@@ -11,6 +11,10 @@ What it reads (``kind``, :data:`KINDS`):
 
 * ``"words"``: the line's words and word n-grams, hashed (people's names and numbers masked, so it
   learns wording, not values). Fitted on every history line.
+* ``"vocab"``: the same n-grams of the line with the simulator vocabulary masked as well
+  (:func:`agents.sb3.slots.prior_text.vocab_text`: numbers in words, enum values, setting and
+  device phrases), so it learns how a line is said, not which setting it names. Fitted on every
+  history line; it is the kind that transfers to the official histories (see the README).
 * ``"cues"``: :func:`cue_vector` alone (no model weights, no embedding: cheap everywhere).
 * ``"minilm"``: a frozen MiniLM sentence embedding of the line (the encoder of the dense memory,
   :class:`vmb_gym.memory.retrieval.MiniLMEmbedder`) and :func:`cue_vector`, the simulator
@@ -42,10 +46,12 @@ from vmb_gym.errors import ConfigError, VmbError
 #: Hashed feature space of the line words (1- to 3-grams).
 N_FEATURES = 2 ** 14
 #: What a prior reads (see the module docstring).
-KINDS = ("words", "cues", "words+cues", "minilm", "both")
+KINDS = ("words", "vocab", "cues", "words+cues", "minilm", "both")
 #: The feature blocks of each kind, in the order of the weights.
-PARTS: dict[str, tuple[str, ...]] = {"words": ("words",), "cues": ("cues",), "words+cues": ("words", "cues"),
+PARTS: dict[str, tuple[str, ...]] = {"words": ("words",), "vocab": ("vocab",), "cues": ("cues",), "words+cues": ("words", "cues"),
                                      "minilm": ("minilm", "cues"), "both": ("words", "minilm", "cues")}
+#: The kinds fitted on every history line (the others read candidate lines, see :func:`fit_line_prior`).
+EVERY_LINE_KINDS = ("words", "vocab")
 #: The kinds that embed lines (a :class:`LineEmbedder`).
 EMBEDDING_KINDS = ("minilm", "both")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
@@ -159,7 +165,7 @@ class LinePrior:
 
     Args:
         coef: the weights of the logistic regression: the ``N_FEATURES`` word weights (``"words"``,
-            ``"both"``), then the embedding weights (``"minilm"``, ``"both"``), then the :data:`N_CUES`
+            ``"vocab"``, ``"both"``), then the embedding weights (``"minilm"``, ``"both"``), then the :data:`N_CUES`
             cue weights (every kind but ``"words"``).
         intercept: its bias.
         kind: one of :data:`KINDS`.
@@ -185,10 +191,11 @@ class LinePrior:
     def width(self) -> int:
         """The number of weights of this kind."""
         dense = (self.embedder.dim if self.embedder is not None else 0) + (N_CUES if "cues" in PARTS[self.kind] else 0)
-        return (N_FEATURES if "words" in PARTS[self.kind] else 0) + dense
+        hashed = "words" in PARTS[self.kind] or "vocab" in PARTS[self.kind]
+        return (N_FEATURES if hashed else 0) + dense
 
     def design(self, bodies: Sequence[str]) -> Any:
-        """The regression's input rows of ``bodies`` (sparse for ``"words"``, dense otherwise)."""
+        """The regression's input rows of ``bodies`` (sparse for ``"words"`` and ``"vocab"``, dense otherwise)."""
         return _design(self.kind, self.embedder, bodies)
 
     @classmethod
@@ -281,6 +288,10 @@ def _design(kind: str, embedder: LineEmbedder | None, bodies: Sequence[str]) -> 
     blocks: list[Any] = []
     if "words" in PARTS[kind]:
         blocks.append(_vectorizer().transform(texts))
+    if "vocab" in PARTS[kind]:
+        from agents.sb3.slots.prior_text import vocab_text
+
+        blocks.append(_vectorizer().transform([vocab_text(b) for b in bodies]))
     if "cues" in PARTS[kind]:
         cues = np.stack([cue_vector(b) for b in bodies]) if bodies else np.zeros((0, N_CUES), dtype=np.float32)
         if embedder is not None:
@@ -328,7 +339,7 @@ def fit_line_prior(scenarios: Sequence[Any], kind: str = "words", *, seed: int =
                    auc_data: Mapping[str, str] | None = None, log: Callable[[str], Any] | None = None) -> LinePrior:
     """The line prior of ``vmb train sb3``, fitted on training scenarios, with its AUC in the log.
 
-    ``"words"`` reads every line of every scenario (as before the kinds existed); the other kinds
+    ``"words"`` (as before the kinds existed) and ``"vocab"`` read every line of every scenario; the other kinds
     read the first :data:`PRIOR_SCENARIOS`: every line for ``"words+cues"``, the lines that state a
     setting value for ``"cues"`` and the embedding kinds. ``auc_data`` (name -> data spec, e.g.
     ``{"held_out": "default", "official": "official:DIR"}``) names the sets whose first
@@ -336,7 +347,7 @@ def fit_line_prior(scenarios: Sequence[Any], kind: str = "words", *, seed: int =
     """
     if kind not in KINDS:
         raise ConfigError(f"unknown line-prior kind {kind!r}; expected one of {KINDS}")
-    if kind == "words":
+    if kind in EVERY_LINE_KINDS:
         examples = LinePrior.examples_from_scenarios(scenarios)
         used = len(scenarios)
     else:
