@@ -3,7 +3,7 @@
 Real turns run on: "..., but maybe that's just me", "..., and Dana agrees, for once",
 "..., especially if the weather holds". :func:`extend` ends a line's last sentence with one such
 clause now and then; each clause is a linking word and a body drawn apart, and the bodies may
-name the sharer's relative (``{rname}``, ``{rhe}``, ``{relative}``), so the same clause rarely
+name the sharer's relative (``{rname}``, ``{relative}``), so the same clause rarely
 comes twice. No clause names a vehicle setting or a value.
 """
 
@@ -18,18 +18,18 @@ __all__ = ["CLAUSES", "extend"]
 CLAUSES: dict[str, tuple[str, ...]] = {
     "and": (
         "I hope it stays that way", "{rname} agrees, for once", "that's saying something", "I'm fine with that",
-        "your {relative2} would say the same", "nobody else seems to notice", "I think {rhe} knows it too",
+        "your {relative2} would say the same", "nobody else seems to notice", "I think {rname} knows it too",
         "it's only getting busier", "I'm trying to keep perspective", "that's before we even talk about money",
         "I've stopped pretending otherwise", "it shows", "honestly I'm glad", "it's been that way for months",
-        "maybe that's fine", "she'd say the same", "he knows it", "your {relative2} would laugh", "those are the good days",
+        "maybe that's fine", "{rname} would say the same", "{rname} knows it", "your {relative2} would laugh", "those are the good days",
         "both of us know it", "I hope it lasts", "we'll both be glad after", "I'll let you know how it goes",
     ),
     "but": (
         "maybe that's just me", "{rname} thinks I'm overreacting", "I could be wrong", "it's early days",
-        "I'm not complaining", "we'll see how long that lasts", "I'm learning to live with it", "{rhe} disagrees",
+        "I'm not complaining", "we'll see how long that lasts", "I'm learning to live with it", "{rname} disagrees",
         "don't quote me on that", "that might change by next week",
         "at least we're talking about it", "it's better than it was", "the kids don't seem to mind",
-        "sometimes that's just how it goes", "she says I worry too much", "he thinks it's funny", "maybe I'm wrong",
+        "sometimes that's just how it goes", "{rname} says I worry too much", "{rname} thinks it's funny", "maybe I'm wrong",
         "those things take time", "your {relative2} might disagree", "any advice is welcome", "I'll always wonder",
     ),
     "especially": (
@@ -41,7 +41,7 @@ CLAUSES: dict[str, tuple[str, ...]] = {
     "if": (
         "that makes sense", "you know what I mean", "nothing changes", "I'm being honest", "all goes to plan",
         "{rname} has a say in it", "the timing works out", "I can find the energy", "that's not too much to ask",
-        "your {relative2} agrees", "she has any say in it", "he ever calls back", "those plans hold", "anyone asks me",
+        "your {relative2} agrees", "{rname} ever calls back", "those plans hold", "anyone asks me",
     ),
     "as": (
         "far as I can tell", "usual", "{rname} keeps reminding me", "long as nobody gets hurt", "I expected",
