@@ -92,7 +92,7 @@ class Args(SB3Args):
     line_prior: bool = True
     """slots: fit the line prior (real preference vs chatter) on the training evidence"""
     line_prior_kind: str = "words"
-    """slots: what the line prior reads: words, cues, words+cues, minilm or both (agents/sb3/slots/line_prior.py)"""
+    """slots: what the line prior reads: words, vocab, cues, words+cues, minilm or both (agents/sb3/slots/line_prior.py)"""
     search_context: int = 2
     """slots: neighbouring same-day lines each memory search shows around a hit (0-3)"""
     features: str = "hashing"

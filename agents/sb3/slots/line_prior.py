@@ -55,15 +55,15 @@ EVERY_LINE_KINDS = ("words", "vocab")
 #: The kinds that embed lines (a :class:`LineEmbedder`).
 EMBEDDING_KINDS = ("minilm", "both")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)?")
-_UNIT = re.compile(r"%|°|\b(?:percent|degrees?|level|notch|speed|mode)\b", re.I)
-_YOU = re.compile(r"\b(?:you|your|yours)\b", re.I)
+_UNIT = re.compile(r"%|°|\b(?:percent|degrees?|level|notch|speed|mode)\b", re.IGNORECASE)
+_YOU = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 #: An instruction to the car ("Set video quality to 1080p", "can you lower the nav volume").
 _COMMAND = re.compile(r"(?:^|[.!?;:,]\s*|\b(?:please|can you|could you|would you|just|now)\s+)(?:set|turn|switch|change"
                       r"|lower|raise|increase|decrease|put|make|keep|limit|adjust|open|close|lock|unlock|play|bump"
-                      r"|drop|crank|dial|move|bring|reduce|boost|activate|enable|disable|start|stop)\b", re.I)
+                      r"|drop|crank|dial|move|bring|reduce|boost|activate|enable|disable|start|stop)\b", re.IGNORECASE)
 #: A wish about the setting itself ("I need it at 4", "leave it on").
 _WISH = re.compile(r"\b(?:i need it|i want it|i'd like it|i need the|i want the|i'd like the|i prefer the|let's (?:go|keep"
-                   r"|set|try|put|make|switch|change)|leave it|keep it|set it|put it|make it)\b", re.I)
+                   r"|set|try|put|make|switch|change)|leave it|keep it|set it|put it|make it)\b", re.IGNORECASE)
 #: A line is "genuine" for the slot features when its probability reaches this.
 GENUINE = 0.5
 
@@ -355,8 +355,8 @@ def fit_line_prior(scenarios: Sequence[Any], kind: str = "words", *, seed: int =
         examples = LinePrior.examples_from_scenarios(scenarios[:used], candidates_only=kind != "words+cues")
     prior = LinePrior.fit(examples, seed=seed, kind=kind)
     if log is not None:
-        report = [f"line prior ({kind}): {len(examples)} lines of {used} training households "
-                  f"({sum(y for _, y in examples)} gold evidence)"]
+        report = [(f"line prior ({kind}): {len(examples)} lines of {used} training households "
+                   f"({sum(y for _, y in examples)} gold evidence)")]
         for name, spec in (auc_data or {}).items():
             if spec:
                 try:
