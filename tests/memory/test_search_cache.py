@@ -165,6 +165,25 @@ def test_a_restore_copies_entries_and_shares_frozen_arrays(scenario):
     assert np.array_equal(stamps, m._build_arrays()[0])
 
 
+def test_restored_modules_share_entries_until_one_writes(scenario):
+    a, b = BM25Memory(), BM25Memory()
+    a.ingest(scenario)
+    b.ingest(scenario)  # restored from a's snapshot
+    c = BM25Memory()
+    c.ingest(scenario)
+    assert b.entries[0] is c.entries[0]  # shared, not copied
+    as_of = scenario.queries[0].as_of
+    top = b.search("headrest height", as_of, 3)[0].entry_id
+    b.delete(top)
+    new = c.update(top, "Gary Allen: headrest at 5 after all")
+    assert b.get(top).status == "deleted" and c.get(top).status == "superseded" and c.get(top).superseded_by == new
+    assert a.get(top).status == "active"
+    d = BM25Memory()
+    d.ingest(scenario)
+    assert d.get(top).status == "active" and d.get(top).superseded_by is None
+    assert d.search("headrest height", as_of, 3)[0].entry_id == top
+
+
 def test_entry_copy_is_equal_and_independent(scenario):
     m = BM25Memory()
     m.ingest(scenario)

@@ -145,6 +145,7 @@ class _Snapshot:
     speakers: tuple[str, ...]
     payload: dict[str, Any] = field(default_factory=dict)
     arrays: tuple[np.ndarray, np.ndarray] | None = None  # visible()'s stamps and active flags, read-only
+    by_id: dict[str, int] = field(default_factory=dict)
 
 
 #: Most scenarios kept in the in-process snapshot cache (LRU).
@@ -174,7 +175,15 @@ class BaseMemory:
     * :meth:`_rank` only receives the indices of entries visible at ``as_of`` (time, status, person);
     * every returned hit is re-checked (time, scenario membership of its lines); offenders are
       dropped and counted in :attr:`violations`.
+
+    An ingest that restores a snapshot shares the snapshot's entry objects (copying 2,000 entries
+    cost a few ms per scenario switch): :meth:`get`, and so :meth:`update` and :meth:`delete`,
+    copy a shared entry before handing it out. Change entries through those methods, never by
+    assigning to a field of ``entries[i]``.
     """
+
+    #: Entries ``entries[:_borrowed]`` may be the snapshot's own objects (see the class docstring).
+    _borrowed: int = 0
 
     name: ClassVar[str] = "base"
     provides_context: ClassVar[bool] = False
@@ -197,6 +206,7 @@ class BaseMemory:
         self._now: datetime | None = None
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None
         self._snapshot_key: tuple[str, str, str, str] | None = None
+        self._owned: set[int] = set()
 
     # ------------------------------------------------------------------ ingestion
     def ingest(self, scenario: Scenario) -> None:
@@ -221,7 +231,7 @@ class BaseMemory:
             self._finish_ingest()
             _SNAPSHOTS[cache_key] = _Snapshot(
                 [e.copy() for e in self.entries], dict(self._line_time), self.speakers, self._payload(),
-                self._frozen_arrays(),
+                self._frozen_arrays(), dict(self._by_id),
             )
             while len(_SNAPSHOTS) > SNAPSHOT_LIMIT:
                 _SNAPSHOTS.popitem(last=False)
@@ -231,8 +241,9 @@ class BaseMemory:
 
     def _restore(self, scenario_id: int, snap: _Snapshot) -> None:
         self.reset(scenario_id, snap.speakers)
-        self.entries = [e.copy() for e in snap.entries]
-        self._by_id = {e.entry_id: i for i, e in enumerate(self.entries)}
+        self.entries = list(snap.entries)  # shared entry objects: get() copies one before handing it out
+        self._borrowed, self._owned = len(self.entries), set()
+        self._by_id = dict(snap.by_id)
         self._line_time = dict(snap.line_time)
         self._now = max(self._line_time.values()) if self._line_time else None
         self._load_payload(snap.payload)
@@ -283,6 +294,7 @@ class BaseMemory:
         self.entries = []
         self._by_id = {}
         self._line_time = {}
+        self._borrowed, self._owned = 0, set()
         self._policy_counter = 0
         self._now = None
         self._on_entries_changed()
@@ -324,11 +336,15 @@ class BaseMemory:
 
     # ------------------------------------------------------------------ policy writes
     def get(self, entry_id: str) -> MemoryEntry:
-        """The entry called ``entry_id`` (KeyError naming the id when unknown)."""
+        """The entry called ``entry_id``, this module's own object (KeyError naming the id when unknown)."""
         try:
-            return self.entries[self._by_id[entry_id]]
+            i = self._by_id[entry_id]
         except KeyError:
             raise KeyError(f"no memory entry {entry_id!r}") from None
+        if i < self._borrowed and i not in self._owned:  # the snapshot's object: copy it before it is changed
+            self.entries[i] = self.entries[i].copy()
+            self._owned.add(i)
+        return self.entries[i]
 
     def store(
         self,
