@@ -202,7 +202,7 @@ async def _lean_session(url: str, token: str, player: Player, start: asyncio.Eve
         ready.append(1)
 
 
-async def _open_batch(url: str, token: str, count: int, workers: int) -> list[tuple[Any, str]]:
+async def open_batch_connections(url: str, token: str, count: int, workers: int) -> list[tuple[Any, str]]:
     """``count`` WebSockets, each with the server process it reached (the handshake's ``x-vmb-worker``).
 
     The kernel hands each connection to whichever ``vmb serve`` worker accepts first, so ``count``
@@ -222,7 +222,7 @@ async def _open_batch(url: str, token: str, count: int, workers: int) -> list[tu
     return opened
 
 
-def _spread(players: list[Player], workers: list[str]) -> list[list[Player]]:
+def spread_over_workers(players: list[Player], workers: list[str]) -> list[list[Player]]:
     """Sessions per connection (``workers``: each connection's server process): an even share for each
     process, then an even share of that for each of its connections."""
     by_worker: dict[str, list[int]] = {}
@@ -337,9 +337,9 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
     elif args.client == "lean":
         jobs = [_lean_session(url, token, p, *common) for p in players]
     else:
-        opened = await _open_batch(url, token, args.connections, args.workers)
+        opened = await open_batch_connections(url, token, args.connections, args.workers)
         workers = [w for _, w in opened]
-        spread = _spread(players, workers)
+        spread = spread_over_workers(players, workers)
         jobs = [_batch_connection(ws, group, *common) for (ws, _), group in zip(opened, spread)]
         for worker in sorted(set(workers)):
             placed["connections_per_worker"].append(workers.count(worker))
