@@ -197,6 +197,7 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
     task = env.unwrapped.tasks.queries[0]
     ep = run_episode(env, policy, task_id=task.task_id)
     names = [c["name"] for action in ep.actions if isinstance(action, list) for c in action]
-    # the episode's form (the README's run does not get the content right: held-out ESM 0.000)
-    assert names[:2] == ["search_memory", "list_module_tools"] and names[-1] == "finish"
-    assert ep.terminated and policy.stats["stop_reason"] == "finish_call" and policy.stats["turns"] <= 4
+    # the episode's three turns: list the module, search, call and finish (held-out ESM 0.075 in the README)
+    assert names[:2] == ["list_module_tools", "search_memory"] and names[-1] == "finish"
+    assert any(n.startswith("carcontrol_") for n in names[2:-1]), names
+    assert ep.terminated and policy.stats["stop_reason"] == "finish_call" and policy.stats["turns"] <= 5
