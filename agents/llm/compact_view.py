@@ -33,8 +33,8 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "chronological", "compact_tools", "context_block", "install",
-           "render_result"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "chronological", "compact_tools", "context_block", "hit_bodies",
+           "install", "render_result"]
 
 def _module_names() -> str:
     from vmb_gym.vehicle.schema import MODULE_KEYS
@@ -139,7 +139,12 @@ def render_result(name: str, result: Any) -> str:
 
 
 #: A retrieval hit line: ``3. [2025-02-27 13:24] Frank Yamada: text``.
-_HIT = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] .*)$")
+_HIT = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*))$")
+
+
+def hit_bodies(memory_text: str) -> str:
+    """``memory_text`` with each hit line's rank and time stamp left out (``Frank Yamada: text``)."""
+    return "\n".join(m.group(2) if (m := _HIT.match(line)) else line for line in memory_text.splitlines())
 
 
 def chronological(memory_text: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.llm.compact_view import CompactView, short_name
+from agents.llm.compact_view import CompactView, hit_bodies, short_name
 from agents.rules.request import read_request
 
 __all__ = ["PLACE_ARGUMENTS", "function_words", "supported", "teacher_episode", "teacher_rows", "teacher_query"]
@@ -60,16 +60,13 @@ def _call(name: str, arguments: Mapping[str, Any], k: int, turn: int) -> dict[st
     return {"id": f"call_{turn}_{k}", "type": "function", "function": {"name": name, "arguments": dict(arguments)}}
 
 
-#: A hit's rank and time stamp (``3. [2025-02-27 13:24] ``), left out when values are looked for.
-_STAMP = re.compile(r"^\d+\. \[[^\]]*\] ", re.MULTILINE)
-
 #: Arguments that name a place (a seat, a window), read from the request, not from the memory.
 PLACE_ARGUMENTS = frozenset({"seat", "position", "light", "window", "zone", "area", "door", "mirror", "side"})
 
 
 def supported(calls: Sequence[Mapping[str, Any]], memory_text: str) -> bool:
     """Whether every remembered value of ``calls`` (not a place, not a boolean) is written in ``memory_text``."""
-    text = _STAMP.sub("", memory_text.lower())
+    text = hit_bodies(memory_text).lower()  # a hit's rank and time stamp are not values
     values = [v for c in calls for k, v in (c.get("arguments") or {}).items()
               if k not in PLACE_ARGUMENTS and not isinstance(v, bool)]
     return all(re.search(rf"(?<![\w.]){re.escape(str(v).lower())}(?!\w)", text) for v in values)
