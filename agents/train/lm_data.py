@@ -33,7 +33,7 @@ import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.llm.compact_view import CompactView, hit_bodies, short_name
 from agents.rules.request import read_request
 
-__all__ = ["PLACE_ARGUMENTS", "function_words", "supported", "teacher_episode", "teacher_rows", "teacher_query"]
+__all__ = ["PLACE_ARGUMENTS", "function_words", "supported", "teacher_episode", "teacher_query", "teacher_rows"]
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}
@@ -98,7 +98,7 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
     for calls in turns:
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         env_calls = [view.to_env_call(c["function"]["name"], c["function"]["arguments"]) for c in calls]
-        _, reward, terminated, truncated, info = env.step(env_calls)
+        _, reward, _, _, info = env.step(env_calls)
         if calls is turns[-1]:
             break
         for call, record in zip(calls, list(info.get("calls") or []), strict=False):
