@@ -22,13 +22,14 @@ from vmb_gym.envs.rewards import REWARDS, RewardSpec, rates
 from vmb_gym.errors import ActionError
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.base import MemoryHit
-from vmb_gym.memory.session import MemorySession
+from vmb_gym.memory.cache import LRUCache
+from vmb_gym.memory.session import MemorySession, SearchResult
 from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.schema import MAX_CONTEXT, module_schemas
 
 __all__ = ["ANSWER_TOOL", "REWARDS", "TextFitter", "ToolRuntime", "chat_messages", "dump_results",
-           "hit_record", "memory_hit_info", "render_results", "to_json_text"]
+           "hit_record", "memory_hit_info", "render_results", "search_records", "to_json_text"]
 
 #: The one tool of the QA diagnostic track.
 ANSWER_TOOL = {
@@ -90,6 +91,8 @@ class ToolRuntime:
         #: The memory accounting of this query (searches, tokens incl. injected context, hits).
         self.memory_session = MemorySession(memory, prepare=prepare_memory)
         self.memory_session.add_context(context_tokens)
+        #: The result of each successful ``search_memory`` call, in order.
+        self.search_results: list[SearchResult] = []
         self.answer: ToolCall | None = None
 
     @property
@@ -119,10 +122,14 @@ class ToolRuntime:
 
     # ------------------------------------------------------------------ actions
     def run_action_with_hits(self, action: Any) -> tuple[list[Record], str | None, bool, list[dict[str, Any]]]:
-        """:meth:`run_action`, plus the step's hits per ``search_memory`` call (:func:`memory_hit_info`)."""
-        before = len(self.memory_hits)
+        """:meth:`run_action`, plus the step's hits per ``search_memory`` call (:func:`memory_hit_info`'s form,
+        built from each search's :func:`search_records`)."""
+        before = len(self.search_results)
         records, action_error, finished = self.run_action(action)
-        return records, action_error, finished, memory_hit_info(records, self.memory_hits[before:])
+        results = iter(self.search_results[before:])
+        groups = [{"query": (r["arguments"] or {}).get("query"), "hits": search_records(next(results))}
+                  for r in records if r["name"] == "search_memory" and r["result"].get("success")]
+        return records, action_error, finished, groups
 
     def run_action(self, action: Any) -> tuple[list[Record], str | None, bool]:
         """Run one policy action; never raises.
@@ -236,6 +243,7 @@ class ToolRuntime:
             return {"success": False, "error": f"search_memory: memory {getattr(self.memory, 'name', '?')!r} "
                     "cannot show neighbouring lines; call it without context"}, True
         result = self.memory_session.search(text, as_of=self.query.as_of, top_k=top_k, context=context)
+        self.search_results.append(result)
         return {"success": True, "memory_text": result.text, "count": len(result.hits)}, False
 
     def _answer_tool(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -289,7 +297,7 @@ class ToolRuntime:
             "discovered_modules": sorted(self.discovered),
         }
         if self.memory_hits:
-            episode["memory_audit"] = audit_hits(query, self.memory_hits)
+            episode["memory_audit"] = audit_hits(query, self.memory_hits, lines=self.memory_session.lines)
             episode["memory_hit_line_ids"] = sorted({i for h in self.memory_hits for i in h.line_ids})
         return metrics, episode, components
 
@@ -305,6 +313,27 @@ def hit_record(hit: MemoryHit) -> dict[str, Any]:
     return {"entry_id": hit.entry_id, "text": hit.text, "score": hit.score,
             "timestamp": iso_stamp(hit.timestamp) if hit.timestamp else None, "line_ids": list(hit.line_ids),
             "people": list(hit.people), "layer": hit.layer, "status": hit.status}
+
+
+#: Each recent search's hit records, by its :class:`~vmb_gym.memory.session.RenderedHits` (identity).
+_RECORDS = LRUCache(512)
+
+
+def search_records(result: SearchResult) -> list[dict[str, Any]]:
+    """The :func:`hit_record` of each hit of one search, built once per distinct result.
+
+    A search that returns the hit objects of a recent one (the module's result cache) gets
+    copies of the records built then: each record is its own dict, but its ``line_ids`` and
+    ``people`` lists are shared with the other copies (read them, do not change them).
+    """
+    rendered = result.rendered
+    if rendered is None:
+        return [hit_record(h) for h in result.hits]
+    kept: tuple[dict[str, Any], ...] | None = _RECORDS.get(rendered)
+    if kept is None:
+        kept = tuple(hit_record(h) for h in rendered.hits)
+        _RECORDS.put(rendered, kept)
+    return list(map(dict.copy, kept))
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -36,20 +36,23 @@ def first_hit_ranks(query: Query, hits: Sequence[MemoryHit]) -> list[int | None]
         rank = None
         if lines:
             for r, h in enumerate(hits, start=1):
-                if lines.intersection(h.line_ids):
+                if not lines.isdisjoint(h.line_ids):
                     rank = r
                     break
         ranks.append(rank)
     return ranks
 
 
-def audit_hits(query: Query, hits: Sequence[MemoryHit], ks: Iterable[int] | None = None) -> dict[str, Any]:
+def audit_hits(query: Query, hits: Sequence[MemoryHit], ks: Iterable[int] | None = None, *,
+               lines: Sequence[str] | None = None) -> dict[str, Any]:
     """Per-search audit figures of ``hits`` against ``query``'s gold evidence.
 
     Args:
         query: the task (its ``evidence`` gives the gold lines).
         hits: the search result, best first.
         ks: cut-offs (default: 1, 3, 5, 10, 20 and ``len(hits)``).
+        lines: each hit's :meth:`~vmb_gym.memory.records.MemoryHit.render`, when the caller has them
+            (a :class:`~vmb_gym.memory.session.MemorySession` keeps them); rendered here otherwise.
 
     Returns:
         ``{"events", "located_events", "first_hit_ranks", "recall@k", "all_recall@k",
@@ -60,7 +63,7 @@ def audit_hits(query: Query, hits: Sequence[MemoryHit], ks: Iterable[int] | None
     ranks = first_hit_ranks(query, hits)
     located = [r for r, e in zip(ranks, query.evidence, strict=True) if e.line_ids]
     gold = set(query.evidence_line_ids)
-    relevant = [bool(gold.intersection(h.line_ids)) for h in hits]
+    relevant = [not gold.isdisjoint(h.line_ids) for h in hits]
     first_rel = next((i for i, rel in enumerate(relevant, start=1) if rel), None)
     out: dict[str, Any] = {
         "events": len(query.evidence),
@@ -68,7 +71,8 @@ def audit_hits(query: Query, hits: Sequence[MemoryHit], ks: Iterable[int] | None
         "first_hit_ranks": ranks,
         "mrr": 1.0 / first_rel if first_rel else 0.0,
         "hits": len(hits),
-        "memory_tokens": count_tokens("\n".join(h.render() for h in hits)),
+        "memory_tokens": count_tokens("\n".join(lines if lines is not None and len(lines) == len(hits)
+                                                 else (h.render() for h in hits))),
     }
     for k in ks:
         if located:

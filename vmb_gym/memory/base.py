@@ -467,16 +467,18 @@ class BaseMemory:
         if context <= 0 or not hits:
             return list(hits)
         prefix = self._result_key()
-        cache_key = (*prefix, "neighbours", as_of, context, tuple(hits)) if prefix is not None else None
+        # keyed by the hit objects' identities (a cached search hands the same objects back); the
+        # entry holds those objects, so none of their ids can be taken by another object meanwhile
+        cache_key = (*prefix, "neighbours", as_of, context, tuple(map(id, hits))) if prefix is not None else None
         cached = RESULTS.get(cache_key) if cache_key is not None else None
         if cached is not None:
-            kept, dropped = cached
+            _, kept, dropped = cached
             self.violations += dropped
             return list(kept)
         before = self.violations
         out = self._check(self._windows(hits, as_of, context), as_of)
         if cache_key is not None:
-            RESULTS.put(cache_key, (tuple(out), self.violations - before))
+            RESULTS.put(cache_key, (tuple(hits), tuple(out), self.violations - before))
         return out
 
     def _time_order(self, as_of: datetime) -> tuple[np.ndarray, np.ndarray]:

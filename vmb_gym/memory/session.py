@@ -6,7 +6,9 @@ holds its own module (it exposes the session as ``policy.memory_session``, see
 :mod:`vmb_gym.policy`). The session
 
 * renders the hits of a search once (:func:`render_hits`: ``"1. [ts] text"`` lines) and counts
-  their tokens once (:func:`~vmb_gym.memory.tokens.count_tokens`);
+  their tokens once (:func:`~vmb_gym.memory.tokens.count_tokens`); a search that returns the very
+  hit objects of a recent one (a module's result cache hands them back) reuses that rendering
+  (:func:`rendered_hits`);
 * enforces ``as_of``: a hit stamped after the request time is dropped, whatever the module;
 * records every hit, so that :meth:`MemorySession.figures` gives the episode figures the env
   reports (``memory_searches``, ``memory_tokens``, ``memory_hit_line_ids``, ``memory_audit``).
@@ -23,17 +25,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.cache import LRUCache
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query
 
-__all__ = ["MemorySession", "SearchResult", "render_hits"]
+__all__ = ["RENDERED", "MemorySession", "RenderedHits", "SearchResult", "render_hits", "rendered_hits"]
 
 
 def render_hits(hits: Sequence[MemoryHit]) -> str:
@@ -41,13 +44,54 @@ def render_hits(hits: Sequence[MemoryHit]) -> str:
     return "\n".join(f"{i + 1}. {h.render()}" for i, h in enumerate(hits))
 
 
+@dataclass(frozen=True, eq=False)
+class RenderedHits:
+    """One search's hits with what is derived from them (compared and hashed by identity).
+
+    Attributes:
+        hits: the hits, best first.
+        lines: each hit's :meth:`~vmb_gym.memory.records.MemoryHit.render`.
+        text: :func:`render_hits` of the hits.
+        tokens: :func:`~vmb_gym.memory.tokens.count_tokens` of ``text``.
+    """
+
+    hits: tuple[MemoryHit, ...]
+    lines: tuple[str, ...]
+    text: str
+    tokens: int
+
+
+#: Renderings of recent searches' hits, keyed by the identities of the hit objects (each entry holds
+#: its hits, so no other object can take one of their ids while it is kept). Hits are frozen, so
+#: the same objects always render to the same text.
+RENDERED = LRUCache(512)
+
+
+def rendered_hits(hits: Sequence[MemoryHit]) -> RenderedHits:
+    """The :class:`RenderedHits` of ``hits``: computed once, then found again while these hit objects
+    come back (a module's result cache returns the same objects for a repeated search)."""
+    key = tuple(map(id, hits))
+    found: RenderedHits | None = RENDERED.get(key)
+    if found is None:
+        lines = tuple(h.render() for h in hits)
+        text = "\n".join(f"{i}. {line}" for i, line in enumerate(lines, start=1))
+        found = RenderedHits(tuple(hits), lines, text, count_tokens(text))
+        RENDERED.put(key, found)
+    return found
+
+
 @dataclass(frozen=True)
 class SearchResult:
-    """What one search gave: the hits (best first), their rendered text and its token count."""
+    """What one search gave: the hits (best first), their rendered text and its token count.
+
+    ``rendered`` is the search's :class:`RenderedHits` (None for pooled searches): the env builds
+    its per-hit records from it once per distinct result.
+    """
 
     hits: tuple[MemoryHit, ...]
     text: str
     tokens: int
+    rendered: RenderedHits | None = field(default=None, compare=False, repr=False)
 
 
 def _visible(hits: Sequence[MemoryHit], as_of: datetime | None) -> list[MemoryHit]:
@@ -69,6 +113,7 @@ class MemorySession:
         searches: searches run since the last :meth:`reset`.
         tokens: tokens the policy has read from memory (searches plus :meth:`add_context`).
         hits: every hit returned, in order (one entry per hit per search).
+        lines: each of ``hits`` rendered (:meth:`~vmb_gym.memory.records.MemoryHit.render`), in the same order.
         seconds: time spent inside the module's search.
     """
 
@@ -78,6 +123,7 @@ class MemorySession:
         self.searches = 0
         self.tokens = 0
         self.hits: list[MemoryHit] = []
+        self.lines: list[str] = []
         self.seconds = 0.0
 
     def reset(self) -> None:
@@ -85,6 +131,7 @@ class MemorySession:
         self.searches = 0
         self.tokens = 0
         self.hits = []
+        self.lines = []
         self.seconds = 0.0
 
     def add_context(self, tokens: int, hits: Sequence[MemoryHit] = ()) -> None:
@@ -95,6 +142,7 @@ class MemorySession:
         """
         self.tokens += int(tokens)
         self.hits.extend(hits)
+        self.lines.extend(h.render() for h in hits)
 
     def _search(self, query: str, as_of: datetime | None, top_k: int, context: int) -> list[MemoryHit]:
         if self._prepare is not None:
@@ -125,13 +173,12 @@ class MemorySession:
         Raises:
             ConfigError: ``context`` is asked of a module without ``neighbours``.
         """
-        hits = self._search(query, as_of, top_k, context)
-        text = render_hits(hits)
-        tokens = count_tokens(text)
+        rendered = rendered_hits(self._search(query, as_of, top_k, context))
         self.searches += 1
-        self.tokens += tokens
-        self.hits.extend(hits)
-        return SearchResult(tuple(hits), text, tokens)
+        self.tokens += rendered.tokens
+        self.hits.extend(rendered.hits)
+        self.lines.extend(rendered.lines)
+        return SearchResult(rendered.hits, rendered.text, rendered.tokens, rendered)
 
     def search_pooled(self, queries: Sequence[str], *, as_of: datetime | None, top_k: int) -> SearchResult:
         """Run several searches and pool their hits (first occurrence of each entry id kept).
@@ -144,11 +191,13 @@ class MemorySession:
             for h in self._search(q, as_of, top_k, 0):
                 seen.setdefault(h.entry_id, h)
         hits = list(seen.values())
-        text = "\n".join(h.render() for h in hits)
+        lines = [h.render() for h in hits]
+        text = "\n".join(lines)
         tokens = count_tokens(text) if text else 0
         self.searches += len(queries)
         self.tokens += tokens
         self.hits.extend(hits)
+        self.lines.extend(lines)
         return SearchResult(tuple(hits), text, tokens)
 
     def figures(self, query: Query | None = None) -> dict[str, Any]:
@@ -163,5 +212,5 @@ class MemorySession:
         if self.hits:
             out["memory_hit_line_ids"] = sorted({int(i) for h in self.hits for i in h.line_ids})
             if query is not None:
-                out["memory_audit"] = audit_hits(query, self.hits)
+                out["memory_audit"] = audit_hits(query, self.hits, lines=self.lines)
         return out

@@ -99,17 +99,22 @@ class SlotFeaturizer:
                      dtype=np.float32)
         out[:, BLOCK_KIND:BLOCK_KIND + BLOCK_GLOBAL] = g
         made = set(episode.made_names)
-        set_lines = lines_of_set_values(analysis, episode.made) if made else set()
+        if not made:
+            return out.reshape(-1)
+        set_lines = cached_lines_of_set_values(analysis, episode.made)
+        # the rows of API slot a are one run (value-major), those of its value slot v a run of N_TARGET_SLOTS
+        api_rows = N_VALUE_SLOTS * N_TARGET_SLOTS
         for a, slot in enumerate(analysis.apis):
             if slot.api in made:
-                for v in range(N_VALUE_SLOTS):
-                    for t in range(N_TARGET_SLOTS):
-                        out[slot_index(a, v, t), BLOCK_KIND + BLOCK_GLOBAL + 13] = 1.0  # api already called
+                start = slot_index(a, 0, 0)
+                out[start:start + api_rows, BLOCK_KIND + BLOCK_GLOBAL + 13] = 1.0  # api already called
+            if not set_lines:
+                continue
             for k, val in enumerate(slot.values):
-                if set_lines and not set_lines.isdisjoint([val.source, *val.sources]):
+                if not set_lines.isdisjoint([val.source, *val.sources]):
                     for v in (k, N_MEMORY_VALUES + k):
-                        for t in range(N_TARGET_SLOTS):
-                            out[slot_index(a, v, t), self.same_line_column] = 1.0
+                        start = slot_index(a, v, 0)
+                        out[start:start + N_TARGET_SLOTS, self.same_line_column] = 1.0
         return out.reshape(-1)
 
     def _static(self, analysis: Any) -> np.ndarray:
@@ -206,6 +211,18 @@ def target_block(t: int, target: str | None, quote: str, seat: str) -> np.ndarra
         vec[14] = float(bool(re.search(rf"\b{target.replace('_', ' ')}\b", quote)))
         vec[15] = float(target == seat)
     return vec
+
+
+def cached_lines_of_set_values(analysis: Any, made: Iterable[str]) -> frozenset[str]:
+    """:func:`lines_of_set_values`, kept on the analysis per set of calls (``analysis.set_lines``)."""
+    key = frozenset(made)
+    kept = getattr(analysis, "set_lines", None)
+    if kept is None:
+        kept = analysis.set_lines = {}
+    found: frozenset[str] | None = kept.get(key)
+    if found is None:
+        found = kept[key] = frozenset(lines_of_set_values(analysis, key))
+    return found
 
 
 def lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
