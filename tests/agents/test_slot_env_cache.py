@@ -89,3 +89,18 @@ def test_cached_token_counts_are_the_tokenizers() -> None:
     else:
         assert first == len(text.split())
     assert count_tokens(text + " more words here") > first
+
+
+def test_the_first_search_round_is_kept_per_request_and_handed_out_as_copies() -> None:
+    env = make_slot_env(gym.make("VehicleMem-v0", data="default", memory="bm25", max_steps=6),
+                        catalogue=SlotCatalogue(context=2))
+    inner = env.env
+    q = env.unwrapped.tasks.queries[0]
+    env.reset(options={"task_id": q.task_id})
+    expected = inner.catalogue.search_action(inner.episode, inner.speakers)
+    first = inner.first_search()
+    assert first == expected and len(first) >= 2 and all(c["name"] == "search_memory" for c in first)
+    first[0]["arguments"]["query"] = "changed by the caller"
+    assert inner.first_search() == expected  # the kept calls are not the ones handed out
+    _, _, _, _, info = env.step(1)  # the search slot
+    assert info["slot_call"] == expected and inner.episode.search_rounds == 1

@@ -15,9 +15,12 @@ from gymnasium import spaces
 from agents.sb3.slots.catalogue import SlotCatalogue
 from agents.sb3.slots.features import SlotFeaturizer
 from agents.sb3.slots.layout import SLOT_FINISH, SLOT_SEARCH
-from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText
+from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
 from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import EpisodeText
+
+#: Most requests whose first search round a :class:`SlotActionWrapper` keeps (cleared when full).
+FIRST_SEARCHES = 4096
 
 
 def refuse_context_memory(env: gym.Env[Any, Any]) -> None:
@@ -58,6 +61,8 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         self.episode = SlotEpisodeText()
         self.speakers: tuple[str, ...] = ()
         self.analysis: SlotAnalysis | None = None
+        #: the first search round's calls per (request, speakers): they depend on nothing else
+        self._first_searches: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset the env, the episode record and the slots."""
@@ -75,7 +80,10 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         if not 0 <= index < self.catalogue.n:
             raise ConfigError(f"action {index} is outside the slot catalogue (0-{self.catalogue.n - 1})")
         assert self.analysis is not None
-        call = slot_call(self.catalogue, index, self.analysis, self.episode, self.speakers)
+        if index == SLOT_SEARCH and search_rounds(self.episode) == 0:
+            call: Any = self.first_search()
+        else:
+            call = slot_call(self.catalogue, index, self.analysis, self.episode, self.speakers)
         obs, reward, terminated, truncated, info = self.env.step(call)
         self.episode.on_step(obs, info)
         self.analysis = self.catalogue.analyse(self.episode, self.speakers)
@@ -85,6 +93,17 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
             # exact state match plus a little value-level F1: F1 alone pays for extra guesses
             reward = float(metrics.get("exact_match", 0.0)) + self.f1_weight * float(metrics.get("f1_change", 0.0))
         return obs, reward, terminated, truncated, info
+
+    def first_search(self) -> list[dict[str, Any]]:
+        """The first search round's calls (:meth:`SlotCatalogue.search_action`), made once per request and
+        speakers; each call is a fresh copy."""
+        key = (self.episode.request, self.speakers)
+        calls = self._first_searches.get(key)
+        if calls is None:
+            if len(self._first_searches) >= FIRST_SEARCHES:
+                self._first_searches.clear()
+            calls = self._first_searches[key] = self.catalogue.search_action(self.episode, self.speakers)
+        return [{"name": c["name"], "arguments": dict(c["arguments"])} for c in calls]
 
     def action_masks(self) -> np.ndarray:
         """Allowed slot actions now (``finish`` always is)."""

@@ -213,16 +213,18 @@ def target_block(t: int, target: str | None, quote: str, seat: str) -> np.ndarra
     return vec
 
 
-def cached_lines_of_set_values(analysis: Any, made: Iterable[str]) -> frozenset[str]:
-    """:func:`lines_of_set_values`, kept on the analysis per set of calls (``analysis.set_lines``)."""
-    key = frozenset(made)
+def cached_lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:
+    """:func:`lines_of_set_values`, the lines of each call kept on the analysis (``analysis.set_lines``)."""
     kept = getattr(analysis, "set_lines", None)
     if kept is None:
         kept = analysis.set_lines = {}
-    found: frozenset[str] | None = kept.get(key)
-    if found is None:
-        found = kept[key] = frozenset(lines_of_set_values(analysis, key))
-    return found
+    lines: set[str] = set()
+    for key in made:
+        found: frozenset[str] | None = kept.get(key)
+        if found is None:
+            found = kept[key] = frozenset(lines_of_set_values(analysis, (key,)))
+        lines.update(found)
+    return lines
 
 
 def lines_of_set_values(analysis: Any, made: Iterable[str]) -> set[str]:

@@ -93,7 +93,7 @@ class SlotAnalysis:
     calls: Any = field(default=None, repr=False, compare=False)  # resolved calls of the call slots (cache)
     # the first slot of each distinct resolved call: (index, function name, call key) (the mask's cache)
     distinct_calls: Any = field(default=None, repr=False, compare=False)
-    # the hit lines of the values each set of calls sets (call keys -> lines: the featuriser's cache)
+    # the hit lines of the values each call sets (call key -> lines: the featuriser's cache)
     set_lines: Any = field(default=None, repr=False, compare=False)
 
 
