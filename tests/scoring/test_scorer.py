@@ -110,3 +110,24 @@ def test_scoring_every_task_twice_gives_the_same_records(official_queries: dict[
     assert first == second
     assert all(r["exact_match"] is True for r in first)  # the gold calls reach the gold state
     assert isinstance(score_task(queries[0], []), TaskScore)
+
+
+def test_warming_the_gold_caches_it_and_changes_no_score(official_queries: dict[str, Query]) -> None:
+    """``warm_gold_references`` (``vmb serve``'s start-up) builds each task's gold once: later scores reuse
+    that reference and equal the scores of a cold cache, for the gold, for nothing and for a wrong call."""
+    import dataclasses
+
+    from vmb_gym.scoring import gold_reference, warm_gold_references
+
+    originals = [official_queries[t] for t in ("1_0", "19_4", "18_8", "32_4", "5_3")]
+    wrong = [ToolCall("carcontrol_HUD_switch", {"switch": True})]
+
+    def records(queries: list[Query]) -> list[dict[str, object]]:
+        return [score_task(q, calls).to_record() for q in queries for calls in (q.gold_calls, [], wrong)]
+
+    cold = records([dataclasses.replace(q) for q in originals])  # new objects: nothing cached for them
+    warmed = [dataclasses.replace(q) for q in originals]
+    assert warm_gold_references(warmed) == len(originals)
+    references = [gold_reference(q) for q in warmed]
+    assert records(warmed) == cold
+    assert all(gold_reference(q) is r for q, r in zip(warmed, references))  # scored on the warmed reference

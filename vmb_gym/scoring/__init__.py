@@ -27,7 +27,7 @@ from vmb_gym.scoring.aggregate import METRIC_KEYS, aggregate
 if TYPE_CHECKING:
     from vmb_gym.scoring.gold import GoldReference, score_against, score_sims
     from vmb_gym.scoring.predictions import NON_VEHICLE_CALLS, read_predictions
-    from vmb_gym.scoring.scorer import TaskScore, gold_reference, score_final_state, score_task
+    from vmb_gym.scoring.scorer import TaskScore, gold_reference, score_final_state, score_task, warm_gold_references
     from vmb_gym.scoring.state_diff import METRIC_NAMES, StateScore, score_flat, values_equal
     from vmb_gym.scoring.tool_f1 import (
         ToolScore,
@@ -43,6 +43,7 @@ _HOMES: dict[str, str] = {
     "GoldReference": "gold", "score_against": "gold", "score_sims": "gold",
     "NON_VEHICLE_CALLS": "predictions", "read_predictions": "predictions",
     "TaskScore": "scorer", "gold_reference": "scorer", "score_final_state": "scorer", "score_task": "scorer",
+    "warm_gold_references": "scorer",
     "METRIC_NAMES": "state_diff", "StateScore": "state_diff", "score_flat": "state_diff",
     "values_equal": "state_diff",
     "ToolScore": "tool_f1", "multiset_tool_score": "tool_f1", "official_tool_score": "tool_f1",
@@ -90,4 +91,5 @@ __all__ = [
     "tool_call_key",
     "tool_call_keys",
     "values_equal",
+    "warm_gold_references",
 ]

@@ -11,7 +11,7 @@ predictions for the same task executes its gold once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "state_record_fields",
     "tool_record_fields",
     "vehicle_calls",
+    "warm_gold_references",
 ]
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,22 @@ def _gold_entry(query: Query) -> _GoldEntry:
 def gold_reference(query: Query) -> GoldReference:
     """The reference final state of ``query`` (gold executed once, then cached)."""
     return _gold_entry(query).reference
+
+
+def warm_gold_references(queries: Iterable[Query]) -> int:
+    """Execute and cache the gold of every query ahead of scoring (a server's start-up); how many.
+
+    The first score of a task executes its gold calls, snapshots the reference and works out the
+    outcomes of the two common predictions (nothing changed, exactly the gold): about a third of
+    a millisecond per task, paid here once instead of in the first episode that finishes it.
+    Scores are the same either way.
+    """
+    count = 0
+    for query in queries:
+        reference = _gold_entry(query).reference
+        _ = (reference.if_untouched, reference.if_matched)  # computed on first use, then cached
+        count += 1
+    return count
 
 
 def _finish(query: Query, entry: _GoldEntry, state: StateScore, calls: list[ToolCall]) -> TaskScore:

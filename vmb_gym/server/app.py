@@ -90,6 +90,7 @@ def create_vmb_app(config: ServeConfig) -> Any:
     from openenv.core.env_server.http_server import create_fastapi_app
     from openenv.core.env_server.types import ConcurrencyConfig
 
+    from vmb_gym.scoring.scorer import warm_gold_references
     from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
     from vmb_gym.server.guard import GuardMiddleware
     from vmb_gym.server.models import VmbAction, VmbObservation
@@ -101,6 +102,11 @@ def create_vmb_app(config: ServeConfig) -> Any:
             pool.warm(config.warm if (data, memory) == (config.data[0], config.memory[0]) else 1,
                       pool.key(data, memory))
 
+    for data in config.data:  # each task's first score executes its gold: pay it before the first session
+        key = pool.key(data, config.memory[0])
+        env = pool.acquire(key)
+        warm_gold_references(env.tasks.queries)
+        pool.release(key, env)
     warm_up = VehicleMemEnvironment(pool)  # the scorer's first use is slow: pay it before the first session
     warm_up.reset()
     warm_up.step(VmbAction(name="finish"))
