@@ -89,16 +89,35 @@ class TaskSet:
         """Every character the data (and ``extra``) can put into an observation."""
         chars = set(string.printable) | set(extra)
         for s in self.scenarios.values():
-            for line in s.lines:
-                chars.update(line.text)
-                chars.update(line.speaker)
-            for q in s.queries:
-                chars.update(q.text)
-                chars.update(q.gold_memory)
-                if q.qa is not None:
-                    chars.update(q.qa.question)
+            chars |= scenario_chars(s)
         chars -= set("\x0b\x0c")
         return "".join(sorted(chars))
+
+
+#: Each scenario's characters, by the scenario object's identity (each entry holds its scenario, so no
+#: other object can take its id meanwhile; loaded scenarios are shared objects, see vmb_gym.data.official).
+_SCENARIO_CHARS: dict[int, tuple[Scenario, frozenset[str]]] = {}
+_SCENARIO_CHARS_MAX = 4096
+
+
+def scenario_chars(scenario: Scenario) -> frozenset[str]:
+    """Every character of a scenario's lines (text and speaker) and queries (text, gold memory, QA question)."""
+    found = _SCENARIO_CHARS.get(id(scenario))
+    if found is not None and found[0] is scenario:
+        return found[1]
+    chars: set[str] = set()
+    for line in scenario.lines:
+        chars.update(line.text)
+        chars.update(line.speaker)
+    for q in scenario.queries:
+        chars.update(q.text)
+        chars.update(q.gold_memory)
+        if q.qa is not None:
+            chars.update(q.qa.question)
+    if len(_SCENARIO_CHARS) >= _SCENARIO_CHARS_MAX:
+        _SCENARIO_CHARS.clear()
+    _SCENARIO_CHARS[id(scenario)] = (scenario, frozenset(chars))
+    return _SCENARIO_CHARS[id(scenario)][1]
 
 
 def parse_files(files: str | int | Iterable[int] | None) -> list[int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from vmb_gym.envs.tool_runtime import (
     ToolRuntime,
     chat_messages,
     dump_results,
+    iso_stamp,
     render_results,
 )
 from vmb_gym.errors import ConfigError
@@ -198,7 +200,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         if task_mode == "qa":
             self._initial_tools = [ANSWER_TOOL]
 
-        self._charset = self.tasks.charset(extra=_schema_text(self._vehicle_tools + initial) + _ROLE + _INSTRUCTIONS + _MEMORY_HINT)
+        self._charset = self.tasks.charset(extra=_fixed_chars(schema, bool(self.memory.provides_search)))
         self.max_observation_length = max_observation_length
         # Observations: free text over the data's characters, cut at max_observation_length.
         self.observation_space = spaces.Text(max_length=max_observation_length, min_length=1, charset=self._charset)
@@ -244,7 +246,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
             "scenario_id": query.scenario_id,
             "reasoning_type": query.reasoning_type,
             "request": query.text,
-            "as_of": query.as_of.isoformat() if query.as_of else None,
+            "as_of": iso_stamp(query.as_of) if query.as_of else None,
             "memory": self.memory_name,
             "tools": self._initial_tools,
             "messages": list(self._messages),
@@ -315,10 +317,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
             if self.memory.provides_context:
                 self._ensure_memory(self.tasks.scenario_of(query))
                 context = self.memory.context(query)
-            system = _ROLE + "\n\nAvailable modules:\n" + "\n".join(f"- {k}: {MODULES[k].DESCRIPTION}" for k in MODULE_KEYS)
-            if self.memory.provides_search:
-                system += "\n\n" + _MEMORY_HINT
-            system += "\n\nInstructions:\n" + _INSTRUCTIONS
+            system = _system_text(bool(self.memory.provides_search))
             if context:
                 system = "User preference memory:\n" + context + "\n\n" + system
             if self.task_mode == "qa":
@@ -334,6 +333,23 @@ class VehicleMemEnv(gym.Env[str, Any]):
 
     def _fit(self, text: str) -> str:
         return self._fitter(text)
+
+
+@functools.lru_cache(maxsize=4)
+def _system_text(search: bool) -> str:
+    """The system text of the first observation before any memory context (role, modules, hint, instructions)."""
+    system = _ROLE + "\n\nAvailable modules:\n" + "\n".join(f"- {k}: {MODULES[k].DESCRIPTION}" for k in MODULE_KEYS)
+    if search:
+        system += "\n\n" + _MEMORY_HINT
+    return system + "\n\nInstructions:\n" + _INSTRUCTIONS
+
+
+@functools.lru_cache(maxsize=16)
+def _fixed_chars(schema: str, search: bool) -> str:
+    """Every character the tool schemas of ``schema`` and the env's own texts can show, sorted (once per
+    schema: the schemas' JSON is long)."""
+    initial = [LIST_MODULE_TOOLS, *([SEARCH_MEMORY] if search else []), FINISH]
+    return "".join(sorted(set(_schema_text(all_vehicle_schemas(schema) + initial) + _ROLE + _INSTRUCTIONS + _MEMORY_HINT)))
 
 
 def _schema_text(tools: list[dict[str, Any]]) -> str:
