@@ -13,14 +13,30 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.rules import RulesPolicy, content_words, read_request, request_value, same_person, selector_value
+from agents.rules import (
+    RulesPolicy,
+    content_words,
+    enable_api,
+    hit_body,
+    read_request,
+    request_value,
+    same_person,
+    selector_param,
+    selector_value,
+)
 from agents.sb3.slots.companions import companion_slots
 from agents.sb3.slots.hits import continuations, followup_queries, pool_hits
 from agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
-from agents.sb3.slots.reading import prior_text, relation_words, relative_names, situation_stems
+from agents.sb3.slots.reading import (
+    prior_text,
+    reason_words,
+    relation_words,
+    relative_names,
+    said_by,
+    situation_stems,
+)
 from agents.sb3.slots.records import ApiSlot, EvidencePool, SlotAnalysis, ValueSlot
-from agents.sb3.slots.values import value_slots
-from agents.rules import enable_api, selector_param
+from agents.sb3.slots.values import requested_api, value_slots
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 
@@ -31,12 +47,12 @@ def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "
     if sel is None or sel.constraint is None:
         return [None]
     choices = list(sel.constraint.choices)
-    if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.I):
+    if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.IGNORECASE):
         first = "rear_right"
     own = [seat] if seat in choices and seat != first else []
     if first == "rear_left" and seat == "rear_left" and "rear_right" in choices:
         own = ["rear_right"]
-    if seat == "rear_left" and re.search(r"\b(rear|back) right\b", request, re.I) and "rear_right" in choices:
+    if seat == "rear_left" and re.search(r"\b(rear|back) right\b", request, re.IGNORECASE) and "rear_right" in choices:
         own = ["rear_right"] if first != "rear_right" else []
     order = [first] + own + [c for c in TARGET_ORDER if c in choices and c != first and c not in own] + [
         c for c in choices if c != first and c not in TARGET_ORDER]
@@ -82,6 +98,12 @@ def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: 
     return pool, relatives
 
 
+#: The latest rank of the API the request names most strongly (:func:`~agents.sb3.slots.values.requested_api`)
+#: and of the API of the target's line that gives the request's reason (:func:`reason_api`).
+REQUESTED_RANK = 1
+REASON_RANK = 3
+
+
 @dataclass
 class ApiRanking:
     """The APIs of an episode in slot order, with the rules filter and the best candidate score of each."""
@@ -96,8 +118,34 @@ class ApiRanking:
         return self.best_req < 2.0 or req_scores.get(api, 0.0) >= self.best_req - 1.0
 
 
+def reason_api(pool: EvidencePool, ahead: Sequence[str]) -> str | None:
+    """The best-scored API (not in ``ahead``) of a candidate line by the target that gives one of the
+    reasons the request's words give ("I'm wearing the work boots again" and "My new work boots
+    have thick soles. My usual seat height of 87 feels too cramped."), else None.
+
+    A request that only gives its reason names no setting, so the request scores rank other APIs
+    first; the target's line that gave the same reason names the setting.
+    """
+    words = reason_words(prior_text(pool.req))
+    if not words or not pool.req.target:
+        return None
+    for c in pool.cands:  # best first
+        h = pool.by_render[c.source]
+        if c.api not in ahead and said_by(h, pool.req.target) \
+                and words & reason_words(hit_body(h, pool.speakers)):
+            return c.api
+    return None
+
+
 def rank_apis(pool: EvidencePool) -> ApiRanking:
-    """The rules choice first, then APIs with candidates that pass the filter, then by the request's score."""
+    """The rules choice first, then APIs with candidates that pass the filter, then by the request's score.
+
+    The API the request names most strongly comes no later than :data:`REQUESTED_RANK`: with a
+    weak request score every API passes the filter, and APIs that some hit names would push it
+    out of the slots ("Restore my volume setting" behind the dashboard, the vents and the route).
+    The API of the target's line that gives the request's reason (:func:`reason_api`) comes no
+    later than :data:`REASON_RANK`.
+    """
     scores = pool.req_scores
     ranking = ApiRanking([], {}, None, max(scores.values(), default=0.0))
     for c in pool.cands:
@@ -109,7 +157,12 @@ def rank_apis(pool: EvidencePool) -> ApiRanking:
         kept = ranking.passes(scores, api) and api in best
         return (-(api == ranking.rules_api), -kept, -(best.get(api, -1e9) if kept else 2.0 * scores.get(api, 0.0)), api)
 
-    ranking.ranked = sorted(set(scores) | set(best), key=key)
+    ranked = sorted(set(scores) | set(best), key=key)
+    for api, rank in ((requested_api(pool), REQUESTED_RANK), (reason_api(pool, ranked[:REASON_RANK]), REASON_RANK)):
+        if api is not None and api in ranked[rank:]:
+            ranked.remove(api)  # a slot even when the rules filter or the hits rank it lower
+            ranked.insert(rank, api)
+    ranking.ranked = ranked
     return ranking
 
 

@@ -7,10 +7,11 @@ features read; the learned priors add their fields (:func:`prior_features`, :fun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.rules import OPPOSITE, Candidate, conditions_in, content_words, extract_value, hit_body
+from agents.rules import OPPOSITE, Candidate, conditions_in, content_words, extract_value, hit_body, score_apis
 from agents.sb3.slots.layout import N_MEMORY_VALUES
 from agents.sb3.slots.line_prior import GENUINE
 from agents.sb3.slots.reading import (
@@ -36,7 +37,7 @@ def api_mentions(pool: EvidencePool, api: str) -> list[Any]:
     Lines the vocabulary does not tie to the function ("how far the frunk opens at 85 percent")
     join ranked below the rules' own.
     """
-    mine = [c for c in pool.cands if c.api == api]
+    mine = [Candidate(c.api, trim_free_text(c.value), c.score, c.source) for c in pool.cands if c.api == api]
     used = {c.source for c in mine}
     floor = min((c.score for c in mine), default=2.0 * pool.req_scores.get(api, 0.0)) - 1.0
     for h in pool.hits:
@@ -48,8 +49,62 @@ def api_mentions(pool: EvidencePool, api: str) -> list[Any]:
             continue
         value = extract_value(API_SPECS[api], body, pool.req)
         if value is not None:
-            mine.append(Candidate(api, value, floor + 0.3 * overlap, h.render()))
+            mine.append(Candidate(api, trim_free_text(value), floor + 0.3 * overlap, h.render()))
+            used.add(h.render())
+    if requested_api(pool) == api:
+        mine.extend(bare_mentions(pool, api, used, floor - 0.5))
     return mine
+
+
+#: A free-text value's trailing replacement clause ("High Court instead of the District Court").
+INSTEAD_RE = re.compile(r"[\s,;]*\binstead\b(?:\s+of\b.*)?$", re.IGNORECASE)
+
+
+def trim_free_text(value: Any) -> Any:
+    """A free-text value without its trailing "instead (of ...)": the place or title, not the swap."""
+    if not isinstance(value, str):
+        return value
+    trimmed = INSTEAD_RE.sub("", value).strip(" ,.;:!")
+    return trimmed or value
+
+
+#: The least request score of the API whose bare values are read (the request names it, or the prior is sure).
+BARE_REQUEST_SCORE = 1.0
+
+
+def requested_api(pool: EvidencePool) -> str | None:
+    """The API the request names most strongly (at least :data:`BARE_REQUEST_SCORE`), else None."""
+    if not pool.req_scores:
+        return None
+    api, score = max(pool.req_scores.items(), key=lambda kv: (kv[1], kv[0]))
+    return api if score >= BARE_REQUEST_SCORE else None
+
+
+def bare_mentions(pool: EvidencePool, api: str, used: set[str], score: float) -> list[Any]:
+    """Values of hit lines that name no setting at all, read for the requested API.
+
+    People revise a setting without naming it again ("Ouch, that's too rough! Level 3 hurts.
+    Level 1 is what I need.", "Okay, I'll bump it up to 22."): retrieval brings such a line
+    beside the one that names the setting, or through the request's other words. A line the
+    vocabulary ties to some function is that function's (the rules read it); a bare line gives
+    the requested API its value, ranked below every named mention (``score``). So does a line
+    that names only functions of the requested API's module none of which reads a value in it
+    ("The navigation voice is too quiet ... crank this up to 90" for the navigation volume).
+    """
+    out = []
+    module = API_SPECS[api].module
+    for h in pool.hits:
+        if h.render() in used or not h.people:
+            continue
+        body = hit_body(h, pool.speakers)
+        named = score_apis(body)
+        if any(API_SPECS[a].module != module or extract_value(API_SPECS[a], body, pool.req) is not None
+               for a in named):
+            continue
+        value = extract_value(API_SPECS[api], body, pool.req)
+        if value is not None:
+            out.append(Candidate(api, value, score, h.render()))
+    return out
 
 
 def _clean_line(pool: EvidencePool, h: Any) -> bool:

@@ -4,7 +4,9 @@
 ``agents/sb3_slots.py`` (see that script for how to re-record). Here the same recording runs on
 the current code: the resolved call of every allowed slot action, the search calls, the feature
 vectors (sha256 of their float32 bytes, one row verbatim) and the demonstrations must be
-identical, task by task.
+identical, task by task. Re-recorded (same command, current code) when the catalogue's reading
+changed on purpose: the requested API's bare values, its slot, the reason API and trimmed
+destinations (``tests/agents/test_slot_coverage.py`` tests each).
 """
 
 from __future__ import annotations
