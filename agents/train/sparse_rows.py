@@ -2,10 +2,11 @@
 
 A slot-design observation is ``N_SLOT_ACTIONS x row`` float32 features (35,632 floats, 142 KB),
 about 9% of them non-zero (empty slots are zero rows). The 800-household run's 31,751 demonstration
-states took 4.5 GB dense, and 9 GB while ``np.stack`` copied them. :class:`SparseRows` keeps the
-rows in a SciPy CSR array (float32 values, unchanged; about 8 bytes per non-zero entry) and gives
-dense float32 rows back on indexing, so ``rows[idx]`` is bit for bit the array ``np.stack`` would
-have held:
+states took 4.5 GB dense, and 9 GB while ``np.stack`` copied them. :class:`SparseRows` keeps each
+row as the columns (``uint16`` while the width allows) and float32 values (unchanged) of its
+non-zero entries, about 6 bytes per entry, and never copies the whole set (no stacking, no CSR
+``vstack`` at the first read); indexing gives dense float32 rows back, so ``rows[idx]`` is bit for
+bit the array ``np.stack`` would have held:
 
     >>> import numpy as np
     >>> rows = SparseRows(4)
@@ -22,7 +23,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from vmb_gym.errors import ConfigError
 
@@ -30,7 +30,7 @@ __all__ = ["SparseRows"]
 
 
 class SparseRows:
-    """Float32 rows of one width in a CSR array; dense on indexing.
+    """Float32 rows of one width, each kept as its non-zero entries; dense on indexing.
 
     Args:
         width: the length of every row.
@@ -44,8 +44,9 @@ class SparseRows:
 
     def __init__(self, width: int, rows: Iterable[np.ndarray] = ()) -> None:
         self.width = int(width)
-        self._packed = sparse.csr_array((0, self.width), dtype=np.float32)
-        self._pending: list[sparse.csr_array] = []
+        self._column_type = np.dtype(np.uint16) if self.width <= 1 << 16 else np.dtype(np.int64)
+        self._columns: list[np.ndarray] = []
+        self._values: list[np.ndarray] = []
         for row in rows:
             self.append(row)
 
@@ -55,21 +56,16 @@ class SparseRows:
         Raises:
             ConfigError: the row's length is not ``width``.
         """
-        flat = np.asarray(row, dtype=np.float32).reshape(1, -1)
-        if flat.shape[1] != self.width:
-            raise ConfigError(f"a row of {self.width} values was expected, found {flat.shape[1]}; every "
+        flat = np.asarray(row, dtype=np.float32).reshape(1, -1)[0]
+        if flat.shape[0] != self.width:
+            raise ConfigError(f"a row of {self.width} values was expected, found {flat.shape[0]}; every "
                               "demonstration state must have the observation space's width")
-        self._pending.append(sparse.csr_array(flat))
-
-    def _rows(self) -> sparse.csr_array:
-        """The packed rows, with those appended since the last read stacked on."""
-        if self._pending:
-            self._packed = sparse.vstack([self._packed, *self._pending], format="csr", dtype=np.float32)
-            self._pending = []
-        return self._packed
+        columns = np.flatnonzero(flat)
+        self._columns.append(columns.astype(self._column_type))
+        self._values.append(flat[columns])
 
     def __len__(self) -> int:
-        return self._packed.shape[0] + len(self._pending)
+        return len(self._values)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -78,18 +74,20 @@ class SparseRows:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the packed rows (columns, values, row offsets)."""
-        m = self._rows()
-        return int(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes)
+        """Bytes held by the rows' columns and values."""
+        return sum(c.nbytes + v.nbytes for c, v in zip(self._columns, self._values))
 
     def __getitem__(self, key: Any) -> np.ndarray:
-        m = self._rows()
         if isinstance(key, (int, np.integer)):
             return self[np.array([int(key)])][0]
-        idx = np.arange(len(self))[key] if isinstance(key, slice) else np.asarray(key, dtype=np.int64).reshape(-1)
-        if idx.size and (idx.min() < -len(self) or idx.max() >= len(self)):
-            raise IndexError(f"row index out of range for {len(self)} rows")
-        return m[idx % max(1, len(self))].toarray()
+        n = len(self)
+        idx = np.arange(n)[key] if isinstance(key, slice) else np.asarray(key, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError(f"row index out of range for {n} rows")
+        out = np.zeros((idx.size, self.width), dtype=np.float32)
+        for k, i in enumerate(idx.tolist()):
+            out[k, self._columns[i]] = self._values[i]
+        return out
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for i in range(len(self)):
