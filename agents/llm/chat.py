@@ -29,16 +29,16 @@ from vmb_gym.memory.session import MemorySession
 
 __all__ = [
     "FINISH",
-    "OfficialView",
-    "Request",
     "EpisodeState",
+    "OfficialView",
     "ParsedReply",
+    "Request",
     "ToolChatPolicy",
     "normalize_tool",
     "parse_tool_calls",
+    "to_text_tool_messages",
     "tool_name",
     "tools_system_block",
-    "to_text_tool_messages",
     "unbatch_infos",
 ]
 

@@ -92,6 +92,10 @@ class HFPolicy(ToolChatPolicy):
         view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
             four tools, compact results: :mod:`agents.llm.compact_view`) or a view object;
             None: the adapter's training view (its ``vmb_adapter.json``), else official.
+        prefix_cache: greedy decoding keeps each conversation's KV cache between its turns and
+            decodes a batch's replies together (:class:`~agents.llm.kv_decode.PrefixCacheDecoder`);
+            a turn computes only its new tokens. Default: on when greedy. False: ``generate``
+            on the whole prompt every turn.
     """
 
     def __init__(
@@ -111,6 +115,7 @@ class HFPolicy(ToolChatPolicy):
         dtype: Any | None = None,
         adapter: str | os.PathLike[str] | None = None,
         view: Any | None = None,
+        prefix_cache: bool | None = None,
     ) -> None:
         if isinstance(model, str) and model in NAMED_MODELS:
             base, shipped = NAMED_MODELS[model]
@@ -152,6 +157,13 @@ class HFPolicy(ToolChatPolicy):
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.stop_ids = self._stop_ids()
+        self.decoder = None
+        if prefix_cache if prefix_cache is not None else self.temperature == 0:
+            if self.temperature > 0:
+                raise ConfigError("prefix_cache decodes greedily; use it with temperature 0 (or prefix_cache=False)")
+            from agents.llm.kv_decode import PrefixCacheDecoder
+
+            self.decoder = PrefixCacheDecoder(model, self.stop_ids, tokenizer.pad_token_id)
 
     # -- loading ----------------------------------------------------------------------------------
     @classmethod
@@ -223,6 +235,10 @@ class HFPolicy(ToolChatPolicy):
             return []
         prompts = [self.render(m, t) for m, t in requests]
         tok = self.tokenizer
+        if self.decoder is not None:
+            ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
+            outs = self.decoder.generate(ids, self.max_new_tokens)
+            return [self._reply(out, len(p), tools) for out, p, (_, tools) in zip(outs, ids, requests, strict=True)]
         old_side = tok.padding_side
         tok.padding_side = "left"
         try:
@@ -248,24 +264,18 @@ class HFPolicy(ToolChatPolicy):
             out = self.model.generate(**enc, **gen_kwargs)
         prompt_len = enc["input_ids"].shape[1]
         prompt_counts = enc["attention_mask"].sum(dim=1).tolist()
+        return [self._reply(out[row, prompt_len:].tolist(), int(prompt_counts[row]), tools)
+                for row, (_, tools) in enumerate(requests)]
+
+    def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
+        """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
         stops = set(self.stop_ids)
-        replies = []
-        for row, (messages, tools) in enumerate(requests):
-            ids = out[row, prompt_len:].tolist()
-            cut = next((k for k, t in enumerate(ids) if t in stops), None)
-            used = ids if cut is None else ids[:cut]
-            raw = tok.decode(used, skip_special_tokens=False)
-            text = _strip_special(raw, tok)
-            parsed = parse_tool_calls(text, [tool_name(t) for t in tools])
-            replies.append({
-                "content": parsed.content,
-                "tool_calls": parsed.calls,
-                "parse_errors": parsed.errors,
-                "raw": text,
-                "usage": {"prompt_tokens": int(prompt_counts[row]),
-                          "completion_tokens": len(used) + (0 if cut is None else 1)},
-            })
-        return replies
+        cut = next((k for k, t in enumerate(ids) if t in stops), None)
+        used = ids if cut is None else ids[:cut]
+        text = _strip_special(self.tokenizer.decode(used, skip_special_tokens=False), self.tokenizer)
+        parsed = parse_tool_calls(text, [tool_name(t) for t in tools])
+        return {"content": parsed.content, "tool_calls": parsed.calls, "parse_errors": parsed.errors, "raw": text,
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(used) + (0 if cut is None else 1)}}
 
     def __repr__(self) -> str:
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__

@@ -13,7 +13,7 @@ when built with ``memory=MemoryPrompter(...)``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 

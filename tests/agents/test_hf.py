@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import vmb_gym  # noqa: F401 - registers the env
+from vmb_gym.errors import ConfigError
 from vmb_gym.policy import run_episode
 from agents.llm.chat import FINISH
 from agents.llm.hf import HFPolicy
@@ -68,7 +69,7 @@ def test_template_without_tools_gets_a_tools_block(tiny_parts) -> None:
 
 def test_chat_decodes_and_parses_generated_calls(tiny_parts, monkeypatch) -> None:
     model, tok, _ = tiny_parts
-    policy = HFPolicy(model, tok, max_new_tokens=64)
+    policy = HFPolicy(model, tok, max_new_tokens=64, prefix_cache=False)  # scripted generate
     reply_text = '<tool_call>\n{"name": "list_module_tools", "arguments": {"module_name": "seat"}}\n</tool_call>'
     monkeypatch.setattr(model, "generate", _scripted_generate(tok, [reply_text]))
     reply = policy.chat([{"role": "user", "content": "warm my seat"}], [LIST_TOOL])
@@ -83,7 +84,7 @@ def test_chat_decodes_and_parses_generated_calls(tiny_parts, monkeypatch) -> Non
 def test_scripted_model_episode_scores(tiny_parts, monkeypatch, scenarios) -> None:
     model, tok, _ = tiny_parts
     env = gym.make("VehicleMem-v0", data=scenarios, memory="none")
-    policy = HFPolicy(model, tok, max_new_tokens=64)
+    policy = HFPolicy(model, tok, max_new_tokens=64, prefix_cache=False)  # scripted generate
     script = iter([
         '<tool_call>{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}</tool_call>',
         "All set.",
@@ -141,6 +142,13 @@ def test_act_batch_matches_single_generation(tiny_parts) -> None:
     single = [policy.chat(m, t) for m, t in requests]
     assert [r["raw"] for r in batched] == [r["raw"] for r in single]
     assert [r["usage"] for r in batched] == [r["usage"] for r in single]
+    # the prefix-cache decoder (the greedy default) picks the tokens generate() picks
+    plain = HFPolicy(model, tok, max_new_tokens=10, prefix_cache=False).chat_many(requests)
+    assert policy.decoder is not None
+    assert [r["raw"] for r in plain] == [r["raw"] for r in batched]
+    assert [r["usage"] for r in plain] == [r["usage"] for r in batched]
+    with pytest.raises(ConfigError, match="greedily"):
+        HFPolicy(model, tok, temperature=0.7, prefix_cache=True)
 
 
 def test_act_batch_on_vector_env(tiny_parts, scenarios) -> None:
