@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from vmb_gym.scoring import GoldReference, score_flat, score_sims, values_equal
+from vmb_gym.scoring import GoldReference, score_against, score_flat, score_sims, values_equal
 from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import VehicleSimulator, initial_flat_state
 
@@ -206,3 +206,47 @@ def test_fast_path_handles_fields_added_to_or_removed_from_a_module() -> None:
     assert "HUD.value.brightness_level: Should not change but was deleted" in fast.differences
     assert "HUD.value.extra_field[0]: Unexpected addition" in fast.differences
     assert score_sims(pred, gold) == score_flat(w1, pred.flatten(), gold.flatten())
+
+
+class _Hidden(dict):  # type: ignore[type-arg]
+    """A dict whose ``repr`` does not say its content."""
+
+    def __repr__(self) -> str:
+        return "<hidden>"
+
+
+class _Opaque:
+    """A value whose ``repr`` does not say its content (two of them print alike)."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Opaque) and other.level == self.level
+
+    def __hash__(self) -> int:
+        return hash(self.level)
+
+    def __str__(self) -> str:
+        return f"opaque {self.level}"
+
+
+def test_cached_field_outcomes_keep_types_and_content_apart() -> None:
+    """Outcomes of predicted field values are cached (per gold field and per field the gold leaves
+    alone): every value scored twice, in any order, equals the reference, and values that ``==``
+    conflates (3, 3.0, True) or whose ``repr`` hides their content get their own outcome."""
+    w1 = initial_flat_state()
+    gold_sim = _run([("carcontrol_HUD_set_height_level", {"level": 7})])
+    gold_sim.module("HUD").state["brightness_level"] = {"a": 0, "b": [0]}
+    gold = GoldReference.from_sim(gold_sim)
+    gold_flat = gold.flat_state()
+    values = [3, 3.0, True, "3", 7.0, [3], (3,), {"a": 1, "b": [0]}, {"b": [0], "a": 1}, None,
+              _Hidden(a=1, b=[0]), _Hidden(a=2, b=[0]), {"a": 0, "b": [_Opaque(1)]}, {"a": 0, "b": [_Opaque(2)]}]
+    for field in ("height_level", "brightness_level", "is_on"):  # set by the gold (two), left alone (one)
+        for value in values + values[::-1]:
+            pred = VehicleSimulator()
+            pred.module("HUD").state[field] = value
+            assert score_against(gold, pred) == score_flat(w1, gold_flat, pred.flatten()), (field, value)
