@@ -45,6 +45,13 @@ def test_payloads_equal_openenv_serialisation() -> None:
     reference.close()
 
 
+def test_dumps_writes_non_json_keys_and_values_as_the_env_info_does() -> None:
+    """Plain JSON goes through orjson without options; an int key or a set still encodes (as ``str``)."""
+    plain = {"type": "observation", "data": {"text": "caf\u00e9 \"x\"", "reward": 0.5, "done": True, "n": [1, None]}}
+    assert dumps(plain) == json.dumps(plain, ensure_ascii=False, separators=(",", ":"))
+    assert orjson.loads(dumps({"info": {3: "a", "s": {"x"}}})) == {"info": {"3": "a", "s": "{'x'}"}}
+
+
 def test_state_mcp_and_envelope_errors(server_url: str) -> None:
     with _raw(server_url) as ws:
         assert ws.response.headers[WORKER_HEADER] == str(os.getpid())  # the test server runs in this process

@@ -77,14 +77,17 @@ class EnvPool:
         self.memory = tuple(memory)
         self._idle: dict[EnvKey, list[gym.Env[Any, Any]]] = {}
         self._lock = threading.Lock()
+        self._default_key = EnvKey(self.env_id, self.data[0], self.memory[0])
 
     @property
     def default_key(self) -> EnvKey:
         """The key of a session that names no data or memory."""
-        return EnvKey(self.env_id, self.data[0], self.memory[0])
+        return self._default_key
 
     def key(self, data: str | None = None, memory: str | None = None) -> EnvKey:
         """The key for a reset's ``data`` / ``memory``; raises :class:`ConfigError` outside the served sets."""
+        if data is None and memory is None:  # the usual reset
+            return self._default_key
         data = self.data[0] if data is None else str(data)
         memory = self.memory[0] if memory is None else str(memory)
         if data not in self.data:

@@ -45,8 +45,15 @@ _OBSERVATION_SKIP = frozenset(("reward", "done", "metadata"))  # what OpenEnv's 
 
 
 def dumps(message: dict[str, Any]) -> str:
-    """One message as JSON text (non-JSON values as ``str``, as the env's ``info`` is made JSON-safe)."""
-    return orjson.dumps(message, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+    """One message as JSON text (non-JSON values as ``str``, as the env's ``info`` is made JSON-safe).
+
+    Plain JSON (the usual message) is encoded without the options, which cost ~40% more; the same
+    text either way, as string keys and JSON values encode the same.
+    """
+    try:
+        return orjson.dumps(message).decode()
+    except TypeError:  # a non-string key or a value orjson does not know
+        return orjson.dumps(message, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def observation_payload(fields: dict[str, Any]) -> dict[str, Any]:
