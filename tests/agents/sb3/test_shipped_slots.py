@@ -18,7 +18,7 @@ def test_the_shipped_checkpoint_is_small_and_records_its_settings() -> None:
     assert all(f.is_file() for f in files)
     assert sum(f.stat().st_size for f in files) < 5 * 2 ** 20  # a few MB at most
     sidecar = read_sidecar("slots")
-    assert sidecar["design"] == "slots" and sidecar["catalogue"]["line_prior"]["kind"] == "words"
+    assert sidecar["design"] == "slots" and sidecar["catalogue"]["line_prior"]["kind"] == "vocab"
     assert training_settings("slots") == {"memory": "bm25", "max_steps": 6, "schema": "official"}
 
 
