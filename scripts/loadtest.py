@@ -17,8 +17,10 @@ from the env's action space (1-4, then ``finish``). Bounded: it stops after the 
   the process that took the connection; more connections are opened until every one has one),
   and the summary says how many connections and sessions each process held.
 
-``--rate R`` paces the steps (open loop: R steps/s offered across the sessions, each session's
-steps due at fixed times) and measures each step's latency from the time it was due, so a late
+``--rate R`` paces the steps (open loop: R steps/s offered across the sessions for the whole step
+phase, each session's steps due at fixed times spread over it, a session with fewer steps at longer
+intervals; in a frame of the batch client go all steps due by then, at most one frame per
+``--coalesce-ms`` per connection) and measures each step's latency from the time it was due, so a late
 server shows as latency, not as a slower offered rate; without it, every session sends its next
 message as soon as the reply to the last one arrives (closed loop: with N sessions in flight the
 mean latency is N / throughput, Little's law).
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
+import gc
 import json
 import os
 import random
@@ -61,7 +63,7 @@ class Episode:
     session: int
     task_id: str
     actions: list[dict[str, Any]]
-    texts: list[str] = field(default_factory=list)  # sha1 of each observation text, reset first
+    texts: list[str] = field(default_factory=list)  # each observation's text, reset first (kept, not hashed)
     task_ids: list[str | None] = field(default_factory=list)
     reward: float | None = None
 
@@ -72,17 +74,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()
-
-
 def _as_call(sample: Any) -> dict[str, Any]:
     """An action-space sample (a JSON string or a dict) as a ``{"name", "arguments"}`` dict."""
     call = json.loads(sample) if isinstance(sample, str) else sample
     return {"name": str(call["name"]), "arguments": dict(call.get("arguments") or {})}
 
 
-def _plan(local: Any, session: int, episodes: int, seed: int) -> list[Episode]:
+def plan_episodes(local: Any, session: int, episodes: int, seed: int) -> list[Episode]:
     """The episodes a session will play (tasks and actions fixed up front, so the replay is exact)."""
     rng = random.Random(seed * 1_000_003 + session)
     queries = local.tasks.queries
@@ -115,13 +113,13 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
                 errors.append(f"session {ep.session}: time limit before episode {k}")
                 break
             first = await client.reset(task_id=ep.task_id)
-            ep.texts.append(_digest(first.observation.text))
+            ep.texts.append(first.observation.text)
             ep.task_ids.append(first.observation.task_id)
             for action in ep.actions:
                 t0 = time.perf_counter()
                 result = await client.step(VmbAction(**action))
                 latencies.append(time.perf_counter() - t0)
-                ep.texts.append(_digest(result.observation.text))
+                ep.texts.append(result.observation.text)
                 ep.task_ids.append(result.observation.task_id)
                 if result.done:
                     ep.reward = result.reward
@@ -143,6 +141,15 @@ class Player:
         self.plan, self.interval, self.due = plan, interval, phase
         self.episode, self.action = -1, -1  # episode -1: the warm-up reset (outside the step phase)
 
+    @property
+    def finished(self) -> bool:
+        """Every episode is played."""
+        return self.episode >= len(self.plan)
+
+    def ready(self, now: float) -> bool:
+        """Whether the next message may go at ``now``: a reset at once, a paced step once it is due."""
+        return self.episode < len(self.plan) and (self.action < 0 or not self.interval or self.due <= now)
+
     def message(self) -> dict[str, Any] | None:
         """The next message (None: every episode is played)."""
         if self.episode >= len(self.plan):
@@ -161,7 +168,7 @@ class Player:
             self.episode = 0
             return False
         ep = self.plan[self.episode]
-        ep.texts.append(_digest(data["observation"]["text"]))
+        ep.texts.append(data["observation"]["text"])
         ep.task_ids.append(data["observation"]["task_id"])
         stepped = self.action >= 0
         self.action += 1
@@ -236,15 +243,21 @@ def spread_over_workers(players: list[Player], workers: list[str]) -> list[list[
     return spread
 
 
-async def _batch_connection(ws: Any, players: list[Player], start: asyncio.Event, ready: list[int],
-                            latencies: list[float], errors: list[str], deadline: float) -> None:
-    """Several sessions on one WebSocket: each frame a batch of every ready session's next message."""
+async def batch_connection(ws: Any, players: list[Player], start: asyncio.Event, ready: list[int],
+                            latencies: list[float], errors: list[str], deadline: float, gap: float = 0.0) -> None:
+    """Several sessions on one WebSocket: each frame a batch of every ready session's next message.
+
+    Frames go out as bytes marked as text and replies are read as bytes (no str round trip). In a
+    paced run a frame carries every message due by then, and the next frame waits until ``gap``
+    seconds after the last one went out (several due steps share a frame: the per-frame costs are
+    paid fewer times; a step may wait up to ``gap``, which its latency includes).
+    """
     import orjson
 
     async def exchange(batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
         items = [{"session": k, **m} for k, m in batch]
-        await ws.send(orjson.dumps({"type": "batch", "data": {"messages": items}}).decode())
-        return orjson.loads(await ws.recv())["data"]["replies"]
+        await ws.send(orjson.dumps({"type": "batch", "data": {"messages": items}}), text=True)
+        return orjson.loads(await ws.recv(decode=False))["data"]["replies"]
 
     try:
         if players:
@@ -255,18 +268,21 @@ async def _batch_connection(ws: Any, players: list[Player], start: asyncio.Event
         t_start = time.perf_counter()
         for p in players:
             p.due += t_start if p.interval else 0.0
+        sent = -gap
         while players and time.monotonic() < deadline:
             now = time.perf_counter()
-            batch = [(k, m) for k, p in enumerate(players) if (m := p.message()) is not None
-                     and (m["type"] != "step" or p.due <= now)]
+            if now - sent < gap:
+                await asyncio.sleep(gap - (now - sent))
+                now = time.perf_counter()
+            batch = [(k, p.message()) for k, p in enumerate(players) if p.ready(now)]
             if not batch:
-                waiting = [p.due for p in players if p.message() is not None]
+                waiting = [p.due for p in players if not p.finished]
                 if not waiting:
                     break
                 await asyncio.sleep(max(0.0, min(waiting) - now))
                 continue
-            t0 = time.perf_counter()
-            replies = await exchange(batch)
+            t0 = sent = time.perf_counter()
+            replies = await exchange(batch)  # type: ignore[arg-type]  (ready players have a message)
             t1 = time.perf_counter()
             for (k, m), reply in zip(batch, replies):
                 due = players[k].due
@@ -279,7 +295,7 @@ async def _batch_connection(ws: Any, players: list[Player], start: asyncio.Event
         await ws.close()
 
 
-def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
+def replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
     """(episodes checked, reward mismatches, leaks) against the in-process env."""
     checked = mismatches = leaks = 0
     for ep in episodes:
@@ -287,11 +303,11 @@ def _replay(local: Any, episodes: list[Episode]) -> tuple[int, int, int]:
             continue
         checked += 1
         obs, _ = local.reset(options={"task_id": ep.task_id})
-        texts = [_digest(obs)]
+        texts = [obs]
         reward = None
         for action in ep.actions:
             obs, r, terminated, truncated, _ = local.step(action)
-            texts.append(_digest(obs))
+            texts.append(obs)
             if terminated or truncated:
                 reward = r
                 break
@@ -321,6 +337,20 @@ def _start_server(port: int, args: argparse.Namespace, token: str) -> subprocess
     raise SystemExit(f"vmb serve did not start within {args.startup_limit} s")
 
 
+def paced_players(plans: list[list[Episode]], rate: float) -> list[Player]:
+    """One :class:`Player` per session; with ``rate``, its steps spread evenly over the whole step phase.
+
+    The phase lasts ``all steps / rate`` seconds; a session with ``n`` steps has one due every
+    ``phase / n`` (so every session plays until the end and ``rate`` is offered throughout),
+    the sessions' first steps staggered over one such interval. Without ``rate``: unpaced.
+    """
+    if not rate:
+        return [Player(plan, 0.0, 0.0) for plan in plans]
+    counts = [max(1, sum(len(ep.actions) for ep in plan)) for plan in plans]  # every episode ends at its finish
+    phase = sum(counts) / rate
+    return [Player(plan, phase / n, phase / n * k / len(plans)) for k, (plan, n) in enumerate(zip(plans, counts))]
+
+
 async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float, server_pid: int,
                  args: argparse.Namespace,
                  placed: dict[str, list[int]]) -> tuple[list[float], list[str], float, float, float]:
@@ -330,8 +360,7 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
     """
     start, ready, latencies, errors = asyncio.Event(), [], [], []
     common = (start, ready, latencies, errors, deadline)
-    interval = len(plans) / args.rate if args.rate else 0.0  # one session's time between steps
-    players = [Player(plan, interval, interval * k / len(plans)) for k, plan in enumerate(plans)]
+    players = paced_players(plans, args.rate)
     if args.client == "openenv":
         jobs = [_session(url, token, p, *common) for p in plans]
     elif args.client == "lean":
@@ -340,18 +369,30 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
         opened = await open_batch_connections(url, token, args.connections, args.workers)
         workers = [w for _, w in opened]
         spread = spread_over_workers(players, workers)
-        jobs = [_batch_connection(ws, group, *common) for (ws, _), group in zip(opened, spread)]
+        gap = args.coalesce_ms / 1e3 if args.rate else 0.0
+        jobs = [batch_connection(ws, group, *common, gap=gap) for (ws, _), group in zip(opened, spread)]
         for worker in sorted(set(workers)):
             placed["connections_per_worker"].append(workers.count(worker))
             placed["sessions_per_worker"].append(sum(len(g) for w, g in zip(workers, spread) if w == worker))
     tasks = [asyncio.create_task(job) for job in jobs]
     while len(ready) < len(plans) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
+    gc.collect()
+    gc.freeze()  # the plans and connections live through the step phase: no collection walks them
     cpu0, server0, t0 = _cpu_seconds(), _cpu_seconds(server_pid), time.perf_counter()
     start.set()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=max(1.0, deadline - time.monotonic()))
     wall = time.perf_counter() - t0
     return latencies, errors, wall, _cpu_seconds() - cpu0, _cpu_seconds(server_pid) - server0
+
+
+def _runner() -> asyncio.Runner:
+    """The client's event loop: uvloop's when installed (it comes with ``uvicorn[standard]``), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.Runner()
+    return asyncio.Runner(loop_factory=uvloop.new_event_loop)
 
 
 def _cpu_seconds(pid: int | None = None) -> float:
@@ -378,7 +419,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     import vmb_gym  # noqa: F401
 
     local = gym.make("VehicleMem-v0", data=args.data, memory=args.memory.split(",")[0]).unwrapped
-    plans = [_plan(local, s, args.episodes, args.seed) for s in range(args.sessions)]
+    plans = [plan_episodes(local, s, args.episodes, args.seed) for s in range(args.sessions)]
     token = os.urandom(16).hex()
     port = _free_port()
     placed: dict[str, list[int]] = {"connections_per_worker": [], "sessions_per_worker": []}
@@ -387,8 +428,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     startup = time.monotonic() - t_start
     try:
         deadline = time.monotonic() + args.time_limit
-        latencies, errors, wall, client_cpu, server_cpu = asyncio.run(
-            _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid, args, placed))
+        with _runner() as runner:
+            latencies, errors, wall, client_cpu, server_cpu = runner.run(
+                _drive(f"http://127.0.0.1:{port}", token, plans, deadline, proc.pid, args, placed))
     finally:
         proc.terminate()
         try:
@@ -396,8 +438,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         except subprocess.TimeoutExpired:
             proc.kill()
     episodes = [ep for plan in plans for ep in plan]
+    from vmb_gym.scoring import warm_gold_references
+
+    warm_gold_references(local.tasks.queries)  # as the server's start-up does
     replay_cpu = _cpu_seconds()
-    checked, mismatches, leaks = _replay(local, episodes)
+    checked, mismatches, leaks = replay(local, episodes)
     replay_cpu = _cpu_seconds() - replay_cpu
     return {
         "client": args.client, "connections": args.connections if args.client == "batch" else None,
@@ -409,7 +454,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "p99_step_ms": round(_percentile(latencies, 0.99) * 1e3, 3),
         "server_cpu_ms_per_step": round(server_cpu / max(1, len(latencies)) * 1e3, 3),
         "client_cpu_ms_per_step": round(client_cpu / max(1, len(latencies)) * 1e3, 3),
-        # the same episodes on the in-process env (resets included, hashing the texts too): the env's own cost
+        # the same episodes on the in-process env (resets included, gold warmed as the server's is): the env's own cost
         "in_process_cpu_ms_per_step": round(replay_cpu / max(1, len(latencies)) * 1e3, 3),
         "cpu_share_of_step_phase": round((server_cpu + client_cpu) / wall, 2) if wall > 0 else 0.0,
         "errors": len(errors), "error_samples": errors[:5], "reward_mismatches": mismatches,
@@ -428,10 +473,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the tasks and random actions")
     parser.add_argument("--client", choices=("openenv", "lean", "batch"), default="lean",
                         help="OpenEnv's EnvClient per session, a lean WebSocket per session, or batch frames")
-    parser.add_argument("--connections", type=int, default=4, help="WebSockets the batch client spreads sessions on")
+    parser.add_argument("--connections", type=int, default=2,
+                        help="WebSockets the batch client spreads sessions on (more are opened until each worker has one)")
     parser.add_argument("--workers", type=int, default=1, help="vmb serve --workers (server processes)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="steps/s offered across sessions (open loop; 0: closed loop, as fast as replies come)")
+    parser.add_argument("--coalesce-ms", type=float, default=2.0,
+                        help="paced runs: least time between two frames of one batch connection (due steps share a frame)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")
     parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the summary here (JSON)")

@@ -1,4 +1,4 @@
-"""``scripts/loadtest.py``'s batch client spreads its sessions evenly over ``vmb serve``'s worker processes."""
+"""``scripts/loadtest.py``'s batch client: sessions spread evenly over ``vmb serve``'s worker processes, paced frames, exact replays."""
 
 from __future__ import annotations
 
@@ -38,3 +38,50 @@ def test_open_batch_names_each_connection_s_worker(server_url: str) -> None:
         return [w for _, w in opened]
 
     assert asyncio.run(run()) == [str(os.getpid())] * 3  # one process: no extra connections
+
+
+def test_paced_batch_sessions_play_every_episode_and_match_the_in_process_env(server_url: str) -> None:
+    """The batch client, paced (frames at least ``gap`` apart) and closed loop: every planned step is
+    sent once and answered, and the in-process replay finds no reward mismatch and no leak."""
+    import gymnasium as gym
+
+    import vmb_gym  # noqa: F401
+
+    from .conftest import TOKEN
+
+    local = gym.make("VehicleMem-v0", data="default", memory="bm25").unwrapped
+    for interval, gap in ((0.002, 0.001), (0.0, 0.0)):
+        plans = [loadtest.plan_episodes(local, s, 3, 1) for s in range(4)]
+        players = [loadtest.Player(plan, interval, interval * k / 4) for k, plan in enumerate(plans)]
+        latencies: list[float] = []
+        errors: list[str] = []
+
+        async def run() -> None:
+            (ws, _), = await loadtest.open_batch_connections(server_url, TOKEN, 1, 1)
+            start = asyncio.Event()
+            start.set()
+            await loadtest.batch_connection(ws, players, start, [], latencies, errors, float("inf"), gap=gap)
+
+        asyncio.run(run())
+        episodes = [ep for plan in plans for ep in plan]
+        assert errors == [] and all(p.finished for p in players)
+        assert len(latencies) == sum(len(ep.actions) for ep in episodes)  # each episode ends with its finish
+        assert loadtest.replay(local, episodes) == (12, 0, 0)
+
+
+def test_paced_sessions_spread_their_steps_over_the_same_phase() -> None:
+    """At ``rate`` steps/s every session's steps span the whole phase (all steps / rate), so the
+    offered rate holds until the end: a session with twice the steps steps twice as often."""
+    import gymnasium as gym
+
+    import vmb_gym  # noqa: F401
+
+    local = gym.make("VehicleMem-v0", data="default", memory="bm25").unwrapped
+    plans = [loadtest.plan_episodes(local, s, 5, 0) for s in range(8)]
+    counts = [sum(len(ep.actions) for ep in plan) for plan in plans]
+    players = loadtest.paced_players(plans, 100.0)
+    phase = sum(counts) / 100.0
+    for p, n in zip(players, counts):
+        assert abs(p.interval * n - phase) < 1e-9 and 0 <= p.due < p.interval
+    assert len(set(counts)) > 1  # the sessions differ in length, their intervals too
+    assert all(p.interval == 0 and p.due == 0 for p in loadtest.paced_players(plans, 0.0))
