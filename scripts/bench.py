@@ -456,8 +456,9 @@ def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: fl
         (f"{head}: steps/s across sessions", f"{r['steps_per_s']:,.0f} ({r['steps']} steps)", ">= 5,000"),
         (f"{head}: CPU per step server / client / env alone", f"{r['server_cpu_ms_per_step']:.3f} / "
          f"{r['client_cpu_ms_per_step']:.3f} / {r.get('in_process_cpu_ms_per_step', float('nan')):.3f} ms "
-         f"(cores used {r['cpu_share_of_step_phase']}, "
-         f"load {r['load_average_1min']})", ""),
+         f"(cores used {r['cpu_share_of_step_phase']}, load {r['load_average_1min']}"
+         + (f", sessions per worker {'/'.join(map(str, r.get('sessions_per_worker') or []))}" if workers > 1 else "")
+         + ")", ""),
         (f"{head}: errors / reward mismatches / leaks",
          f"{r['errors']} / {r['reward_mismatches']} / {r['cross_session_leaks']} "
          f"({r['episodes_finished']}/{r['episodes_planned']} episodes replayed in-process)", "0 / 0 / 0"),
