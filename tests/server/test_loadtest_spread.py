@@ -56,13 +56,13 @@ def test_paced_batch_sessions_play_every_episode_and_match_the_in_process_env(se
         latencies: list[float] = []
         errors: list[str] = []
 
-        async def run() -> None:
+        async def run(players: list, latencies: list[float], errors: list[str], gap: float) -> None:
             (ws, _), = await loadtest.open_batch_connections(server_url, TOKEN, 1, 1)
             start = asyncio.Event()
             start.set()
             await loadtest.batch_connection(ws, players, start, [], latencies, errors, float("inf"), gap=gap)
 
-        asyncio.run(run())
+        asyncio.run(run(players, latencies, errors, gap))
         episodes = [ep for plan in plans for ep in plan]
         assert errors == [] and all(p.finished for p in players)
         assert len(latencies) == sum(len(ep.actions) for ep in episodes)  # each episode ends with its finish
