@@ -59,8 +59,8 @@ class PrefixCacheDecoder:
             return []
         with torch.inference_mode():
             firsts, caches = zip(*(self._prefill(list(p)) for p in prompts), strict=True)
-            replies = self._decode(list(firsts), list(caches), max_new_tokens)
-        for prompt, reply, kv in zip(prompts, replies, self._kv_out, strict=True):
+            replies, kept = self._decode(list(firsts), list(caches), max_new_tokens)
+        for prompt, reply, kv in zip(prompts, replies, kept, strict=True):
             self._keep(tuple(prompt) + tuple(reply[:-1]), kv)
         return replies
 
@@ -99,8 +99,9 @@ class PrefixCacheDecoder:
         return min(best_len, len(prompt) - 1), kv
 
     # -- all rows' replies together ------------------------------------------------------------------
-    def _decode(self, firsts: list[int], caches: list[LayerKV], max_new_tokens: int) -> list[list[int]]:
-        """Greedy replies of every row from their first tokens; sets ``self._kv_out`` (each row's KV)."""
+    def _decode(self, firsts: list[int], caches: list[LayerKV],
+                max_new_tokens: int) -> tuple[list[list[int]], list[LayerKV]]:
+        """Greedy replies of every row from their first tokens, and each row's KV of prompt + fed reply tokens."""
         import torch
         from transformers import DynamicCache
 
@@ -128,10 +129,10 @@ class PrefixCacheDecoder:
                     replies[i].append(int(tok))
                     done[i] = tok in self.stop_ids
         # row i's cache holds its prompt, then the reply tokens that were fed (all but the last)
-        self._kv_out = [[(layer.keys[i:i + 1, :, width - n:width + len(replies[i]) - 1],
+        kept = [[(layer.keys[i:i + 1, :, width - n:width + len(replies[i]) - 1],
                           layer.values[i:i + 1, :, width - n:width + len(replies[i]) - 1]) for layer in cache.layers]
                         for i, n in enumerate(lengths)]
-        return replies
+        return replies, kept
 
     def _keep(self, ids: tuple[int, ...], kv: LayerKV) -> None:
         self.entries.append((ids, [(k.clone(), v.clone()) for k, v in kv]))
