@@ -12,7 +12,7 @@ paths of two fields never overlap, so a score is the sum of its fields' outcomes
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from itertools import compress
@@ -188,15 +188,8 @@ class _GoldField:
 
     def if_set(self, field: FieldKey, value: Any) -> Tally:
         """The outcome when the prediction set the field to ``value`` (another value than the gold's)."""
-        key = _value_key(value)
-        found = self._tallies.get(key) if key is not None else None
-        if found is None:
-            found = _field_tally(self.init, self.flat, _flatten_one(field[0], field[1], value))
-            if key is not None:
-                if len(self._tallies) >= _FIELD_TALLIES_LIMIT:
-                    self._tallies.clear()
-                self._tallies[key] = found
-        return found
+        return _bounded_get(self._tallies, _value_key(value), _FIELD_TALLIES_LIMIT,
+                            lambda: _field_tally(self.init, self.flat, _flatten_one(field[0], field[1], value)))
 
 
 #: Most cached outcomes per gold field, and of fields the gold leaves alone (then the cache starts over).
@@ -231,16 +224,24 @@ def _value_key(value: Any) -> tuple[type, str] | None:
 
 def _untouched_field_tally(field: FieldKey, value: Any) -> Tally:
     """The outcome when the prediction set a field the gold leaves at its default to ``value``."""
-    key = _value_key(value)
-    cache_key = (field, *key) if key is not None else None
-    found = _UNTOUCHED_TALLIES.get(cache_key) if cache_key is not None else None
-    if found is None:
+    def compute() -> Tally:
         init = _initial_field_flat(field)
-        found = _field_tally(init, init, _flatten_one(field[0], field[1], value))
-        if cache_key is not None:
-            if len(_UNTOUCHED_TALLIES) >= _UNTOUCHED_TALLIES_LIMIT:
-                _UNTOUCHED_TALLIES.clear()
-            _UNTOUCHED_TALLIES[cache_key] = found
+        return _field_tally(init, init, _flatten_one(field[0], field[1], value))
+
+    key = _value_key(value)
+    return _bounded_get(_UNTOUCHED_TALLIES, (field, *key) if key is not None else None, _UNTOUCHED_TALLIES_LIMIT,
+                        compute)
+
+
+def _bounded_get(cache: dict[Any, Tally], key: Any, limit: int, compute: Callable[[], Tally]) -> Tally:
+    """``cache[key]``, computed on a miss and kept (the cache starts over at ``limit``); a None key is never cached."""
+    found = cache.get(key) if key is not None else None
+    if found is None:
+        found = compute()
+        if key is not None:
+            if len(cache) >= limit:
+                cache.clear()
+            cache[key] = found
     return found
 
 
