@@ -96,6 +96,10 @@ class HFPolicy(ToolChatPolicy):
             decodes a batch's replies together (:class:`~agents.llm.kv_decode.PrefixCacheDecoder`);
             a turn computes only its new tokens. Default: on when greedy. False: ``generate``
             on the whole prompt every turn.
+        constrain_names: while a reply writes a tool call, the tool's name, its argument names and
+            (compact view) ``call_vehicle``'s function name and argument names can only spell names
+            the request offers: the tools, the functions listed so far, their parameters
+            (:mod:`agents.llm.constrained`). Default: the adapter's setting, else off.
     """
 
     def __init__(
@@ -116,6 +120,7 @@ class HFPolicy(ToolChatPolicy):
         adapter: str | os.PathLike[str] | None = None,
         view: Any | None = None,
         prefix_cache: bool | None = None,
+        constrain_names: bool | None = None,
     ) -> None:
         if isinstance(model, str) and model in NAMED_MODELS:
             base, shipped = NAMED_MODELS[model]
@@ -164,6 +169,9 @@ class HFPolicy(ToolChatPolicy):
             from agents.llm.kv_decode import PrefixCacheDecoder
 
             self.decoder = PrefixCacheDecoder(model, self.stop_ids, tokenizer.pad_token_id)
+        self.constrain_names = bool(settings.get("constrain_names", False) if constrain_names is None
+                                    else constrain_names)
+        self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
     @classmethod
@@ -235,9 +243,10 @@ class HFPolicy(ToolChatPolicy):
             return []
         prompts = [self.render(m, t) for m, t in requests]
         tok = self.tokenizer
+        rules = self._constraints(requests)
         if self.decoder is not None:
             ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
-            outs = self.decoder.generate(ids, self.max_new_tokens)
+            outs = self.decoder.generate(ids, self.max_new_tokens, rules)
             return [self._reply(out, len(p), tools) for out, p, (_, tools) in zip(outs, ids, requests, strict=True)]
         old_side = tok.padding_side
         tok.padding_side = "left"
@@ -256,6 +265,13 @@ class HFPolicy(ToolChatPolicy):
             gen_kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p)
         else:
             gen_kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if rules is not None:
+            from transformers import LogitsProcessorList
+
+            from agents.llm.constrained import ConstraintLogitsProcessor
+
+            gen_kwargs["logits_processor"] = LogitsProcessorList(
+                [ConstraintLogitsProcessor(rules, int(enc["input_ids"].shape[1]))])
         seed = self.seed + self._generate_calls
         self._generate_calls += 1
         devices = [device] if getattr(device, "type", "cpu") == "cuda" else []
@@ -266,6 +282,16 @@ class HFPolicy(ToolChatPolicy):
         prompt_counts = enc["attention_mask"].sum(dim=1).tolist()
         return [self._reply(out[row, prompt_len:].tolist(), int(prompt_counts[row]), tools)
                 for row, (_, tools) in enumerate(requests)]
+
+    def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
+        """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` is on."""
+        if not self.constrain_names:
+            return None
+        from agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
+
+        if self._token_index is None:
+            self._token_index = TokenIndex(self.tokenizer)
+        return [NameConstraint(self._token_index, grammar_for(self.view, m, t)) for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
         """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
@@ -280,7 +306,8 @@ class HFPolicy(ToolChatPolicy):
     def __repr__(self) -> str:
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
-                f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns})")
+                f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
+                f"constrain_names={self.constrain_names})")
 
 
 def resolve_view(view: Any) -> Any:

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agents.llm.constrained import pick
+
 __all__ = ["PrefixCacheDecoder"]
 
 #: (keys, values) of every layer for one sequence, each ``[1, kv_heads, length, head_dim]``.
@@ -51,22 +53,33 @@ class PrefixCacheDecoder:
         """Forget every kept cache."""
         self.entries.clear()
 
-    def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: int) -> list[list[int]]:
-        """The greedy reply tokens of each prompt (ending with a stop id when one was produced)."""
+    def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
+                 constraints: Sequence[Any | None] | None = None) -> list[list[int]]:
+        """The greedy reply tokens of each prompt (ending with a stop id when one was produced).
+
+        ``constraints``: one per prompt, None or an object whose ``allowed(reply_ids)`` gives the
+        token ids the next token must be among (None: any), e.g.
+        :class:`agents.llm.constrained.NameConstraint`; the greedy pick is then the best allowed token.
+        """
         import torch
 
         if not prompts:
             return []
+        rules = list(constraints) if constraints is not None else [None] * len(prompts)
+        if len(rules) != len(prompts):
+            raise ValueError(f"expected one constraint per prompt ({len(prompts)}), found {len(rules)}")
         with torch.inference_mode():
-            firsts, caches = zip(*(self._prefill(list(p)) for p in prompts), strict=True)
-            replies, kept = self._decode(list(firsts), list(caches), max_new_tokens)
+            logits, caches = zip(*(self._prefill(list(p)) for p in prompts), strict=True)
+            firsts = [pick(row, rule.allowed([]) if rule is not None else None)
+                      for row, rule in zip(logits, rules, strict=True)]
+            replies, kept = self._decode(firsts, list(caches), max_new_tokens, rules)
         for prompt, reply, kv in zip(prompts, replies, kept, strict=True):
             self._keep(tuple(prompt) + tuple(reply[:-1]), kv)
         return replies
 
     # -- one row's new prompt tokens ----------------------------------------------------------------
-    def _prefill(self, prompt: list[int]) -> tuple[int, LayerKV]:
-        """The first reply token and the prompt's KV, computing only what no kept entry holds."""
+    def _prefill(self, prompt: list[int]) -> tuple[Any, LayerKV]:
+        """The logits of the first reply token and the prompt's KV, computing only what no kept entry holds."""
         import torch
         from transformers import DynamicCache
 
@@ -83,7 +96,7 @@ class PrefixCacheDecoder:
                          logits_to_keep=1)
         self.computed_tokens += len(prompt) - reuse
         self.reused_tokens += reuse
-        return int(out.logits[0, -1].argmax()), [(layer.keys, layer.values) for layer in cache.layers]
+        return out.logits[0, -1], [(layer.keys, layer.values) for layer in cache.layers]
 
     def _take_prefix(self, prompt: list[int]) -> tuple[int, LayerKV]:
         """(tokens reusable, their KV) from the kept entry sharing the longest prefix (removed)."""
@@ -99,8 +112,8 @@ class PrefixCacheDecoder:
         return min(best_len, len(prompt) - 1), kv
 
     # -- all rows' replies together ------------------------------------------------------------------
-    def _decode(self, firsts: list[int], caches: list[LayerKV],
-                max_new_tokens: int) -> tuple[list[list[int]], list[LayerKV]]:
+    def _decode(self, firsts: list[int], caches: list[LayerKV], max_new_tokens: int,
+                rules: list[Any | None]) -> tuple[list[list[int]], list[LayerKV]]:
         """Greedy replies of every row from their first tokens, and each row's KV of prompt + fed reply tokens."""
         import torch
         from transformers import DynamicCache
@@ -123,7 +136,11 @@ class PrefixCacheDecoder:
             mask = torch.cat([mask, mask.new_ones(len(lengths), 1)], dim=1)
             out = self.model(input_ids=tokens, position_ids=positions, attention_mask=mask, cache=cache, use_cache=True)
             steps += 1
-            picks = out.logits[:, -1].argmax(dim=-1).tolist()
+            last = out.logits[:, -1]
+            picks = last.argmax(dim=-1).tolist()
+            for i, rule in enumerate(rules):
+                if rule is not None and not done[i]:
+                    picks[i] = pick(last[i], rule.allowed(replies[i]))
             for i, tok in enumerate(picks):
                 if not done[i]:
                     replies[i].append(int(tok))

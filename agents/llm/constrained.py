@@ -1,0 +1,324 @@
+"""Greedy decoding whose tool-call names can only spell names the conversation offers.
+
+A small model reads a module's listing and then, writing the call, spells a function that is not
+there (``seat_set_cushion_height_level``) or a parameter the function does not have. With
+``HFPolicy(constrain_names=True)`` the decoder masks the logits while the reply is inside a
+``<tool_call>`` JSON object and at a *name slot*:
+
+* the call's ``"name"``: one of the request's tools (official view: the listed vehicle functions
+  are tools too);
+* the keys of its ``"arguments"``: that tool's parameters (each at most once), or the closing ``}``;
+* compact view, inside ``call_vehicle``: the inner ``"name"`` is one of the functions listed so far
+  in the conversation (all 111 before any listing) and the inner ``"arguments"`` keys are that
+  function's parameters; ``list_module_tools``'s ``"module_name"`` is one of the 23 modules.
+
+At a slot, a token is allowed when its text, appended to what the slot holds already, is still the
+start of ``"<a name>"`` (an optional space before the opening quote), or runs past the closing quote
+of a complete name (``level",``). Everything outside the slots (values, prose, the JSON
+punctuation) decodes freely, so a reply that never reaches a slot is the unconstrained reply.
+
+:class:`TokenIndex` holds each token's text (once per tokenizer); :class:`CallGrammar` the names of
+one request; :class:`NameConstraint` answers, for a reply so far, which tokens may come next.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
+           "grammar_for", "listed_functions", "pick"]
+
+#: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
+CALL_OPEN = "<tool_call>"
+CALL_CLOSE = "</tool_call>"
+
+
+class TokenIndex:
+    """The text of every token of a tokenizer, and lookups by text.
+
+    Args:
+        tokenizer: a transformers tokenizer (each id decoded alone, special tokens kept).
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        size = len(tokenizer)
+        self.strings: list[str] = tokenizer.batch_decode([[i] for i in range(size)], skip_special_tokens=False,
+                                                        clean_up_tokenization_spaces=False)
+        self.by_text: dict[str, list[int]] = {}
+        for i, s in enumerate(self.strings):
+            if s:
+                self.by_text.setdefault(s, []).append(i)
+        self._sorted = sorted(self.by_text)
+
+    def text(self, ids: Iterable[int]) -> str:
+        """The text of a token sequence (token texts joined)."""
+        return "".join(self.strings[i] for i in ids)
+
+    def prefix_tokens(self, target: str) -> list[int]:
+        """Tokens whose text is a non-empty prefix of ``target``."""
+        out: list[int] = []
+        for j in range(1, len(target) + 1):
+            out += self.by_text.get(target[:j], [])
+        return out
+
+    def extending_tokens(self, target: str) -> list[int]:
+        """Tokens whose text starts with ``target`` and is longer."""
+        out: list[int] = []
+        k = bisect.bisect_right(self._sorted, target)
+        while k < len(self._sorted) and self._sorted[k].startswith(target):
+            out += self.by_text[self._sorted[k]]
+            k += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a partial tool-call JSON object ends.
+
+    Attributes:
+        kind: ``"key"`` (a key of the object at ``path`` is next) or ``"value"`` (the value at ``path``).
+        path: the keys from the call object down to the object whose key is written (kind key) or
+            to the value (kind value): ``("arguments", "name")`` is call_vehicle's function name.
+        partial: the string's characters written so far, or None when its opening quote is not written yet.
+        values: the string values finished so far, by path (``("name",)`` -> the tool's name).
+        used_keys: the keys the object at ``path`` has already (kind key).
+    """
+
+    kind: str
+    path: tuple[str, ...]
+    partial: str | None
+    values: Mapping[tuple[str, ...], str] = field(default_factory=dict)
+    used_keys: frozenset[str] = frozenset()
+
+
+def call_slot(reply: str) -> Slot | None:
+    """The slot at the end of ``reply`` when it ends inside a ``<tool_call>`` JSON object, else None."""
+    start = reply.rfind(CALL_OPEN)
+    if start < 0 or CALL_CLOSE in reply[start:]:
+        return None
+    body = reply[start + len(CALL_OPEN):]
+    brace = body.find("{")
+    if brace < 0 or body[:brace].strip():
+        return None
+    return _scan(body[brace:])
+
+
+def _scan(text: str) -> Slot | None:
+    """Follow a partial JSON object; see :func:`call_slot`."""
+    # one frame per open container: [is_object, path, state, key, used keys]
+    # states: "key" (a key or "}" next), "colon", "value", "after" (a "," or the close next)
+    stack: list[list[Any]] = []
+    values: dict[tuple[str, ...], str] = {}
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j, buf = i + 1, []
+            while j < n and text[j] != '"':
+                if text[j] == "\\" and j + 1 < n:
+                    j += 1
+                buf.append(text[j])
+                j += 1
+            s = "".join(buf)
+            if not stack:
+                return None
+            top = stack[-1]
+            is_key = top[0] and top[2] == "key"
+            if j >= n:  # the string is still being written
+                if is_key:
+                    return Slot("key", top[1], s, dict(values), frozenset(top[4]))
+                if top[0] and top[2] == "value":
+                    return Slot("value", (*top[1], top[3]), s, dict(values))
+                return None
+            if is_key:
+                top[3], top[2] = s, "colon"
+                top[4].add(s)
+            else:
+                if top[0] and top[2] == "value":
+                    values[(*top[1], top[3])] = s
+                top[2] = "after"
+            i = j + 1
+            continue
+        if ch in "{[":
+            path: tuple[str, ...] = ()
+            if stack:
+                top = stack[-1]
+                path = (*top[1], top[3]) if top[0] else top[1]
+                top[2] = "after"
+            stack.append([ch == "{", path, "key" if ch == "{" else "value", None, set()])
+        elif ch in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return None  # the call object is complete
+        elif ch == ":":
+            if stack and stack[-1][0] and stack[-1][2] == "colon":
+                stack[-1][2] = "value"
+        elif ch == ",":
+            if stack:
+                stack[-1][2] = "key" if stack[-1][0] else "value"
+        elif not ch.isspace() and stack and stack[-1][2] == "value":
+            stack[-1][2] = "after"  # a number, true/false/null: a value that is not a name
+        i += 1
+    if not stack:
+        return None
+    top = stack[-1]
+    if top[0] and top[2] == "key":
+        return Slot("key", top[1], None, dict(values), frozenset(top[4]))
+    if top[0] and top[2] == "value":
+        return Slot("value", (*top[1], top[3]), None, dict(values))
+    return None
+
+
+@dataclass(frozen=True)
+class CallGrammar:
+    """The names one request allows in its tool calls.
+
+    Attributes:
+        tools: each tool's name -> its parameter names.
+        functions: the functions ``call_vehicle`` may name -> their parameter names (compact view;
+            empty when the view calls vehicle functions as tools).
+        modules: the module names ``list_module_tools`` may take (empty: not constrained).
+    """
+
+    tools: Mapping[str, tuple[str, ...]]
+    functions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    modules: tuple[str, ...] = ()
+
+    def names(self, slot: Slot) -> tuple[list[str], bool] | None:
+        """(the names allowed at ``slot``, whether closing the object is allowed), or None: not a name slot."""
+        tool = slot.values.get(("name",))
+        if slot.kind == "value" and slot.path == ("name",):
+            return list(self.tools), False
+        if slot.kind == "key" and slot.path == ("arguments",) and tool in self.tools:
+            return [k for k in self.tools[tool] if k not in slot.used_keys], True
+        if tool == "call_vehicle" and self.functions:
+            if slot.kind == "value" and slot.path == ("arguments", "name"):
+                return list(self.functions), False
+            function = slot.values.get(("arguments", "name"))
+            if slot.kind == "key" and slot.path == ("arguments", "arguments") and function in self.functions:
+                return [k for k in self.functions[function] if k not in slot.used_keys], True
+        if (tool == "list_module_tools" and self.modules and slot.kind == "value"
+                and slot.path == ("arguments", "module_name")):
+            return list(self.modules), False
+        return None
+
+
+def _params(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    fn = schema.get("function", schema)
+    return tuple((fn.get("parameters") or {}).get("properties") or {})
+
+
+def _tool_name(schema: Mapping[str, Any]) -> str:
+    return str(schema.get("function", schema).get("name", ""))
+
+
+#: A compact listing line: ``seat_set_heating_level(seat, level): Set seat heating level (0-3)``.
+_LISTED = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(([^)]*)\):", re.MULTILINE)
+
+
+def listed_functions(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """The functions the compact view's ``list_module_tools`` results listed in ``messages`` (name -> parameters)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for m in messages:
+        if m.get("role") == "tool" and m.get("name") == "list_module_tools":
+            for match in _LISTED.finditer(str(m.get("content") or "")):
+                out[match.group(1)] = tuple(p.strip() for p in match.group(2).split(",") if p.strip())
+    return out
+
+
+def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> CallGrammar:
+    """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules too)."""
+    tool_params = {_tool_name(t): _params(t) for t in tools}
+    if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
+        return CallGrammar(tool_params)
+    from agents.llm.compact_view import short_name
+    from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas
+
+    functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
+                                               for s in all_vehicle_schemas("official")}
+    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS))
+
+
+class NameConstraint:
+    """Which tokens may follow a reply so far, for one request (None: any).
+
+    Args:
+        index: the tokenizer's :class:`TokenIndex`.
+        grammar: the request's :class:`CallGrammar`.
+    """
+
+    def __init__(self, index: TokenIndex, grammar: CallGrammar) -> None:
+        self.index = index
+        self.grammar = grammar
+        #: steps at which the logits were masked (for the episode's figures)
+        self.masked_steps = 0
+
+    def allowed(self, reply: Sequence[int]) -> list[int] | None:
+        """Token ids allowed after ``reply`` (its ids so far), or None when the reply is not at a name slot."""
+        slot = call_slot(self.index.text(reply))
+        if slot is None:
+            return None
+        found = self.grammar.names(slot)
+        if found is None:
+            return None
+        names, may_close = found
+        if slot.partial is None:
+            targets = [f'{sp}"{name}"' for name in names for sp in ("", " ")]
+            closes = ["}", " }"] if may_close else []
+        else:
+            targets = [name[len(slot.partial):] + '"' for name in names if name.startswith(slot.partial)]
+            closes = []
+            if not targets:
+                return None  # the slot already holds a name no listing has: nothing left to steer
+        ids: set[int] = set()
+        for t in targets:
+            ids.update(self.index.prefix_tokens(t))
+            ids.update(self.index.extending_tokens(t))
+        for c in closes:
+            ids.update(self.index.prefix_tokens(c))
+            ids.update(self.index.extending_tokens(c))
+        if not ids:
+            return None
+        self.masked_steps += 1
+        return sorted(ids)
+
+
+def pick(logits: Any, allowed: list[int] | None) -> int:
+    """The greedy token of one row's logits (``[vocab]``), among ``allowed`` when given."""
+    if allowed is None:
+        return int(logits.argmax())
+    import torch
+
+    ids = torch.tensor(allowed, device=logits.device)
+    return int(ids[logits[ids].argmax()])
+
+
+class ConstraintLogitsProcessor:
+    """The same constraints for transformers' ``generate`` (greedy or sampled): disallowed logits set to ``-inf``.
+
+    Args:
+        constraints: one per row of the batch (None: that row is free).
+        prompt_length: the (left-padded) prompt width; the reply of a row is what follows it.
+    """
+
+    def __init__(self, constraints: Sequence[NameConstraint | None], prompt_length: int) -> None:
+        self.constraints = list(constraints)
+        self.prompt_length = int(prompt_length)
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        """``scores`` with every token outside a row's allowed set masked."""
+        for row, rule in enumerate(self.constraints):
+            if rule is None:
+                continue
+            allowed = rule.allowed(input_ids[row, self.prompt_length:].tolist())
+            if allowed is not None:
+                keep = scores[row, allowed].clone()
+                scores[row] = float("-inf")
+                scores[row, allowed] = keep
+        return scores
