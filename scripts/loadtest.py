@@ -105,14 +105,15 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
     client = VmbEnvClient(url, token=token, message_timeout_s=60)
     try:
         await client.connect()
-        await client.reset(task_id=plan[0].task_id)  # the session's env is built (or drawn) now
+        first = await client.reset(task_id=plan[0].task_id)  # episode 0's reset: the session's env is built now
         ready.append(1)
         await start.wait()
         for k, ep in enumerate(plan):
             if time.monotonic() > deadline:
                 errors.append(f"session {ep.session}: time limit before episode {k}")
                 break
-            first = await client.reset(task_id=ep.task_id)
+            if k:
+                first = await client.reset(task_id=ep.task_id)
             ep.texts.append(first.observation.text)
             ep.task_ids.append(first.observation.task_id)
             for action in ep.actions:
@@ -132,14 +133,16 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
 
 
 class Player:
-    """One session's messages in order (a warm-up reset, then each episode's reset and steps), as dicts.
+    """One session's messages in order (each episode's reset and steps), as dicts.
 
+    The first episode's reset is the session's set-up (sent before the step phase, when the
+    session's env is built or drawn): every later reset is part of the phase, as is every step.
     ``due`` is when the next step may be sent (paced runs; 0: at once); ``take`` records a reply.
     """
 
     def __init__(self, plan: list[Episode], interval: float, phase: float) -> None:
         self.plan, self.interval, self.due = plan, interval, phase
-        self.episode, self.action = -1, -1  # episode -1: the warm-up reset (outside the step phase)
+        self.episode, self.action = 0, -1  # action -1: the episode's reset is next
 
     @property
     def finished(self) -> bool:
@@ -154,7 +157,7 @@ class Player:
         """The next message (None: every episode is played)."""
         if self.episode >= len(self.plan):
             return None
-        ep = self.plan[max(0, self.episode)]
+        ep = self.plan[self.episode]
         if self.action < 0:
             return {"type": "reset", "data": {"task_id": ep.task_id}}
         return {"type": "step", "data": ep.actions[self.action]}
@@ -164,9 +167,6 @@ class Player:
         if reply.get("type") != "observation":
             raise RuntimeError(f"session {self.plan[0].session}: {reply.get('data')}")
         data = reply["data"]
-        if self.episode < 0:
-            self.episode = 0
-            return False
         ep = self.plan[self.episode]
         ep.texts.append(data["observation"]["text"])
         ep.task_ids.append(data["observation"]["task_id"])

@@ -85,3 +85,19 @@ def test_paced_sessions_spread_their_steps_over_the_same_phase() -> None:
         assert abs(p.interval * n - phase) < 1e-9 and 0 <= p.due < p.interval
     assert len(set(counts)) > 1  # the sessions differ in length, their intervals too
     assert all(p.interval == 0 and p.due == 0 for p in loadtest.paced_players(plans, 0.0))
+
+
+def test_a_session_s_set_up_reset_is_its_first_episode_s_reset() -> None:
+    """The reset sent before the step phase starts episode 0 (its text is the episode's first), so the
+    next message is episode 0's first step, not a second reset of the same task."""
+    episode = loadtest.Episode(0, "1_0", [{"name": "finish", "arguments": {}}])
+    player = loadtest.Player([episode], 0.0, 0.0)
+    assert player.message() == {"type": "reset", "data": {"task_id": "1_0"}}
+    reset = {"type": "observation", "data": {"observation": {"text": "first", "task_id": "1_0"}, "reward": None,
+                                             "done": False}}
+    assert player.take(reset) is False
+    assert player.message() == {"type": "step", "data": {"name": "finish", "arguments": {}}}
+    final = {"type": "observation", "data": {"observation": {"text": "end", "task_id": "1_0"}, "reward": 0.5,
+                                             "done": True}}
+    assert player.take(final) is True and player.finished
+    assert episode.texts == ["first", "end"] and episode.reward == 0.5
