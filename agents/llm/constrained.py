@@ -8,6 +8,8 @@ there (``seat_set_cushion_height_level``) or a parameter the function does not h
 * the call's ``"name"``: one of the request's tools (official view: the listed vehicle functions
   are tools too);
 * the keys of its ``"arguments"``: that tool's parameters (each at most once), or the closing ``}``;
+* with ``constrain_values=True`` also the value of a string parameter that takes a fixed set of
+  values (``seat``: ``driver``, ``passenger``, ...; from the ``rich`` schemas);
 * compact view, inside ``call_vehicle``: the inner ``"name"`` is one of the functions listed so far
   in the conversation (all 111 before any listing) and the inner ``"arguments"`` keys are that
   function's parameters; ``list_module_tools``'s ``"module_name"`` is one of the 23 modules.
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "listed_functions", "pick"]
+           "grammar_for", "listed_functions", "pick", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -184,15 +186,33 @@ class CallGrammar:
         functions: the functions ``call_vehicle`` may name -> their parameter names (compact view;
             empty when the view calls vehicle functions as tools).
         modules: the module names ``list_module_tools`` may take (empty: not constrained).
+        choices: vehicle function (the env's full name) -> parameter -> the values a string parameter
+            with a fixed set takes (``seat``: driver, passenger, ...; from the ``rich`` schemas). Empty:
+            values are not constrained.
     """
 
     tools: Mapping[str, tuple[str, ...]]
     functions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     modules: tuple[str, ...] = ()
+    choices: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: False: only the value sets of ``choices`` are constrained, no name
+    constrain_names: bool = True
 
     def names(self, slot: Slot) -> tuple[list[str], bool] | None:
         """(the names allowed at ``slot``, whether closing the object is allowed), or None: not a name slot."""
         tool = slot.values.get(("name",))
+        function = slot.values.get(("arguments", "name")) if tool == "call_vehicle" else None
+        if slot.kind == "value":
+            # the value of a string parameter with a fixed set: tool(param=...) or call_vehicle(name, {param: ...})
+            found = None
+            if len(slot.path) == 2 and slot.path[0] == "arguments" and tool in self.choices:
+                found = self.choices[tool].get(slot.path[1])
+            elif function and len(slot.path) == 3 and slot.path[:2] == ("arguments", "arguments"):
+                found = self.choices.get(_full_name(function), {}).get(slot.path[2])
+            if found:
+                return list(found), False
+        if not self.constrain_names:
+            return None
         if slot.kind == "value" and slot.path == ("name",):
             return list(self.tools), False
         if slot.kind == "key" and slot.path == ("arguments",) and tool in self.tools:
@@ -200,7 +220,6 @@ class CallGrammar:
         if tool == "call_vehicle" and self.functions:
             if slot.kind == "value" and slot.path == ("arguments", "name"):
                 return list(self.functions), False
-            function = slot.values.get(("arguments", "name"))
             if slot.kind == "key" and slot.path == ("arguments", "arguments") and function in self.functions:
                 return [k for k in self.functions[function] if k not in slot.used_keys], True
         if (tool == "list_module_tools" and self.modules and slot.kind == "value"
@@ -232,17 +251,50 @@ def listed_functions(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[s
     return out
 
 
-def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> CallGrammar:
-    """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules too)."""
+def _full_name(name: str) -> str:
+    from agents.llm.compact_view import full_name
+
+    return full_name(name)
+
+
+def value_choices() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Function -> parameter -> allowed values, for every string parameter of a fixed set (the ``rich`` schemas)."""
+    from vmb_gym.vehicle.schema import all_vehicle_schemas
+
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for schema in all_vehicle_schemas("rich"):
+        props = (schema["function"].get("parameters") or {}).get("properties") or {}
+        sets = {k: tuple(str(v) for v in p["enum"]) for k, p in props.items()
+                if p.get("type") == "string" and p.get("enum")}
+        if sets:
+            out[_tool_name(schema)] = sets
+    return out
+
+
+def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
+                names: bool = True, values: bool = False) -> CallGrammar:
+    """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules
+    too); ``names``: constrain the names; ``values``: the fixed value sets of string parameters
+    (:func:`value_choices`)."""
     tool_params = {_tool_name(t): _params(t) for t in tools}
+    choices = _choices() if values else {}
     if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
-        return CallGrammar(tool_params)
+        return CallGrammar(tool_params, choices=choices, constrain_names=names)
     from agents.llm.compact_view import short_name
     from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas
 
     functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
                                                for s in all_vehicle_schemas("official")}
-    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS))
+    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names)
+
+
+_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
+def _choices() -> dict[str, dict[str, tuple[str, ...]]]:
+    if not _CHOICES:
+        _CHOICES.update(value_choices())
+    return _CHOICES
 
 
 class NameConstraint:

@@ -100,6 +100,9 @@ class HFPolicy(ToolChatPolicy):
             (compact view) ``call_vehicle``'s function name and argument names can only spell names
             the request offers: the tools, the functions listed so far, their parameters
             (:mod:`agents.llm.constrained`). Default: the adapter's setting, else off.
+        constrain_values: also the value of a string parameter with a fixed set of values (``seat``:
+            driver, passenger, ...) is one of them (implies the name constraint machinery; names are
+            constrained only with ``constrain_names``). Default: the adapter's setting, else off.
     """
 
     def __init__(
@@ -121,6 +124,7 @@ class HFPolicy(ToolChatPolicy):
         view: Any | None = None,
         prefix_cache: bool | None = None,
         constrain_names: bool | None = None,
+        constrain_values: bool | None = None,
     ) -> None:
         if isinstance(model, str) and model in NAMED_MODELS:
             base, shipped = NAMED_MODELS[model]
@@ -171,6 +175,8 @@ class HFPolicy(ToolChatPolicy):
             self.decoder = PrefixCacheDecoder(model, self.stop_ids, tokenizer.pad_token_id)
         self.constrain_names = bool(settings.get("constrain_names", False) if constrain_names is None
                                     else constrain_names)
+        self.constrain_values = bool(settings.get("constrain_values", False) if constrain_values is None
+                                     else constrain_values)
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -284,14 +290,16 @@ class HFPolicy(ToolChatPolicy):
                 for row, (_, tools) in enumerate(requests)]
 
     def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
-        """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` is on."""
-        if not self.constrain_names:
+        """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
+        ``constrain_values`` is on."""
+        if not (self.constrain_names or self.constrain_values):
             return None
         from agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
 
         if self._token_index is None:
             self._token_index = TokenIndex(self.tokenizer)
-        return [NameConstraint(self._token_index, grammar_for(self.view, m, t)) for m, t in requests]
+        return [NameConstraint(self._token_index, grammar_for(self.view, m, t, names=self.constrain_names,
+                                                              values=self.constrain_values)) for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
         """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
@@ -307,7 +315,7 @@ class HFPolicy(ToolChatPolicy):
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
-                f"constrain_names={self.constrain_names})")
+                f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values})")
 
 
 def resolve_view(view: Any) -> Any:

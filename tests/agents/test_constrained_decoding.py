@@ -181,7 +181,40 @@ def test_policy_builds_one_constraint_per_request_from_its_conversation(tiny) ->
     assert [dict(r.grammar.functions) == LISTED for r in rules] == [True, False]
     assert len(rules[1].grammar.functions) == 111
     assert "constrain_names=True" in repr(on)
+    values = HFPolicy(model, tok, view="compact", max_new_tokens=8, constrain_values=True)
+    (rule,) = values._constraints([(messages, compact_tools())])
+    assert rule.grammar.constrain_names is False and "driver" in rule.grammar.choices[
+        "carcontrol_seat_set_heating_level"]["seat"]
     # the random model writes no call here: both policies give the same reply
     request = (messages[:2], compact_tools())
     assert on.chat_many([request])[0]["raw"] == off.chat_many([request])[0]["raw"]
     json.dumps(on.chat(*request)["usage"])
+
+
+def test_values_of_fixed_set_parameters_are_constrained_only_when_asked(tiny, index) -> None:
+    from agents.llm.constrained import value_choices
+
+    choices = value_choices()
+    seats = choices["carcontrol_seat_set_heating_level"]["seat"]
+    assert "driver" in seats and "passenger" in seats
+    messages = [{"role": "tool", "name": "list_module_tools", "content": LISTING}]
+    tail = ' "seat_set_heating_level", "arguments": {"seat":'
+    slot = call_slot(CALL + tail)
+    assert grammar_for(CompactView(), messages, compact_tools()).names(slot) is None
+    both = grammar_for(CompactView(), messages, compact_tools(), values=True)
+    values_only = grammar_for(CompactView(), messages, compact_tools(), names=False, values=True)
+    assert both.names(slot) == values_only.names(slot) == (list(seats), False)
+    assert values_only.names(call_slot(CALL)) is None  # names free
+    # the official view: the vehicle function is the tool itself
+    official = grammar_for(None, [], [{"type": "function", "function": {
+        "name": "carcontrol_seat_set_heating_level", "parameters": {"properties": {"seat": {}, "level": {}}}}}],
+        values=True)
+    assert official.names(call_slot('<tool_call>\n{"name": "carcontrol_seat_set_heating_level", '
+                                    '"arguments": {"seat": "dr')) == (list(seats), False)
+    model, tok = tiny
+    head = tok.encode(CALL + tail, add_special_tokens=False)
+    prompt = tok.encode("<|im_start|>assistant\n", add_special_tokens=False) + head
+    rule = PrefixedConstraint(NameConstraint(index, both), head)
+    reply = decoder(tok, model).generate([prompt], 12, [rule])[0]
+    value = re.match(r'\s*"([^"]*)"', index.text(reply))
+    assert value is not None and value.group(1) in seats, index.text(reply)
