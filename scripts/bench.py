@@ -448,7 +448,8 @@ def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: fl
         if not out.exists():
             return [("vmb serve load test", f"unavailable ({done.stderr.strip().splitlines()[-1:]})"[:90], "")]
         r = json.loads(out.read_text())
-    loop = f"open loop at {rate:,.0f} steps/s offered" if rate else "closed loop"
+    loop = (f"open loop at {rate:,.0f} steps/s offered (frames >= {r.get('coalesce_ms', 0):g} ms apart)"
+            if rate else "closed loop")
     served = f"vmb serve --workers {workers}" if workers > 1 else "vmb serve"
     head = f"{served}, {r['sessions']} sessions x {r['episodes_per_session']} episodes, {client} client, {loop}"
     return [
@@ -463,6 +464,15 @@ def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: fl
          f"{r['errors']} / {r['reward_mismatches']} / {r['cross_session_leaks']} "
          f"({r['episodes_finished']}/{r['episodes_planned']} episodes replayed in-process)", "0 / 0 / 0"),
     ]
+
+
+def loadtest_rows(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """The load test's rows: the closed loop, then an open loop at each ``--loadtest-rate``."""
+    rates = [float(r) for r in str(args.loadtest_rate).split(",") if r.strip()]
+    rows = bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, workers=args.loadtest_workers)
+    for rate in rates:
+        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=rate, workers=args.loadtest_workers)
+    return rows
 
 
 def bench_lm(tasks: int, batch: int) -> list[tuple[str, str, str]]:
@@ -504,8 +514,9 @@ def main() -> int:
     parser.add_argument("--loadtest-sessions", type=int, default=64,
                         help="concurrent sessions of the vmb serve load test (0: skip it)")
     parser.add_argument("--loadtest-episodes", type=int, default=20, help="episodes per load-test session")
-    parser.add_argument("--loadtest-rate", type=float, default=5000.0,
-                        help="steps/s offered in the open-loop load-test run (the closed-loop run comes first)")
+    parser.add_argument("--loadtest-rate", default="5000,6000",
+                        help="steps/s offered in the open-loop load-test runs, comma-separated (one run each; "
+                             "the closed-loop run comes first)")
     parser.add_argument("--loadtest-workers", type=int, default=1, help="vmb serve --workers of the load-test runs")
     parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
     parser.add_argument("--lm-tasks", type=int, default=16,
@@ -521,9 +532,7 @@ def main() -> int:
     if args.slot_only:
         return _print(slot_rows(args.data, args.slot_tasks))
     if args.loadtest_only:
-        return _print(bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, workers=args.loadtest_workers)
-                      + bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate,
-                                       workers=args.loadtest_workers))
+        return _print(loadtest_rows(args))
     rows: list[tuple[str, str, str]] = bench_cli(min(args.repeats, 5), args.official_repo, args.score_repeats)
     if args.cli_only:
         return _print(rows)
@@ -566,9 +575,7 @@ def main() -> int:
             rows.append(("dense compute floor", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     if args.loadtest_sessions > 0:
-        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, workers=args.loadtest_workers)
-        rows += bench_loadtest(args.loadtest_sessions, args.loadtest_episodes, rate=args.loadtest_rate,
-                               workers=args.loadtest_workers)
+        rows += loadtest_rows(args)
     if args.lm_tasks > 0:
         rows += bench_lm(args.lm_tasks, args.lm_batch)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -98,7 +98,7 @@ def plan_episodes(local: Any, session: int, episodes: int, seed: int) -> list[Ep
 
 
 async def _session(url: str, token: str | None, plan: list[Episode], start: asyncio.Event, ready: list[int],
-                   latencies: list[float], errors: list[str], deadline: float) -> None:
+                   latencies: list[float], errors: list[str], deadline: float, ended: list[float] | None = None) -> None:
     from vmb_gym.server.client import VmbEnvClient
     from vmb_gym.server.models import VmbAction
 
@@ -125,6 +125,8 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
                 if result.done:
                     ep.reward = result.reward
                     break
+        if ended is not None:
+            ended.append(time.perf_counter())
     except Exception as e:  # counted, never fatal: the report says what went wrong
         errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
         ready.append(1)
@@ -182,8 +184,9 @@ class Player:
 
 
 async def _lean_session(url: str, token: str, player: Player, start: asyncio.Event, ready: list[int],
-                        latencies: list[float], errors: list[str], deadline: float) -> None:
-    """One session on its own WebSocket, messages encoded with orjson."""
+                        latencies: list[float], errors: list[str], deadline: float,
+                        ended: list[float] | None = None) -> None:
+    """One session on its own WebSocket, messages encoded with orjson (``ended``: gets the time of its last reply)."""
     import orjson
     from websockets.asyncio.client import connect
 
@@ -204,6 +207,8 @@ async def _lean_session(url: str, token: str, player: Player, start: asyncio.Eve
                 await ws.send(orjson.dumps(message).decode())
                 if player.take(orjson.loads(await ws.recv())):
                     latencies.append(time.perf_counter() - (player.due - player.interval if player.interval else t0))
+            if ended is not None:
+                ended.append(time.perf_counter())
     except Exception as e:  # counted, never fatal
         errors.append(f"{type(e).__name__}: {e}")
         ready.append(1)
@@ -244,13 +249,15 @@ def spread_over_workers(players: list[Player], workers: list[str]) -> list[list[
 
 
 async def batch_connection(ws: Any, players: list[Player], start: asyncio.Event, ready: list[int],
-                            latencies: list[float], errors: list[str], deadline: float, gap: float = 0.0) -> None:
+                            latencies: list[float], errors: list[str], deadline: float, gap: float = 0.0,
+                            ended: list[float] | None = None) -> None:
     """Several sessions on one WebSocket: each frame a batch of every ready session's next message.
 
     Frames go out as bytes marked as text and replies are read as bytes (no str round trip). In a
     paced run a frame carries every message due by then, and the next frame waits until ``gap``
     seconds after the last one went out (several due steps share a frame: the per-frame costs are
-    paid fewer times; a step may wait up to ``gap``, which its latency includes).
+    paid fewer times; a step may wait up to ``gap``, which its latency includes). ``ended`` gets the
+    time the last reply arrived (the connection's close handshake comes after it, outside the phase).
     """
     import orjson
 
@@ -288,6 +295,8 @@ async def batch_connection(ws: Any, players: list[Player], start: asyncio.Event,
                 due = players[k].due
                 if players[k].take(reply):
                     latencies.append(t1 - (due if players[k].interval else t0))
+        if ended is not None:
+            ended.append(time.perf_counter())
     except Exception as e:  # counted, never fatal
         errors.append(f"{type(e).__name__}: {e}")
         ready.extend([1] * len(players))
@@ -356,21 +365,23 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
                  placed: dict[str, list[int]]) -> tuple[list[float], list[str], float, float, float]:
     """Run the sessions' step phase; latencies, errors, wall seconds, client and server CPU seconds.
 
-    ``placed`` gets the batch client's connections and sessions per server process.
+    The phase runs from the start signal to the last reply (the connections' close handshakes
+    come after it; CPU is counted until they are done). ``placed`` gets the batch client's
+    connections and sessions per server process.
     """
-    start, ready, latencies, errors = asyncio.Event(), [], [], []
+    start, ready, latencies, errors, ended = asyncio.Event(), [], [], [], []
     common = (start, ready, latencies, errors, deadline)
     players = paced_players(plans, args.rate)
     if args.client == "openenv":
-        jobs = [_session(url, token, p, *common) for p in plans]
+        jobs = [_session(url, token, p, *common, ended=ended) for p in plans]
     elif args.client == "lean":
-        jobs = [_lean_session(url, token, p, *common) for p in players]
+        jobs = [_lean_session(url, token, p, *common, ended=ended) for p in players]
     else:
         opened = await open_batch_connections(url, token, args.connections, args.workers)
         workers = [w for _, w in opened]
         spread = spread_over_workers(players, workers)
         gap = args.coalesce_ms / 1e3 if args.rate else 0.0
-        jobs = [batch_connection(ws, group, *common, gap=gap) for (ws, _), group in zip(opened, spread)]
+        jobs = [batch_connection(ws, group, *common, gap=gap, ended=ended) for (ws, _), group in zip(opened, spread)]
         for worker in sorted(set(workers)):
             placed["connections_per_worker"].append(workers.count(worker))
             placed["sessions_per_worker"].append(sum(len(g) for w, g in zip(workers, spread) if w == worker))
@@ -382,7 +393,7 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
     cpu0, server0, t0 = _cpu_seconds(), _cpu_seconds(server_pid), time.perf_counter()
     start.set()
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=max(1.0, deadline - time.monotonic()))
-    wall = time.perf_counter() - t0
+    wall = (max(ended) if len(ended) == len(jobs) else time.perf_counter()) - t0  # a failed job: until now
     return latencies, errors, wall, _cpu_seconds() - cpu0, _cpu_seconds(server_pid) - server0
 
 
@@ -446,7 +457,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     replay_cpu = _cpu_seconds() - replay_cpu
     return {
         "client": args.client, "connections": args.connections if args.client == "batch" else None,
-        "offered_steps_per_s": args.rate or None, "server_workers": args.workers, **placed,
+        "offered_steps_per_s": args.rate or None, "coalesce_ms": args.coalesce_ms if args.rate else None,
+        "server_workers": args.workers, **placed,
         "sessions": args.sessions, "episodes_per_session": args.episodes, "episodes_finished": checked,
         "episodes_planned": len(episodes), "steps": len(latencies), "step_phase_s": round(wall, 3),
         "steps_per_s": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
@@ -478,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="vmb serve --workers (server processes)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="steps/s offered across sessions (open loop; 0: closed loop, as fast as replies come)")
-    parser.add_argument("--coalesce-ms", type=float, default=2.0,
+    parser.add_argument("--coalesce-ms", type=float, default=1.0,
                         help="paced runs: least time between two frames of one batch connection (due steps share a frame)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")
     parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
