@@ -4,7 +4,11 @@ Each line of a chunk becomes a row in [-1, 1]: a hashed bag of words and bigrams
 ``VehicleMem-v0`` :class:`~vmb_gym.wrappers.features.HashingFeaturizer` encoding), the numeric
 features :data:`NUMERIC_NAMES` (simulator-vocabulary hits, a value found for a named setting,
 whether the rule writer would keep the line, relation / other-vehicle / value words, condition
-words, length, position in the chunk and the speaker) and, optionally, the budget block
+words, length, position in the chunk and the speaker), optionally the line cues :data:`CUE_NAMES`
+(:data:`vmb_gym.vehicle.lexicon.LINE_CUES`: a standing preference, a revision, a correction, a
+hypothetical, another car, a negation, first-person wording, a question; the cues the SB3 slot
+design reads too; a condition clause, :data:`vmb_gym.vehicle.lexicon.CONDITION_CLAUSE`; another
+household member named) and, optionally, the budget block
 :data:`BUDGET_NAMES` (share of the budget left, the line's length, share of the timeline's chunks
 already streamed).
 
@@ -28,9 +32,10 @@ from agents.stream.writers import ELSEWHERE, RELATION, VALUE_WORDS, RuleWriter
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.tokens import count_tokens
+from vmb_gym.vehicle.lexicon import CONDITION_CLAUSE, LINE_CUES
 from vmb_gym.wrappers.features import HashingFeaturizer
 
-__all__ = ["BUDGET_NAMES", "NUMERIC_NAMES", "STYLE_NAMES", "LineFeaturizer", "line_tokens"]
+__all__ = ["BUDGET_NAMES", "CUE_NAMES", "NUMERIC_NAMES", "STYLE_NAMES", "LineFeaturizer", "line_tokens"]
 
 #: Names of the numeric features that follow the hashed text block.
 NUMERIC_NAMES: tuple[str, ...] = (
@@ -40,15 +45,18 @@ NUMERIC_NAMES: tuple[str, ...] = (
 #: Numeric features that describe the text's shape, not its vehicle content (zeroed without style features).
 STYLE_NAMES: tuple[str, ...] = ("length", "position", "chunk_size", "speaker_0", "speaker_1", "speaker_2",
                                 "speaker_3", "speaker_other")
-#: Names of the budget features that follow the numeric block (``LineFeaturizer(budget_features=True)``).
+#: Names of the line-cue features that follow the numeric block (``LineFeaturizer(cue_features=True)``).
+CUE_NAMES: tuple[str, ...] = (*(f"cue_{name}" for name in LINE_CUES), "cue_condition_clause", "cue_other_person")
+#: Names of the budget features that follow the numeric (and cue) block (``LineFeaturizer(budget_features=True)``).
 BUDGET_NAMES: tuple[str, ...] = ("budget_left", "line_tokens", "progress")
 _MAX_SPEAKERS = 4
 _LINE_TOKEN_SCALE = 64.0
 _WORDS = re.compile(r"\S+")
+_LETTERS = re.compile(r"[a-z]+")
 
 
 class LineFeaturizer:
-    """Features of each line of a chunk: hashed text, :data:`NUMERIC_NAMES`, then :data:`BUDGET_NAMES` (all in [-1, 1]).
+    """Features of each line of a chunk: hashed text, :data:`NUMERIC_NAMES`, :data:`CUE_NAMES`, then :data:`BUDGET_NAMES` (all in [-1, 1]).
 
     :meth:`chunk` fills the text and numeric blocks; the budget block depends on the decisions
     taken so far and is written per line with :meth:`set_budget`.
@@ -60,10 +68,11 @@ class LineFeaturizer:
         follow_up: lines after a setting line whose bare value still counts (as the rule writer).
         budget_features: append the :data:`BUDGET_NAMES` block (checkpoints from before it have none).
         style_features: fill the hashed text and :data:`STYLE_NAMES` (False: they stay 0; see the module doc).
+        cue_features: append the :data:`CUE_NAMES` block (checkpoints from before it have none).
     """
 
     def __init__(self, hash_dim: int = 256, min_score: float = 1.0, follow_up: int = 2,
-                 budget_features: bool = True, style_features: bool = True) -> None:
+                 budget_features: bool = True, style_features: bool = True, cue_features: bool = False) -> None:
         if hash_dim < 8:
             raise ConfigError(f"hash_dim must be >= 8, got {hash_dim}")
         self.hash_dim = int(hash_dim)
@@ -71,9 +80,12 @@ class LineFeaturizer:
         self.follow_up = int(follow_up)
         self.budget_features = bool(budget_features)
         self.style_features = bool(style_features)
+        self.cue_features = bool(cue_features)
+        self._cues = (*LINE_CUES.values(), CONDITION_CLAUSE) if self.cue_features else ()
         self._style_mask = np.array([name not in STYLE_NAMES or self.style_features for name in NUMERIC_NAMES],
                                     dtype=np.float32)
-        self.dim = self.hash_dim + len(NUMERIC_NAMES) + (len(BUDGET_NAMES) if self.budget_features else 0)
+        self._budget_start = self.hash_dim + len(NUMERIC_NAMES) + (len(CUE_NAMES) if self.cue_features else 0)
+        self.dim = self._budget_start + (len(BUDGET_NAMES) if self.budget_features else 0)
         self._hasher = HashingFeaturizer()
         self._rule = RuleWriter(min_score=min_score, follow_up=follow_up)
         self._score = score_apis
@@ -85,7 +97,8 @@ class LineFeaturizer:
     def config(self) -> dict[str, Any]:
         """Arguments that rebuild this featuriser."""
         return {"hash_dim": self.hash_dim, "min_score": self.min_score, "follow_up": self.follow_up,
-                "budget_features": self.budget_features, "style_features": self.style_features}
+                "budget_features": self.budget_features, "style_features": self.style_features,
+                "cue_features": self.cue_features}
 
     def set_budget(self, row: np.ndarray, *, budget_left: float, line_tokens: int, progress: float) -> np.ndarray:
         """Write the budget block of one line's features in place (a no-op without it); returns ``row``.
@@ -95,7 +108,7 @@ class LineFeaturizer:
         ``progress``: share of the timeline's chunks streamed before this one.
         """
         if self.budget_features:
-            start = self.hash_dim + len(NUMERIC_NAMES)
+            start = self._budget_start
             row[start:start + len(BUDGET_NAMES)] = (float(np.clip(budget_left, 0.0, 1.0)),
                                                     min(line_tokens / _LINE_TOKEN_SCALE, 1.0) if self.style_features else 0.0,
                                                     float(np.clip(progress, 0.0, 1.0)))
@@ -134,6 +147,11 @@ class LineFeaturizer:
             if self.style_features:
                 out[pos, : self.hash_dim] = self._hasher.encode(text, self.hash_dim)
             out[pos, self.hash_dim:self.hash_dim + len(NUMERIC_NAMES)] = np.asarray(numeric) * self._style_mask
+            if self.cue_features:
+                start = self.hash_dim + len(NUMERIC_NAMES)
+                words = set(_LETTERS.findall(text.lower()))
+                other = any(p != who and p.split()[0].lower() in words for p in speakers if p)
+                out[pos, start:start + len(CUE_NAMES)] = [*(float(bool(c.search(text))) for c in self._cues), float(other)]
         return out
 
 

@@ -52,7 +52,7 @@ from agents.stream.features import LineFeaturizer, line_tokens
 from agents.stream.imitation import keep_margin
 from agents.stream.pacing import KeepPacer, PacingPrior
 from agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
-from agents.stream.writers import Writer
+from agents.stream.writers import Writer, store_line
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
 
@@ -273,7 +273,10 @@ class SB3StreamWriter(Writer):
     (overflow ``stop``: a learned writer never evicts). With a budget and a ``pacing`` prior, a
     line is kept when its keep margin beats the chunk's :class:`~agents.stream.pacing.KeepPacer`
     threshold (the budget spent at a pace set by the history's expected length) instead of
-    when the model's argmax says keep.
+    when the model's argmax says keep. A paced writer with overflow ``fifo`` (``sb3:CKPT@TOKENS/fifo``)
+    paces :attr:`kept_tokens`, every line it kept, the evicted ones included, to the prior's
+    ``fill`` x budget, and its store holds the most recent of them (pacing what it still holds
+    would never reach the allowance, and it would keep nearly every line at the timeline's end).
 
     Args:
         model: the SB3 model (``predict``).
@@ -295,6 +298,12 @@ class SB3StreamWriter(Writer):
         self.masked = masked
         self.deterministic = deterministic
         self.pacer: KeepPacer | None = None
+        self._kept_tokens = 0
+
+    @property
+    def kept_tokens(self) -> int:
+        """Tokens of every line the writer kept this timeline, the ones it evicted since included."""
+        return self._kept_tokens
 
     def set_budget(self, budget_tokens: int | None, overflow: str | None = None) -> Writer:
         """The budget the keep mask enforces: overflow ``stop``, or ``fifo`` for a paced writer (it then evicts
@@ -307,6 +316,7 @@ class SB3StreamWriter(Writer):
         self.pacer = KeepPacer(self.pacing, self.budget_tokens) if paced else None  # type: ignore[arg-type]
         if self.pacer is not None:
             self.pacer.reset(self._chunks_total)
+        self._kept_tokens = 0
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """One store per line the model keeps (decided in order: the budget left depends on the earlier ones)."""
@@ -330,7 +340,8 @@ class SB3StreamWriter(Writer):
             action, _ = self.model.predict(obs, **kwargs)
             if int(np.asarray(action).reshape(-1)[0]) == 1 and fits:
                 used += tokens
-                out.append({"name": "store", "arguments": {"line_ids": [ln["line_id"]], "people": [ln["speaker"]]}})
+                self._kept_tokens += tokens
+                out.append(store_line(ln))
         return out
 
     def _paced_writes(self, lines: list[dict[str, Any]], feats: np.ndarray) -> list[dict[str, Any]]:
@@ -343,13 +354,16 @@ class SB3StreamWriter(Writer):
         for row, t in zip(feats, tokens, strict=True):
             self.featurizer.set_budget(row, budget_left=left, line_tokens=t, progress=progress)
         margins = keep_margin(self.model, feats)
-        threshold = self.pacer.threshold(margins, tokens, used)
-        out = []
         fifo = self.overflow == "fifo"  # Writer._fit evicts the oldest entries to make room
+        # the pacer spends fill x budget over the timeline: with fifo that is every token kept so far (evicted
+        # entries included), with stop the tokens held
+        threshold = self.pacer.threshold(margins, tokens, self._kept_tokens if fifo else used)
+        out = []
         for ln, t, m in zip(lines, tokens, margins, strict=True):
             if m > threshold and (fifo or used + t <= budget):
                 used += t
-                out.append({"name": "store", "arguments": {"line_ids": [ln["line_id"]], "people": [ln["speaker"]]}})
+                self._kept_tokens += t
+                out.append(store_line(ln))
         return out
 
 

@@ -132,7 +132,8 @@ class KeepPacer:
         Args:
             margins: the keep margins of the chunk's lines.
             tokens: their tokens.
-            used: tokens the writer holds now.
+            used: tokens spent against ``fill x budget`` so far: those the writer holds (overflow ``stop``),
+                or all it kept, evicted ones included (overflow ``fifo``).
         """
         m, t = np.asarray(margins, dtype=float), np.asarray(tokens, dtype=float)
         allowance = max(self.prior.fill * self.budget_tokens - used, 0.0)

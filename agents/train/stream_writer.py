@@ -96,6 +96,9 @@ class Args:
     style_features: bool = True
     """read the hashed words and the line-shape features (length, position, chunk size, speaker); false: only
     the simulator-vocabulary features, which carry from generated to real conversations"""
+    cue_features: bool = False
+    """read the line cues of the simulator lexicon (preference, revision, correction, hypothetical, another car,
+    negation, first person, question: vmb_gym.vehicle.lexicon.LINE_CUES)"""
     pacing: bool = True
     """adapt the keep threshold to the history's length (a budget share per expected line); false: the
     calibrated argmax keeps"""
@@ -217,7 +220,8 @@ def train(args: Args) -> int:
                           "pick holdout scenarios that are not trained on")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    featurizer = LineFeaturizer(hash_dim=args.hash_dim, style_features=args.style_features)
+    featurizer = LineFeaturizer(hash_dim=args.hash_dim, style_features=args.style_features,
+                                cue_features=args.cue_features)
     budget = args.budget
 
     train_env = StreamWriteEnv(data=data, files=train_files, featurizer=featurizer, memory_cost=args.memory_cost,
@@ -242,7 +246,9 @@ def train(args: Args) -> int:
                        ("nothing", "store_nothing")):
         log("baseline", 0, name, evaluate_writer(eval_env, make_writer(spec), holdout, seed=args.seed))
 
-    stream_kwargs = {"data": data, "files": train_files, "memory_cost": args.memory_cost}
+    # the generated split by name, not by the cache path it was written to on this machine
+    data_name = f"generated:train (train split, {args.train_scenarios} scenarios)" if args.data == "generated:train" else data
+    stream_kwargs = {"data": data_name, "files": train_files, "memory_cost": args.memory_cost}
     bc, dataset = warm_start(model, data, train_files, featurizer, args)
     (out / "bc.json").write_text(json.dumps(bc, indent=2))
 
