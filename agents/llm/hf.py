@@ -34,7 +34,7 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ADAPTER_DIR", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view", "smollm2_gguf_path"]
+__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view", "smollm2_gguf_path"]
 
 #: Adapters shipped with the repository (one folder per name).
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters"
@@ -44,6 +44,9 @@ NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
     "smollm2": ("smollm2", None),
     "smollm2-vmb": ("smollm2", ADAPTER_DIR / "smollm2-vmb"),
 }
+#: Policy defaults of a named model (measured: on 40 held-out tasks the name constraint raised F1 0.184 -> 0.218
+#: and the vehicle-call share 85% -> 92.5%; on 40 official tasks F1 0.058 -> 0.084, ESM unchanged).
+NAMED_DEFAULTS: dict[str, dict[str, Any]] = {"smollm2-vmb": {"constrain_names": True}}
 #: The file beside an adapter that says how it was trained (view, generation limits).
 ADAPTER_SETTINGS = "vmb_adapter.json"
 
@@ -99,7 +102,8 @@ class HFPolicy(ToolChatPolicy):
         constrain_names: while a reply writes a tool call, the tool's name, its argument names and
             (compact view) ``call_vehicle``'s function name and argument names can only spell names
             the request offers: the tools, the functions listed so far, their parameters
-            (:mod:`agents.llm.constrained`). Default: the adapter's setting, else off.
+            (:mod:`agents.llm.constrained`). Default: the adapter's setting, else on for ``smollm2-vmb``
+            (:data:`NAMED_DEFAULTS`), else off.
         constrain_values: also the value of a string parameter with a fixed set of values (``seat``:
             driver, passenger, ...) is one of them (implies the name constraint machinery; names are
             constrained only with ``constrain_names``). Default: the adapter's setting, else off.
@@ -126,11 +130,13 @@ class HFPolicy(ToolChatPolicy):
         constrain_names: bool | None = None,
         constrain_values: bool | None = None,
     ) -> None:
+        named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
+            named = NAMED_DEFAULTS.get(model, {})
             base, shipped = NAMED_MODELS[model]
             model = str(convert_gguf()) if base == "smollm2" else base
             adapter = adapter if adapter is not None else shipped
-        settings = adapter_settings(adapter) if adapter is not None else {}
+        settings = {**named, **(adapter_settings(adapter) if adapter is not None else {})}
         max_new_tokens = max_new_tokens if max_new_tokens is not None else int(settings.get("max_new_tokens", 512))
         max_turns = max_turns if max_turns is not None else int(settings.get("max_turns", 10))
         super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=feedback_parse_errors,
