@@ -122,7 +122,9 @@ class Args:
     clip_eps: float = 0.2
     """PPO ratio clip"""
     reward: str = "f1_change"
-    """the env's reward: "f1_change" (value-level F1), "f1_positive" or "esm\""""
+    """the env's reward: "f1_change" (value-level F1), "f1_positive", "esm", or a JSON mapping of reward
+    components to weights, e.g. '{"state_f1_change": 1, "format_share": 0.2}' (partial credit, so a group
+    whose rollouts all miss still has reward variance)"""
     eval_data: str = "default"
     """held-out data ("default" = the generated test split)"""
     eval_tasks: int = 60
@@ -257,8 +259,9 @@ def main(args: Args) -> dict[str, Any]:
     from agents.train.lm_data import teacher_rows
     from agents.train.lm_plots import plot_grpo, plot_sft
     from agents.train.lm_sft import sft_train
-    from agents.train.lm_trl import train_grpo
+    from agents.train.lm_trl import grpo_reward, train_grpo
 
+    grpo_reward(args.reward)  # a bad --reward fails here, not after the SFT phase
     if not 0.0 <= args.gold_share <= 1.0:
         raise ConfigError(f"--gold-share must be in [0, 1], found {args.gold_share}")
     out = Path(args.out)
@@ -338,8 +341,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
 # ----------------------------------------------------------------------------------------- CLI
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--train-tasks`` for ``train_tasks``)."""
-    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"],
-                                           "reward": ["f1_change", "f1_positive", "esm"]})
+    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"]})  # --reward: checked by grpo_reward
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

@@ -10,8 +10,10 @@ reference model from the base weights with the adapter disabled instead of loadi
 
 from __future__ import annotations
 
+import json
 import os
 import random
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +25,31 @@ from vmb_gym.errors import ConfigError
 if TYPE_CHECKING:
     from agents.train.lm import Args
 
-__all__ = ["train_grpo"]
+__all__ = ["grpo_reward", "train_grpo"]
+
+
+def grpo_reward(text: str) -> str | Mapping[str, float]:
+    """``--reward`` as the env takes it: a reward name, or a JSON mapping of reward components to weights.
+
+    ``'{"state_f1_change": 1.0, "format_share": 0.2}'`` gives partial credit for well-formed calls, so a
+    group of rollouts that all miss the state still differs in reward (GRPO learns nothing from a
+    group whose rewards are all equal).
+
+    Raises:
+        ConfigError: text that is neither a known name nor valid JSON, or a mapping the env refuses
+            (unknown component, a weight that is not a number).
+    """
+    from vmb_gym.envs.rewards import RewardSpec
+
+    reward: str | Mapping[str, float] = text
+    if text.lstrip().startswith("{"):
+        try:
+            reward = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"--reward: expected a reward name or a JSON object of components to weights, "
+                              f"got {text!r:.80} ({exc}); e.g. '{{\"state_f1_change\": 1, \"format_share\": 0.2}}'") from exc
+    RewardSpec.parse(reward)
+    return reward
 
 
 def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args) -> tuple[Any, list[dict[str, Any]]]:
@@ -62,7 +88,7 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
         bf16=bool(torch.cuda.is_available() and args.device != "cpu" and torch.cuda.is_bf16_supported()),
         gradient_checkpointing=False,  # TRL's defaults (bf16, checkpointing) are emulated and slow on CPU
     )
-    factory = partial(CompactToolEnv, data, memory=args.memory, reward=args.reward, max_steps=args.max_steps,
+    factory = partial(CompactToolEnv, data, memory=args.memory, reward=grpo_reward(args.reward), max_steps=args.max_steps,
                       seed=args.seed)
     trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
                           environment_factory=factory)

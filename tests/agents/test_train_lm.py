@@ -211,8 +211,9 @@ def test_cli_hook_parses_flags() -> None:
     args = args_from_namespace(parser.parse_args(["--model", "tiny", "--train-tasks", "3", "--grpo-steps", "4",
                                                   "--out", "x", "--kl-beta", "0.1"]))
     assert (args.train_tasks, args.grpo_steps, args.out, args.kl_beta, args.model) == (3, 4, "x", 0.1, "tiny")
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--reward", "nope"])
+    bad = args_from_namespace(parser.parse_args(["--reward", "nope", "--out", "x"]))
+    with pytest.raises(ConfigError, match="must be one of"):  # refused before any work, not after the SFT phase
+        main(bad)
 
 
 def test_bad_model_and_gold_share(tmp_path) -> None:
@@ -220,3 +221,20 @@ def test_bad_model_and_gold_share(tmp_path) -> None:
         main(Args(out=str(tmp_path / "a"), gold_share=2.0))
     with pytest.raises(ConfigError, match="--model"):
         main(Args(out=str(tmp_path / "b"), model=str(tmp_path / "missing"), train_scenarios=2, train_tasks=2))
+
+
+def test_reward_takes_a_name_or_a_json_mapping_of_components() -> None:
+    """``--reward`` names a reward or maps components to weights; anything else is a ConfigError naming the fix."""
+    import pytest
+
+    from agents.train.lm_trl import grpo_reward
+    from vmb_gym.errors import ConfigError
+
+    assert grpo_reward("esm") == "esm"
+    assert grpo_reward('{"state_f1_change": 1, "format_share": 0.2}') == {"state_f1_change": 1, "format_share": 0.2}
+    with pytest.raises(ConfigError, match="JSON object"):
+        grpo_reward("{state_f1_change: 1}")
+    with pytest.raises(ConfigError, match="unknown component"):
+        grpo_reward('{"style": 1}')
+    with pytest.raises(ConfigError, match="must be one of"):
+        grpo_reward("f1")
