@@ -34,7 +34,8 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view", "smollm2_gguf_path"]
+__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view",
+           "smollm2_gguf_path"]
 
 #: Adapters shipped with the repository (one folder per name).
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters"
