@@ -7,6 +7,12 @@ vectors (sha256 of their float32 bytes, one row verbatim) and the demonstrations
 identical, task by task. Re-recorded (same command, current code) when the catalogue's reading
 changed on purpose: the requested API's bare values, its slot, the reason API and trimmed
 destinations (``tests/agents/test_slot_coverage.py`` tests each).
+
+Two recordings of the same code: ``slot_pins.json`` (the machines the pins were first recorded and
+CI ran on) and ``slot_pins_alt.json`` (recorded 2026-12-02 on an AVX-512 machine, where the same
+code, packages and seeds give other line-prior fits: the first feature rows differ in the prior's
+columns, and from there some slot choices). Each part (default episodes, official episodes,
+demonstrations) must equal one of the two recordings in full, so a change of the code still fails.
 """
 
 from __future__ import annotations
@@ -22,6 +28,18 @@ from tests.conftest import official_dir
 
 HERE = Path(__file__).resolve().parent
 PINS = json.loads((HERE / "data" / "slot_pins.json").read_text(encoding="utf-8"))
+PINS_ALT = json.loads((HERE / "data" / "slot_pins_alt.json").read_text(encoding="utf-8"))
+
+
+def _matches_one(check: Any) -> None:
+    """``check(pins)`` passes for ``PINS`` or for ``PINS_ALT`` (the first recording's failure is raised otherwise)."""
+    try:
+        check(PINS)
+    except AssertionError:
+        try:
+            check(PINS_ALT)
+        except AssertionError:
+            check(PINS)  # report against the first recording
 
 
 def _recorder() -> Any:
@@ -52,19 +70,22 @@ def _compare_episodes(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> N
 
 
 def test_candidate_slots_and_features_on_the_default_benchmark(fresh: dict[str, Any]) -> None:
-    assert len(PINS["episodes"]["default"]) == 15  # 3 tasks of each of the 5 reasoning types
-    _compare_episodes(PINS["episodes"]["default"], fresh["episodes"]["default"])
+    assert len(PINS["episodes"]["default"]) == len(PINS_ALT["episodes"]["default"]) == 15  # 3 per reasoning type
+    _matches_one(lambda pins: _compare_episodes(pins["episodes"]["default"], fresh["episodes"]["default"]))
 
 
 @pytest.mark.needs_shared
 def test_candidate_slots_and_features_on_official_tasks(fresh: dict[str, Any]) -> None:
-    _compare_episodes(PINS["episodes"]["official"], fresh["episodes"]["official"])
+    _matches_one(lambda pins: _compare_episodes(pins["episodes"]["official"], fresh["episodes"]["official"]))
 
 
-def test_imitation_demonstrations(fresh: dict[str, Any]) -> None:
-    old, new = PINS["demos"], fresh["demos"]
+def _compare_demos(old: dict[str, Any], new: dict[str, Any]) -> None:
     assert (new["found"], new["total"]) == (old["found"], old["total"]) == (29, 30)
     assert new["actions"] == old["actions"]
     assert new["rights"] == old["rights"]
     assert new["masks"] == old["masks"]
     assert new["features"] == old["features"]
+
+
+def test_imitation_demonstrations(fresh: dict[str, Any]) -> None:
+    _matches_one(lambda pins: _compare_demos(pins["demos"], fresh["demos"]))
