@@ -26,10 +26,13 @@ one request; :class:`NameConstraint` answers, for a reply so far, which tokens m
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from agents.llm.compact_view import full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
            "grammar_for", "listed_functions", "pick", "value_choices"]
@@ -208,7 +211,7 @@ class CallGrammar:
             if len(slot.path) == 2 and slot.path[0] == "arguments" and tool in self.choices:
                 found = self.choices[tool].get(slot.path[1])
             elif function and len(slot.path) == 3 and slot.path[:2] == ("arguments", "arguments"):
-                found = self.choices.get(_full_name(function), {}).get(slot.path[2])
+                found = self.choices.get(full_name(function), {}).get(slot.path[2])
             if found:
                 return list(found), False
         if not self.constrain_names:
@@ -251,14 +254,10 @@ def listed_functions(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[s
     return out
 
 
-def _full_name(name: str) -> str:
-    from agents.llm.compact_view import full_name
-
-    return full_name(name)
-
-
+@functools.cache
 def value_choices() -> dict[str, dict[str, tuple[str, ...]]]:
-    """Function -> parameter -> allowed values, for every string parameter of a fixed set (the ``rich`` schemas)."""
+    """Function -> parameter -> allowed values, for every string parameter of a fixed set (the ``rich`` schemas;
+    computed once, shared: do not mutate)."""
     from vmb_gym.vehicle.schema import all_vehicle_schemas
 
     out: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -277,24 +276,14 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     too); ``names``: constrain the names; ``values``: the fixed value sets of string parameters
     (:func:`value_choices`)."""
     tool_params = {_tool_name(t): _params(t) for t in tools}
-    choices = _choices() if values else {}
+    choices = value_choices() if values else {}
     if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
         return CallGrammar(tool_params, choices=choices, constrain_names=names)
-    from agents.llm.compact_view import short_name
     from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas
 
     functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
                                                for s in all_vehicle_schemas("official")}
     return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names)
-
-
-_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {}
-
-
-def _choices() -> dict[str, dict[str, tuple[str, ...]]]:
-    if not _CHOICES:
-        _CHOICES.update(value_choices())
-    return _CHOICES
 
 
 class NameConstraint:

@@ -145,3 +145,21 @@ def small_scenarios():
 def scenarios():
     """The hand-made scenarios (see :func:`small_scenarios`)."""
     return small_scenarios()
+
+
+@pytest.fixture(scope="session")
+def sharp_tiny_lm():
+    """A builder of the trainer's tiny model (``build_tiny_model(seed)``) with its output head scaled x8.
+
+    Sharper logits than the random init, so greedy picks are not near-ties; returns ``(model.eval(), tok)``.
+    """
+    torch = pytest.importorskip("torch")
+    from agents.train.lm import build_tiny_model
+
+    def build(seed: int):
+        model, tok = build_tiny_model(seed=seed)
+        with torch.no_grad():
+            model.lm_head.weight.mul_(8.0)
+        return model.eval(), tok
+
+    return build

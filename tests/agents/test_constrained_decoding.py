@@ -22,7 +22,6 @@ from agents.llm.constrained import (
 )
 from agents.llm.hf import HFPolicy
 from agents.llm.kv_decode import PrefixCacheDecoder
-from agents.train.lm import build_tiny_model
 
 LISTING = ("seat_set_heating_level(seat, level): Set seat heating level (0-3)\n"
            "seat_set_ventilation_level(seat, level): Set seat ventilation level\n"
@@ -33,11 +32,8 @@ CALL = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name":'
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    model, tok = build_tiny_model(seed=5)
-    with torch.no_grad():
-        model.lm_head.weight.mul_(8.0)
-    return model.eval(), tok
+def tiny(sharp_tiny_lm):
+    return sharp_tiny_lm(5)
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,11 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from agents.llm.kv_decode import PrefixCacheDecoder
-from agents.train.lm import build_tiny_model
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    model, tok = build_tiny_model(seed=3)
-    # sharper logits than the random init, so greedy picks are not near-ties
-    with torch.no_grad():
-        model.lm_head.weight.mul_(8.0)
-    return model.eval(), tok
+def tiny(sharp_tiny_lm):
+    return sharp_tiny_lm(3)
 
 
 def reference(model, ids, max_new, stops):
