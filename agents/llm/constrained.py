@@ -35,7 +35,7 @@ from typing import Any
 from agents.llm.compact_view import full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "listed_functions", "pick", "value_choices"]
+           "grammar_for", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -70,6 +70,18 @@ class TokenIndex:
             out += self.by_text.get(target[:j], [])
         return out
 
+    @functools.lru_cache(maxsize=64)  # noqa: B019 - one index per tokenizer, kept for the policy's life
+    def tail_tokens(self, depth: int, comma: bool) -> tuple[int, ...]:
+        """Tokens that end a complete JSON value: ``,`` (with ``comma``; spaces and the next key's quote may
+        follow) or up to ``depth`` closing ``}`` (with spaces between), after optional spaces."""
+        return tuple(i for i, s in enumerate(self.strings) if _is_tail(s, depth, comma))
+
+    def completing_tokens(self, target: str, depth: int, comma: bool) -> list[int]:
+        """Tokens whose text is ``target`` followed by the end of the value (:meth:`tail_tokens`)."""
+        if not target:
+            return list(self.tail_tokens(depth, comma))
+        return [i for i in self.extending_tokens(target) if _is_tail(self.strings[i][len(target):], depth, comma)]
+
     def extending_tokens(self, target: str) -> list[int]:
         """Tokens whose text starts with ``target`` and is longer."""
         out: list[int] = []
@@ -80,12 +92,22 @@ class TokenIndex:
         return out
 
 
+#: The end of a JSON value: a comma (then perhaps the next key's quote) or closing braces.
+_TAIL = re.compile(r'[ \t\n]*(?:(,)[ \t\n]*"?|(\}(?:[ \t\n]*\})*)[ \t\n]*)')
+
+
+def _is_tail(text: str, depth: int, comma: bool) -> bool:
+    m = _TAIL.fullmatch(text)
+    return bool(m) and (comma if m.group(1) else m.group(2).count("}") <= depth)
+
+
 @dataclass(frozen=True)
 class Slot:
     """Where a partial tool-call JSON object ends.
 
     Attributes:
-        kind: ``"key"`` (a key of the object at ``path`` is next) or ``"value"`` (the value at ``path``).
+        kind: ``"key"`` (a key of the object at ``path`` is next), ``"value"`` (the value at ``path``) or
+            ``"after"`` (a value of the object at ``path`` is complete: a ``,`` or its ``}`` is next).
         path: the keys from the call object down to the object whose key is written (kind key) or
             to the value (kind value): ``("arguments", "name")`` is call_vehicle's function name.
         partial: the string's characters written so far, or None when its opening quote is not written yet.
@@ -98,6 +120,12 @@ class Slot:
     partial: str | None
     values: Mapping[tuple[str, ...], str] = field(default_factory=dict)
     used_keys: frozenset[str] = frozenset()
+    #: kind value: a bare literal (a number, true/false) is being written, ``partial`` holds its characters
+    literal: bool = False
+    #: kind key: the key follows a comma (the object may not close here: that would be a trailing comma)
+    after_comma: bool = False
+    #: the open containers (how many ``}`` may still close)
+    depth: int = 0
 
 
 def call_slot(reply: str) -> Slot | None:
@@ -114,13 +142,20 @@ def call_slot(reply: str) -> Slot | None:
 
 def _scan(text: str) -> Slot | None:
     """Follow a partial JSON object; see :func:`call_slot`."""
-    # one frame per open container: [is_object, path, state, key, used keys]
-    # states: "key" (a key or "}" next), "colon", "value", "after" (a "," or the close next)
+    # one frame per open container: [is_object, path, state, key, used keys, reached by a comma, literal]
+    # states: "key" (a key or "}" next), "colon", "value", "literal" (a number or true/false being written),
+    # "after" (a "," or the close next)
     stack: list[list[Any]] = []
     values: dict[tuple[str, ...], str] = {}
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
+        if stack and stack[-1][2] == "literal":
+            if ch not in _LITERAL_END:
+                stack[-1][6] += ch
+                i += 1
+                continue
+            stack[-1][2] = "after"
         if ch == '"':
             j, buf = i + 1, []
             while j < n and text[j] != '"':
@@ -135,9 +170,9 @@ def _scan(text: str) -> Slot | None:
             is_key = top[0] and top[2] == "key"
             if j >= n:  # the string is still being written
                 if is_key:
-                    return Slot("key", top[1], s, dict(values), frozenset(top[4]))
+                    return Slot("key", top[1], s, dict(values), frozenset(top[4]), after_comma=top[5], depth=len(stack))
                 if top[0] and top[2] == "value":
-                    return Slot("value", (*top[1], top[3]), s, dict(values))
+                    return Slot("value", (*top[1], top[3]), s, dict(values), frozenset(top[4]), depth=len(stack))
                 return None
             if is_key:
                 top[3], top[2] = s, "colon"
@@ -154,7 +189,7 @@ def _scan(text: str) -> Slot | None:
                 top = stack[-1]
                 path = (*top[1], top[3]) if top[0] else top[1]
                 top[2] = "after"
-            stack.append([ch == "{", path, "key" if ch == "{" else "value", None, set()])
+            stack.append([ch == "{", path, "key" if ch == "{" else "value", None, set(), False, ""])
         elif ch in "}]":
             if not stack:
                 return None
@@ -167,17 +202,28 @@ def _scan(text: str) -> Slot | None:
         elif ch == ",":
             if stack:
                 stack[-1][2] = "key" if stack[-1][0] else "value"
+                stack[-1][5] = True
         elif not ch.isspace() and stack and stack[-1][2] == "value":
-            stack[-1][2] = "after"  # a number, true/false/null: a value that is not a name
+            stack[-1][2], stack[-1][6] = "literal", ch  # a number, true/false/null: a value that is not a name
         i += 1
     if not stack:
         return None
     top = stack[-1]
-    if top[0] and top[2] == "key":
-        return Slot("key", top[1], None, dict(values), frozenset(top[4]))
-    if top[0] and top[2] == "value":
-        return Slot("value", (*top[1], top[3]), None, dict(values))
+    if not top[0]:
+        return None
+    if top[2] == "key":
+        return Slot("key", top[1], None, dict(values), frozenset(top[4]), after_comma=top[5], depth=len(stack))
+    if top[2] in ("value", "literal"):
+        literal = top[2] == "literal"
+        return Slot("value", (*top[1], top[3]), top[6] if literal else None, dict(values), frozenset(top[4]),
+                    literal=literal, depth=len(stack))
+    if top[2] == "after":
+        return Slot("after", top[1], None, dict(values), frozenset(top[4]), depth=len(stack))
     return None
+
+
+#: Characters that end a bare literal (a number, true/false/null).
+_LITERAL_END = frozenset(',}] \t\r\n')
 
 
 @dataclass(frozen=True)
@@ -198,33 +244,67 @@ class CallGrammar:
     functions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     modules: tuple[str, ...] = ()
     choices: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
-    #: False: only the value sets of ``choices`` are constrained, no name
+    #: False: only the value sets of ``choices`` and ``literals`` are constrained, no name
     constrain_names: bool = True
+    #: vehicle function -> parameter -> the bare literals it takes (integers of a bounded range, true/false);
+    #: empty: not constrained
+    literals: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: the next tool call, set by the conversation so far (:func:`next_tools`): None: any tool
+    next_tools: tuple[str, ...] | None = None
 
-    def names(self, slot: Slot) -> tuple[list[str], bool] | None:
-        """(the names allowed at ``slot``, whether closing the object is allowed), or None: not a name slot."""
+    def _value_set(self, slot: Slot, sets: Mapping[str, Mapping[str, tuple[str, ...]]]) -> tuple[str, ...] | None:
+        """The fixed set of the parameter at ``slot``: ``tool(param=...)`` or ``call_vehicle(name, {param: ...})``."""
         tool = slot.values.get(("name",))
         function = slot.values.get(("arguments", "name")) if tool == "call_vehicle" else None
-        if slot.kind == "value":
-            # the value of a string parameter with a fixed set: tool(param=...) or call_vehicle(name, {param: ...})
-            found = None
-            if len(slot.path) == 2 and slot.path[0] == "arguments" and tool in self.choices:
-                found = self.choices[tool].get(slot.path[1])
-            elif function and len(slot.path) == 3 and slot.path[:2] == ("arguments", "arguments"):
-                found = self.choices.get(full_name(function), {}).get(slot.path[2])
-            if found:
-                return list(found), False
+        if slot.kind != "value":
+            return None
+        if len(slot.path) == 2 and slot.path[0] == "arguments" and tool in sets:
+            return sets[tool].get(slot.path[1])
+        if function and len(slot.path) == 3 and slot.path[:2] == ("arguments", "arguments"):
+            return sets.get(full_name(function), {}).get(slot.path[2])
+        return None
+
+    def literal_values(self, slot: Slot) -> tuple[str, ...] | None:
+        """The bare literals allowed at a value ``slot`` (a bounded integer, a boolean), or None: not constrained."""
+        return self._value_set(slot, self.literals) or None
+
+    def keys_at(self, slot: Slot) -> tuple[str, ...] | None:
+        """The keys the object at ``slot.path`` takes (the call, a tool's arguments, a function's), or None: unknown."""
         if not self.constrain_names:
             return None
+        tool = slot.values.get(("name",))
+        if slot.path == ():
+            return ("name", "arguments")
+        if slot.path == ("arguments",) and tool in self.tools:
+            return self.tools[tool]
+        function = slot.values.get(("arguments", "name")) if tool == "call_vehicle" else None
+        if slot.path == ("arguments", "arguments") and function in self.functions:
+            return self.functions[function]
+        return None
+
+    def names(self, slot: Slot, earlier: Sequence[str] = ()) -> tuple[list[str], bool] | None:
+        """(the names allowed at ``slot``, whether closing the object is allowed), or None: not a name slot.
+
+        ``earlier``: the tools the reply has called before this call (a vehicle call there offers ``finish``).
+        """
+        found = self._value_set(slot, self.choices)
+        if found:
+            return list(found), False
+        if not self.constrain_names:
+            return None
+        tool = slot.values.get(("name",))
+        function = slot.values.get(("arguments", "name")) if tool == "call_vehicle" else None
         if slot.kind == "value" and slot.path == ("name",):
-            return list(self.tools), False
+            if self.next_tools is None or any(_is_vehicle(t) for t in earlier):
+                return list(self.tools), False
+            return [t for t in self.tools if t in self.next_tools] or list(self.tools), False
         if slot.kind == "key" and slot.path == ("arguments",) and tool in self.tools:
-            return [k for k in self.tools[tool] if k not in slot.used_keys], True
+            return [k for k in self.tools[tool] if k not in slot.used_keys], not slot.after_comma
         if tool == "call_vehicle" and self.functions:
             if slot.kind == "value" and slot.path == ("arguments", "name"):
                 return list(self.functions), False
             if slot.kind == "key" and slot.path == ("arguments", "arguments") and function in self.functions:
-                return [k for k in self.functions[function] if k not in slot.used_keys], True
+                return [k for k in self.functions[function] if k not in slot.used_keys], not slot.after_comma
         if (tool == "list_module_tools" and self.modules and slot.kind == "value"
                 and slot.path == ("arguments", "module_name")):
             return list(self.modules), False
@@ -258,32 +338,82 @@ def listed_functions(messages: Sequence[Mapping[str, Any]]) -> dict[str, tuple[s
 def value_choices() -> dict[str, dict[str, tuple[str, ...]]]:
     """Function -> parameter -> allowed values, for every string parameter of a fixed set (the ``rich`` schemas;
     computed once, shared: do not mutate)."""
+    return _rich_sets(_string_set)
+
+
+#: The widest integer range written out as literals (a wider one, e.g. a mileage, is not constrained).
+MAX_RANGE = 1000
+
+
+@functools.cache
+def literal_choices() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Function -> parameter -> its bare literals: every integer of a parameter with a minimum and a maximum at most
+    :data:`MAX_RANGE` apart, ``true``/``false`` of a boolean (the ``rich`` schemas; shared: do not mutate)."""
+    return _rich_sets(_literal_set)
+
+
+def _string_set(prop: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(str(v) for v in prop["enum"]) if prop.get("type") == "string" and prop.get("enum") else ()
+
+
+def _literal_set(prop: Mapping[str, Any]) -> tuple[str, ...]:
+    if prop.get("type") == "boolean":
+        return ("true", "false")
+    low, high = prop.get("minimum"), prop.get("maximum")
+    bounded = isinstance(low, int) and isinstance(high, int) and 0 <= high - low <= MAX_RANGE
+    if prop.get("type") == "integer" and bounded:
+        return tuple(str(v) for v in range(low, high + 1))
+    return ()
+
+
+def _rich_sets(values_of: Any) -> dict[str, dict[str, tuple[str, ...]]]:
     from vmb_gym.vehicle.schema import all_vehicle_schemas
 
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for schema in all_vehicle_schemas("rich"):
         props = (schema["function"].get("parameters") or {}).get("properties") or {}
-        sets = {k: tuple(str(v) for v in p["enum"]) for k, p in props.items()
-                if p.get("type") == "string" and p.get("enum")}
+        sets = {k: found for k, p in props.items() if (found := values_of(p))}
         if sets:
             out[_tool_name(schema)] = sets
     return out
 
 
+def _is_vehicle(tool: str) -> bool:
+    return tool == "call_vehicle" or tool.startswith("carcontrol_")
+
+
+def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> tuple[str, ...] | None:
+    """The tools the next call may name when a vehicle call is required (None: any).
+
+    Before any vehicle call ``finish`` is not offered (``tool_choice="required"`` for the vehicle); once the memory
+    was searched, the compact view's next call is ``call_vehicle`` (the teacher episode's order: list, search, call).
+    """
+    called = [str((tc.get("function") or {}).get("name", "")) for m in messages if m.get("role") == "assistant"
+              for tc in m.get("tool_calls") or []]
+    if any(_is_vehicle(t) for t in called):
+        return None
+    if "call_vehicle" in tools and any(m.get("role") == "tool" and m.get("name") == "search_memory" for m in messages):
+        return ("call_vehicle",)
+    return tuple(t for t in tools if t != "finish")
+
+
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
-                names: bool = True, values: bool = False) -> CallGrammar:
+                names: bool = True, values: bool = False, require_vehicle: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules
-    too); ``names``: constrain the names; ``values``: the fixed value sets of string parameters
-    (:func:`value_choices`)."""
+    too); ``names``: constrain the names and the JSON around them; ``values``: the fixed value sets of string
+    parameters (:func:`value_choices`) and the literals of bounded integers and booleans (:func:`literal_choices`);
+    ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`)."""
     tool_params = {_tool_name(t): _params(t) for t in tools}
     choices = value_choices() if values else {}
+    literals = literal_choices() if values else {}
+    after = next_tools(messages, list(tool_params)) if require_vehicle else None
     if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
-        return CallGrammar(tool_params, choices=choices, constrain_names=names)
+        return CallGrammar(tool_params, choices=choices, constrain_names=names, literals=literals, next_tools=after)
     from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas
 
     functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
                                                for s in all_vehicle_schemas("official")}
-    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names)
+    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names, literals, after)
 
 
 class NameConstraint:
@@ -301,33 +431,76 @@ class NameConstraint:
         self.masked_steps = 0
 
     def allowed(self, reply: Sequence[int]) -> list[int] | None:
-        """Token ids allowed after ``reply`` (its ids so far), or None when the reply is not at a name slot."""
-        slot = call_slot(self.index.text(reply))
+        """Token ids allowed after ``reply`` (its ids so far), or None when the reply is not at a constrained slot."""
+        text = self.index.text(reply)
+        slot = call_slot(text)
         if slot is None:
             return None
-        found = self.grammar.names(slot)
-        if found is None:
+        if slot.kind == "after":
+            ids = self._after_ids(slot)
+        elif (literals := self.grammar.literal_values(slot)) is not None:
+            ids = self._literal_ids(slot, literals)
+        elif slot.literal:
             return None
-        names, may_close = found
-        if slot.partial is None:
-            targets = [f'{sp}"{name}"' for name in names for sp in ("", " ")]
-            closes = ["}", " }"] if may_close else []
         else:
-            targets = [name[len(slot.partial):] + '"' for name in names if name.startswith(slot.partial)]
-            closes = []
-            if not targets:
-                return None  # the slot already holds a name no listing has: nothing left to steer
-        ids: set[int] = set()
-        for t in targets:
-            ids.update(self.index.prefix_tokens(t))
-            ids.update(self.index.extending_tokens(t))
-        for c in closes:
-            ids.update(self.index.prefix_tokens(c))
-            ids.update(self.index.extending_tokens(c))
+            ids = self._name_ids(slot, text)
         if not ids:
             return None
         self.masked_steps += 1
         return sorted(ids)
+
+    def _after_ids(self, slot: Slot) -> set[int] | None:
+        """After a complete value: ``,`` while the object has keys left, or its ``}``."""
+        keys = self.grammar.keys_at(slot)
+        if keys is None:
+            return None
+        return set(self.index.tail_tokens(slot.depth, comma=bool(set(keys) - slot.used_keys)))
+
+    def _literal_ids(self, slot: Slot, literals: Sequence[str]) -> set[int] | None:
+        """A bare literal of the set, then the end of the value (``,`` or ``}``)."""
+        parent = Slot("after", slot.path[:-1], None, slot.values, slot.used_keys, depth=slot.depth)
+        keys = self.grammar.keys_at(parent)
+        comma = keys is None or bool(set(keys) - slot.used_keys)
+        if slot.partial is None:
+            targets = [sp + v for v in literals for sp in ("", " ")]
+        else:
+            targets = [v[len(slot.partial):] for v in literals if v.startswith(slot.partial)]
+            if not targets:
+                return None  # the value is already outside the set: nothing left to steer
+        ids: set[int] = set()
+        for t in targets:
+            if t:
+                ids.update(self.index.prefix_tokens(t))
+            ids.update(self.index.completing_tokens(t, slot.depth, comma))
+        return ids
+
+    def _name_ids(self, slot: Slot, text: str) -> set[int] | None:
+        found = self.grammar.names(slot, _earlier_tools(text))
+        if found is None:
+            return None
+        names, may_close = found
+        ids: set[int] = set()
+        if slot.partial is None:
+            targets = [f'{sp}"{name}"' for name in names for sp in ("", " ")]
+            if may_close:
+                ids.update(self.index.tail_tokens(slot.depth, comma=False))
+        else:
+            targets = [name[len(slot.partial):] + '"' for name in names if name.startswith(slot.partial)]
+            if not targets:
+                return None  # the slot already holds a name no listing has: nothing left to steer
+        for t in targets:
+            ids.update(self.index.prefix_tokens(t))
+            ids.update(self.index.extending_tokens(t))
+        return ids
+
+
+#: A complete tool call's name in a reply (the calls before the one being written).
+_CALLED = re.compile(r'<tool_call>\s*\{\s*"name"\s*:\s*"([^"]+)"')
+
+
+def _earlier_tools(reply: str) -> list[str]:
+    """The tools the calls of ``reply`` before its last ``<tool_call>`` name."""
+    return _CALLED.findall(reply[:reply.rfind(CALL_OPEN)])
 
 
 def pick(logits: Any, allowed: list[int] | None) -> int:

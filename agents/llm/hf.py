@@ -106,8 +106,12 @@ class HFPolicy(ToolChatPolicy):
             (:mod:`agents.llm.constrained`). Default: the adapter's setting, else on for ``smollm2-vmb``
             (:data:`NAMED_DEFAULTS`), else off.
         constrain_values: also the value of a string parameter with a fixed set of values (``seat``:
-            driver, passenger, ...) is one of them (implies the name constraint machinery; names are
-            constrained only with ``constrain_names``). Default: the adapter's setting, else off.
+            driver, passenger, ...) is one of them, an integer with a bounded range one of its integers, a
+            boolean ``true``/``false`` (names are constrained only with ``constrain_names``). Default: the
+            adapter's setting, else off.
+        require_vehicle_call: ``finish`` is not offered before a vehicle call, and in the compact view the call
+            after a memory search is ``call_vehicle`` (``tool_choice="required"`` for the vehicle; needs
+            ``constrain_names``). Default: the adapter's setting, else off.
     """
 
     def __init__(
@@ -130,6 +134,7 @@ class HFPolicy(ToolChatPolicy):
         prefix_cache: bool | None = None,
         constrain_names: bool | None = None,
         constrain_values: bool | None = None,
+        require_vehicle_call: bool | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -184,6 +189,11 @@ class HFPolicy(ToolChatPolicy):
                                     else constrain_names)
         self.constrain_values = bool(settings.get("constrain_values", False) if constrain_values is None
                                      else constrain_values)
+        self.require_vehicle_call = bool(settings.get("require_vehicle_call", False) if require_vehicle_call is None
+                                         else require_vehicle_call)
+        if self.require_vehicle_call and not self.constrain_names:
+            raise ConfigError("require_vehicle_call constrains the tool names: expected constrain_names=True with it, "
+                              "found constrain_names=False; fix: turn both on or require_vehicle_call off")
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -306,7 +316,9 @@ class HFPolicy(ToolChatPolicy):
         if self._token_index is None:
             self._token_index = TokenIndex(self.tokenizer)
         return [NameConstraint(self._token_index, grammar_for(self.view, m, t, names=self.constrain_names,
-                                                              values=self.constrain_values)) for m, t in requests]
+                                                              values=self.constrain_values,
+                                                              require_vehicle=self.require_vehicle_call))
+                for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
         """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
@@ -322,7 +334,8 @@ class HFPolicy(ToolChatPolicy):
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
-                f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values})")
+                f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
+                f"require_vehicle_call={self.require_vehicle_call})")
 
 
 def resolve_view(view: Any) -> Any:

@@ -239,19 +239,20 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
 
 
-def generated_train(args: Any) -> Path:
+def generated_train(args: Any, renderer: str = "template") -> Path:
     """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
-    (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path."""
+    (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
+    lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``)."""
     import vmb_gym
     from vmb_gym.cache_root import cache_dir
     from vmb_gym.generator import generate, split_options
 
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
-    out = root.resolve() / f"train_{args.train_scenarios}"
+    out = root.resolve() / (f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}"))
     if not (out / "qa_data").is_dir():
         manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios)
+        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer)
         generate(opts, out)
     return out
 

@@ -77,6 +77,10 @@ class Args:
     """where the train split is written ("" = generated/ under $VMB_CACHE_DIR or ~/.cache/vmb_gym)"""
     train_tasks: int = 240
     """teacher episodes (tasks drawn from the train split until this many are kept)"""
+    renderers: str = "template"
+    """the generated train splits the teacher episodes come from, comma-separated: "template" (short fixed
+    sentences, the held-out split's wording), "natural" (requests in the official query style) or both
+    ("template,natural": --train-tasks shared evenly)"""
     gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
     top_k: int = 8
@@ -96,6 +100,9 @@ class Args:
     """episodes per device batch"""
     grad_accum: int = 4
     """batches per optimiser step"""
+    sft_save_steps: int = 0
+    """also save the adapter every N optimiser steps under --out/sft/checkpoint-N (0: only at the end); a long CPU
+    run stopped early still leaves an adapter"""
     lora_rank: int = 16
     """LoRA rank"""
     lora_alpha: int = 32
@@ -256,12 +263,12 @@ def main(args: Args) -> dict[str, Any]:
     import gymnasium as gym
 
     from agents.train.common import generated_train
-    from agents.train.lm_data import teacher_rows
     from agents.train.lm_plots import plot_grpo, plot_sft
     from agents.train.lm_sft import sft_train
     from agents.train.lm_trl import grpo_reward, train_grpo
 
     grpo_reward(args.reward)  # a bad --reward fails here, not after the SFT phase
+    renderers = _renderers(args.renderers)
     if not 0.0 <= args.gold_share <= 1.0:
         raise ConfigError(f"--gold-share must be in [0, 1], found {args.gold_share}")
     out = Path(args.out)
@@ -274,19 +281,21 @@ def main(args: Args) -> dict[str, Any]:
     args.device = "cuda" if args.device == "auto" and torch.cuda.is_available() else (
         "cpu" if args.device == "auto" else args.device)
 
-    # --- tasks: teacher episodes on the generated train split
-    train_dir = str(generated_train(args))
-    train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
-    random.Random(args.seed).shuffle(train_ids)
-    n_gold = round(args.train_tasks * args.gold_share)
+    # --- tasks: teacher episodes on the generated train split(s)
     t0 = time.monotonic()
     rows: list[dict[str, Any]] = []
-    if args.sft_epochs > 0:
-        keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k}
-        rows = teacher_rows(train_dir, train_ids[:n_gold], memory="gold", **keep)
-        rows += teacher_rows(train_dir, train_ids[n_gold:], memory=args.memory, limit=args.train_tasks - n_gold, **keep)
-        random.Random(args.seed + 1).shuffle(rows)
-    used = {r["task_id"] for r in rows}
+    for k, renderer in enumerate(renderers):
+        train_dir = str(generated_train(args, renderer))
+        train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
+        random.Random(args.seed).shuffle(train_ids)
+        if args.sft_epochs > 0:
+            rows += _teacher_split(args, train_dir, train_ids, args.train_tasks * (k + 1) // len(renderers)
+                                   - args.train_tasks * k // len(renderers))
+    random.Random(args.seed + 1).shuffle(rows)
+    train_dir = str(generated_train(args, renderers[0]))  # GRPO's split
+    train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
+    random.Random(args.seed).shuffle(train_ids)
+    used = {r["task_id"] for r in rows if r["train_dir"] == train_dir}
     model, tok, base = load_model(args.model, args.seed)
     if args.init_adapter:
         from peft import PeftModel
@@ -327,13 +336,41 @@ def main(args: Args) -> dict[str, Any]:
     return summary
 
 
+def _renderers(spec: str) -> list[str]:
+    """The renderers of ``--renderers`` ("template,natural" -> both).
+
+    Raises:
+        ConfigError: an empty list or an unknown renderer.
+    """
+    from vmb_gym.generator.options import RENDERERS
+
+    names = [r.strip() for r in spec.split(",") if r.strip()]
+    bad = [r for r in names if r not in RENDERERS]
+    if not names or bad:
+        raise ConfigError(f"--renderers takes a comma-separated list of {list(RENDERERS)}, found {spec!r}; "
+                          "fix: e.g. --renderers template,natural")
+    return list(dict.fromkeys(names))
+
+
+def _teacher_split(args: Args, train_dir: str, train_ids: list[str], n: int) -> list[dict[str, Any]]:
+    """``n`` teacher episodes of one train split: a ``--gold-share`` with the gold context, the others ``--memory``."""
+    from agents.train.lm_data import teacher_rows
+
+    n_gold = round(n * args.gold_share)
+    keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k}
+    rows = teacher_rows(train_dir, train_ids[:n_gold], memory="gold", **keep)
+    rows += teacher_rows(train_dir, train_ids[n_gold:], memory=args.memory, limit=n - len(rows), **keep)
+    return [{**r, "train_dir": train_dir} for r in rows]
+
+
 def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
     """The LoRA adapter and ``vmb_adapter.json`` (base, view and generation limits ``HFPolicy`` reads)."""
     from agents.llm.hf import ADAPTER_SETTINGS
 
     model.save_pretrained(folder)
     settings = {"base": base, "view": "compact", "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
-                "memory": args.memory, "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
+                "memory": args.memory, "renderers": args.renderers, "init_adapter": args.init_adapter,
+                "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
                 + (", then GRPOTrainer)" if folder.name.endswith("grpo") else ")")}
     (folder / ADAPTER_SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 

@@ -23,8 +23,10 @@ __all__ = ["evaluate_batched", "summarise_episodes"]
 
 
 def evaluate_batched(policy: Any, data: str, task_ids: Sequence[str], *, memory: str = "bm25", batch: int = 8,
-                     max_steps: int = 20, progress: bool = True, desc: str = "eval") -> list[dict[str, Any]]:
-    """One greedy episode per task; a row per task with its metrics, calls and timing.
+                     max_steps: int = 20, progress: bool = True, desc: str = "eval",
+                     traces: bool = False) -> list[dict[str, Any]]:
+    """One greedy episode per task; a row per task with its metrics, calls and timing (``traces``: and its
+    transcript, ``messages``).
 
     Raises:
         ConfigError: ``batch`` below 1.
@@ -61,8 +63,10 @@ def evaluate_batched(policy: Any, data: str, task_ids: Sequence[str], *, memory:
             obs[i], _, terminated, truncated, infos[i] = envs[i].step(action)
             slot["calls"] += [c.get("name") for c in infos[i].get("calls") or []]
             if terminated or truncated:
-                stats = dict(policy.batch_states[i].stats) if i < len(getattr(policy, "batch_states", [])) else {}
-                rows.append(_row(slot, infos[i], stats))
+                state = policy.batch_states[i] if i < len(getattr(policy, "batch_states", [])) else None
+                rows.append(_row(slot, infos[i], dict(state.stats) if state else {}))
+                if traces:
+                    rows[-1]["messages"] = list(state.messages) if state else []
                 bar.update(1)
                 slots[i] = None
                 if todo:

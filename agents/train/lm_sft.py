@@ -52,7 +52,8 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
     """Fine-tune ``model`` on the teacher episodes with TRL's ``SFTTrainer`` and a LoRA adapter.
 
     ``args`` gives ``out``, ``sft_epochs``, ``sft_lr``, ``sft_batch``, ``grad_accum``, ``max_length``,
-    ``lora_rank``, ``lora_alpha``, ``lora_layers``, ``seed`` and ``device``. Returns the peft model
+    ``lora_rank``, ``lora_alpha``, ``lora_layers``, ``seed``, ``device`` and optionally ``sft_save_steps``.
+    Returns the peft model
     (adapter not merged) and the loss log (one row per logged step).
 
     Raises:
@@ -70,10 +71,12 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
         raise ConfigError(f"no teacher episode fits --max-length {args.max_length} tokens; raise it (episodes are "
                           "600-1,200 tokens in the compact view)")
     steps = max(1, math.ceil(len(data) * args.sft_epochs / (args.sft_batch * args.grad_accum)))
+    save_steps = int(getattr(args, "sft_save_steps", 0) or 0)
     config = SFTConfig(
         output_dir=str(Path(args.out) / "sft"), num_train_epochs=args.sft_epochs, learning_rate=args.sft_lr,
         per_device_train_batch_size=args.sft_batch, gradient_accumulation_steps=args.grad_accum,
-        lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), logging_steps=1, save_strategy="no",
+        lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), logging_steps=1,
+        save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500,
         report_to=[], seed=args.seed, max_length=args.max_length, use_cpu=args.device == "cpu" or not torch.cuda.is_available(),
         dataloader_num_workers=0, disable_tqdm=False,
         # TRL defaults to bf16 autocast and activation checkpointing: on a CPU without bf16 units that is
@@ -81,8 +84,11 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
         bf16=bool(torch.cuda.is_available() and args.device != "cpu" and torch.cuda.is_bf16_supported()),
         gradient_checkpointing=False,
     )
+    # a model that has an adapter already (--init-adapter) trains that adapter further; TRL refuses a second one
+    peft = None if hasattr(model, "peft_config") else lora_config(model, rank=args.lora_rank, alpha=args.lora_alpha,
+                                                                 layers=args.lora_layers)
     trainer = SFTTrainer(model=model, args=config, train_dataset=Dataset.from_list(data), processing_class=tokenizer,
-                         peft_config=lora_config(model, rank=args.lora_rank, alpha=args.lora_alpha, layers=args.lora_layers))
+                         peft_config=peft)
     trainer.train()
     log = [{"step": int(e["step"]), "loss": float(e["loss"]), "epoch": float(e.get("epoch", 0.0))}
            for e in trainer.state.log_history if "loss" in e and "step" in e]

@@ -74,7 +74,8 @@ def test_grammar_names_tools_listed_functions_parameters_and_modules() -> None:
     slot = call_slot(CALL)
     assert g.names(slot) == (list(LISTED), False)
     slot = call_slot(CALL + ' "seat_set_heating_level", "arguments": {"level": 1, ')
-    assert g.names(slot) == (["seat"], True)
+    assert g.names(slot) == (["seat"], False)  # after a comma a key must follow (no trailing comma)
+    assert g.names(call_slot(CALL + ' "seat_set_heating_level", "arguments": {')) == (["seat", "level"], True)
     assert g.names(call_slot('<tool_call>\n{"name": "search_memory", "arguments": {"query": "Vera')) is None
     # before any listing, call_vehicle may name any of the 111 functions (short names)
     g0 = grammar_for(CompactView(), [{"role": "user", "content": "hi"}], compact_tools())

@@ -1,0 +1,192 @@
+"""Why a chat policy misses a task: each episode's transcript held against the task's gold calls.
+
+    python -m agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
+    python -m agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
+
+The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded evaluation sets
+(:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
+tasks. Every episode is written to ``episodes.jsonl`` (metrics, the transcript, the gold calls and
+its class) and the counts per class to ``summary.json``.
+
+A missed episode gets the first class that applies (:func:`classify`):
+
+* ``malformed``: a reply could not be read as tool calls;
+* ``no_vehicle_call``: the episode ended without a vehicle call;
+* ``no_search`` / ``bad_search``: no memory search, or no query names the person the request is for;
+* ``wrong_module``: a gold function's module was not called at all;
+* ``wrong_function``: the right module, another function;
+* ``wrong_place``: the right function, another seat / zone / window (:data:`PLACE_ARGUMENTS`);
+* ``wrong_value_in_hits`` / ``wrong_value_not_in_hits``: the right function and place, another value,
+  the gold value written in the memory hits the model read or not;
+* ``extra_calls``: every gold call made, plus calls that change more state;
+* ``other``: none of these (e.g. a boolean argument).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.llm.compact_view import full_name, hit_bodies
+from agents.train.lm_data import PLACE_ARGUMENTS
+
+__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "run"]
+
+#: The failure classes, in the order they are tried.
+CLASSES = ("malformed", "no_vehicle_call", "no_search", "bad_search", "wrong_module", "wrong_function", "wrong_place",
+           "wrong_value_in_hits", "wrong_value_not_in_hits", "extra_calls", "other")
+
+
+def model_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Every tool call of the assistant turns of a compact-view transcript as (env name, arguments)."""
+    out = []
+    for m in messages:
+        for tc in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
+            fn = tc.get("function") or {}
+            name, args = str(fn.get("name", "")), dict(fn.get("arguments") or {})
+            if name == "call_vehicle":
+                inner = args.get("arguments")
+                out.append((full_name(str(args.get("name", ""))), dict(inner) if isinstance(inner, Mapping) else {}))
+            else:
+                out.append((name, args))
+    return out
+
+
+def _module(name: str) -> str:
+    parts = name.split("_")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def _hits(messages: Sequence[Mapping[str, Any]]) -> str:
+    text = "\n".join(str(m.get("content") or "") for m in messages
+                     if m.get("role") == "tool" and m.get("name") == "search_memory")
+    return hit_bodies(text).lower()
+
+
+def _written(value: Any, text: str) -> bool:
+    return bool(re.search(rf"(?<![\w.]){re.escape(str(value).lower())}(?!\w)", text))
+
+
+def _call_class(gold: Mapping[str, Any], vehicle: Sequence[tuple[str, dict[str, Any]]], hits: str) -> str | None:
+    """The class of one gold call's miss, or None when a call matches it exactly."""
+    name, args = gold["name"], dict(gold.get("arguments") or {})
+    same = [a for n, a in vehicle if n == name]
+    if not same:
+        return "wrong_function" if any(_module(n) == _module(name) for n, _ in vehicle) else "wrong_module"
+    if any(a == args for a in same):
+        return None
+    places = {k: v for k, v in args.items() if k in PLACE_ARGUMENTS}
+    placed = [a for a in same if all(a.get(k) == v for k, v in places.items())]
+    if not placed:
+        return "wrong_place"
+    values = {k: v for k, v in args.items() if k not in PLACE_ARGUMENTS}
+    wrong = {k: v for k, v in values.items() if any(a.get(k) != v for a in placed)}
+    if not wrong:
+        return "other"
+    return "wrong_value_in_hits" if all(_written(v, hits) for v in wrong.values()) else "wrong_value_not_in_hits"
+
+
+def classify(row: Mapping[str, Any], gold: Sequence[Mapping[str, Any]], target: str = "") -> str:
+    """The class of an episode: ``hit`` when the env scored it exact, else the first of :data:`CLASSES` that applies.
+
+    Args:
+        row: the episode's row (``exact_match``, ``parse_errors``, ``messages``).
+        gold: the task's gold calls (``{"name", "arguments"}``, env names).
+        target: the first name of the person the request is for ("" when unknown: the query is not checked).
+    """
+    if row.get("exact_match"):
+        return "hit"
+    messages = row.get("messages") or []
+    calls = model_calls(messages)
+    vehicle = [(n, a) for n, a in calls if n.startswith("carcontrol_")]
+    if row.get("parse_errors"):
+        return "malformed"
+    if not vehicle:
+        return "no_vehicle_call"
+    queries = [str(a.get("query", "")) for n, a in calls if n == "search_memory"]
+    if not queries:
+        return "no_search"
+    if target and not any(target.lower() in q.lower() for q in queries):
+        return "bad_search"
+    hits = _hits(messages)
+    for g in gold:
+        found = _call_class(g, vehicle, hits)
+        if found is not None:
+            return found
+    return "extra_calls"
+
+
+def gold_calls(data: str, task_ids: Sequence[str]) -> dict[str, tuple[list[dict[str, Any]], str]]:
+    """Task id -> (its gold calls, the first name of the person the request is for)."""
+    import gymnasium as gym
+
+    from agents.rules.request import read_request
+
+    env = gym.make("VehicleMem-v0", data=data)
+    tasks = env.unwrapped.tasks
+    out = {}
+    for task_id in task_ids:
+        query = tasks.queries[tasks.index_of(task_id)]
+        who = read_request(query.text, tasks.scenario_of(query).speakers).target or ""
+        out[task_id] = ([c.to_json() for c in query.gold_calls], who.split()[0] if who else "")
+    env.close()
+    return out
+
+
+def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, batch: int = 8) -> dict[str, Any]:
+    """Each set's episodes with their classes to ``out/episodes.jsonl``; per set: the counts and the summary."""
+    from agents.train.lm_eval import evaluate_batched, summarise_episodes
+
+    out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, Any] = {}
+    with open(out / "episodes.jsonl", "w", encoding="utf-8") as f:
+        for name, (data, ids) in sets.items():
+            rows = evaluate_batched(policy, data, ids, batch=batch, desc=name, traces=True)
+            gold = gold_calls(data, ids)
+            for row in rows:
+                row["set"], (row["gold"], target) = name, gold[row["task_id"]]
+                row["class"] = classify(row, row["gold"], target)
+                f.write(json.dumps(row, default=str) + "\n")
+            summary[name] = {**summarise_episodes(rows), "classes": dict(Counter(r["class"] for r in rows))}
+            print(name, json.dumps(summary[name]), flush=True)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """The CLI (see the module docstring)."""
+    import torch
+
+    from agents.llm.hf import HFPolicy
+    from agents.train.lm import Args, eval_sets
+
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--policy", default="smollm2-vmb", help="a named model or a checkpoint folder")
+    p.add_argument("--policy-kwargs", default="{}", help="JSON: HFPolicy arguments (adapter, constrain_values, ...)")
+    p.add_argument("--held-out", type=int, default=16, help="first N of the 40 held-out evaluation tasks")
+    p.add_argument("--official", type=int, default=16, help="first N of the 40 official evaluation tasks")
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", default="runs/lm_failures")
+    ns = p.parse_args(argv)
+    torch.set_num_threads(ns.threads)
+    sets = eval_sets(Args(eval_tasks=40, official_tasks=40))
+    limits = {"held_out": ns.held_out, "official": ns.official}
+    sets = {k: (spec, ids[:limits[k]]) for k, (spec, ids) in sets.items() if limits[k] > 0}
+    policy = HFPolicy(ns.policy, **json.loads(ns.policy_kwargs))
+    t0 = time.monotonic()
+    summary = run(policy, sets, Path(ns.out), batch=ns.batch)
+    summary["seconds"] = round(time.monotonic() - t0, 1)
+    summary["policy"] = repr(policy)
+    (Path(ns.out) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+if __name__ == "__main__":
+    main()
