@@ -33,8 +33,8 @@ from typing import Any
 
 from vmb_gym.errors import ConfigError
 
-__all__ = ["COPY_RUN_WORDS", "DomainGap", "copy_share", "domain_gap", "history_folder", "mask_line", "read_history_lines",
-           "sample_evenly"]
+__all__ = ["COPY_RUN_WORDS", "DomainGap", "copy_share", "domain_gap", "history_folder", "mask_line", "masked_files",
+           "read_history_lines", "sample_evenly"]
 
 #: Words in a run that counts as copied.
 COPY_RUN_WORDS = 8
@@ -161,7 +161,7 @@ def mask_line(text: str, names: re.Pattern[str] | None) -> str:
     return _NUMBER.sub(NUMBER_MASK, text)
 
 
-def _masked_files(spec: str | os.PathLike[str]) -> list[list[str]]:
+def masked_files(spec: str | os.PathLike[str]) -> list[list[str]]:
     """Every file's lines, masked with that file's household names."""
     return [[mask_line(t, _name_pattern(speakers)) for t in texts] for speakers, texts in read_history_lines(spec)]
 
@@ -264,7 +264,7 @@ def domain_gap(generated_dir: str | os.PathLike[str], official_dir: str | os.Pat
     Raises:
         ConfigError: a spec names no folder with history files (the paths tried are listed).
     """
-    gen_files, off_files = _masked_files(generated_dir), _masked_files(official_dir)
+    gen_files, off_files = masked_files(generated_dir), masked_files(official_dir)
     n = min(lines, sum(map(len, gen_files)), sum(map(len, off_files)))
     if n < 10:
         raise ConfigError(f"expected at least 10 history lines on each side to measure the domain gap, "
