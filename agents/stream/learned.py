@@ -16,8 +16,10 @@
   requests before the first chunk are added to the first step), so the episode return equals the
   inner env's return;
 * **action masks** (:meth:`StreamWriteEnv.action_masks`, for ``MaskablePPO``): ``keep`` is
-  masked when there is no line left to keep (the episode is over, or a timeline without lines)
-  and, with a memory budget, when the line does not fit in what is left of it;
+  masked when there is no line left to keep (the episode is over, or a timeline without lines),
+  with a memory budget when the line does not fit in what is left of it, and with ``mask_cues``
+  when the line shows one of those lexicon cues (:func:`masked_lines`: a hypothetical, another
+  vehicle, a question);
 * **memory budget** (``memory_budget_tokens``): a cap on the tokens the writer keeps in one
   episode (a line costs the env's count of ``"speaker: text"``). A ``keep`` that would overflow
   is masked, and taken as ``skip`` if sent anyway, so the store never exceeds the budget. The
@@ -33,13 +35,16 @@ the model in the one SB3 checkpoint format (:mod:`agents.sb3.checkpoint`, design
 ``"stream_writer"``; the sidecar describes the features, the budget and the pacing prior).
 When the sidecar has a pacing prior, the writer keeps a line when its keep margin beats the
 length-adaptive threshold of :class:`agents.stream.pacing.KeepPacer` (a budget share per
-expected line) instead of the argmax. ``sb3:stream`` names the writer shipped in
-``agents/stream/shipped/`` (:data:`NAMED_WRITERS`).
+expected line) instead of the argmax. When the sidecar has ``mask_cues``, ``keep`` is masked for
+the lines that show those lexicon cues (:func:`masked_lines`). ``sb3:stream`` names the writer
+shipped in ``agents/stream/shipped/`` (:data:`NAMED_WRITERS`): it masks hypotheticals, other
+vehicles and questions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,9 +60,10 @@ from agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
 from agents.stream.writers import Writer, store_line
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
+from vmb_gym.vehicle.lexicon import LINE_CUES
 
-__all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", "load_stream_writer",
-           "save_stream_checkpoint"]
+__all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", "cue_pattern", "load_stream_writer",
+           "masked_lines", "save_stream_checkpoint"]
 
 #: Trained writers shipped with the package (``agents/stream/shipped/``).
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -70,6 +76,28 @@ def _unwrap_stream(env: gym.Env[Any, Any]) -> VehicleMemStreamEnv:
     if not isinstance(inner, VehicleMemStreamEnv):
         raise ConfigError(f"StreamWriteEnv needs a VehicleMemStream-v0 env, got {type(inner).__name__}")
     return inner
+
+
+def cue_pattern(cues: Sequence[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` named (None for none).
+
+    Raises:
+        ConfigError: for a name that is not a line cue.
+    """
+    unknown = sorted(set(cues) - set(LINE_CUES))
+    if unknown:
+        raise ConfigError(f"unknown line cue(s) {unknown}; expected names of LINE_CUES: {sorted(LINE_CUES)}")
+    return re.compile("|".join(f"(?:{LINE_CUES[c].pattern})" for c in cues), re.IGNORECASE) if cues else None
+
+
+def masked_lines(pattern: re.Pattern[str] | None, lines: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Per line, whether ``keep`` is masked for it: its text shows one of the masked cues.
+
+    The cues a writer may mask (``mask_cues``) are lexicon cues of lines that state a setting without
+    it being a preference for this car: a hypothetical ("I wonder what level 3 would feel like"),
+    another vehicle ("in the rental"), a question.
+    """
+    return [pattern is not None and bool(pattern.search(str(ln["text"]))) for ln in lines]
 
 
 class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
@@ -86,6 +114,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
             for a line that does not fit.
         cache_features: remember each chunk's features (training runs over the same timelines
             again and again; the rule features cost a few ms a line).
+        mask_cues: line cues whose lines ``keep`` is masked for (:func:`masked_lines`).
         **stream_kwargs: ``VehicleMemStream-v0`` arguments (data, files, window_days, memory_cost, ...).
 
     ``info`` of the last step carries ``episode_stats`` (the inner env's figures) and
@@ -96,7 +125,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(self, env: gym.Env[Any, Any] | None = None, *, featurizer: LineFeaturizer | None = None,
                  reader_top_k: int = 10, max_query_steps: int = 8, memory_budget_tokens: int | None = None,
-                 cache_features: bool = False, **stream_kwargs: Any) -> None:
+                 cache_features: bool = False, mask_cues: Sequence[str] = (), **stream_kwargs: Any) -> None:
         if env is None:
             stream_kwargs.setdefault("max_chunk_steps", 16)
             env = VehicleMemStreamEnv(**stream_kwargs)
@@ -105,8 +134,10 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         if memory_budget_tokens is not None and (isinstance(memory_budget_tokens, bool) or memory_budget_tokens < 0):
             raise ConfigError(f"memory_budget_tokens must be a non-negative integer or None, got {memory_budget_tokens!r}")
         self.inner = _unwrap_stream(env)
+        self._mask = cue_pattern(tuple(mask_cues))
         self.memory_budget_tokens = None if memory_budget_tokens is None else int(memory_budget_tokens)
-        self._cache: dict[tuple[int, ...], tuple[np.ndarray, list[int]]] | None = {} if cache_features else None
+        self._cache: dict[tuple[int, ...], tuple[np.ndarray, list[int], list[bool]]] | None = \
+            {} if cache_features else None
         self.featurizer = featurizer or LineFeaturizer()
         self.reader_top_k = reader_top_k
         self.max_query_steps = max_query_steps
@@ -116,6 +147,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         self._lines: list[dict[str, Any]] = []
         self._feats = np.zeros((0, self.featurizer.dim), dtype=np.float32)
         self._tokens: list[int] = []
+        self._masked: list[bool] = []
         self._pos = 0
         self._used = 0
 
@@ -156,7 +188,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         return self._obs(), float(reward), terminated, False, info
 
     def action_masks(self) -> np.ndarray:
-        """``[skip, keep]`` allowed: keep only while a line is there to keep and fits in the budget."""
+        """``[skip, keep]`` allowed: keep only for a line that is there, fits in the budget and shows no masked cue."""
         return np.array([True, not self._done and self._pos < len(self._lines) and self._fits()], dtype=bool)
 
     @property
@@ -165,7 +197,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         return self._used
 
     def _fits(self) -> bool:
-        if self._done or self._pos >= len(self._lines):
+        if self._done or self._pos >= len(self._lines) or self._masked[self._pos]:
             return False
         return self.memory_budget_tokens is None or self._used + self._tokens[self._pos] <= self.memory_budget_tokens
 
@@ -207,10 +239,11 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
             key = (self._scenario_id, *(int(ln["line_id"]) for ln in self._lines))
             cached = self._cache.get(key) if self._cache is not None else None
             if cached is None:
-                cached = (self.featurizer.chunk(self._lines, self._speakers), [line_tokens(ln) for ln in self._lines])
+                cached = (self.featurizer.chunk(self._lines, self._speakers), [line_tokens(ln) for ln in self._lines],
+                          masked_lines(self._mask, self._lines))
                 if self._cache is not None:
                     self._cache[key] = cached
-            self._feats, self._tokens = cached
+            self._feats, self._tokens, self._masked = cached
             self._chunk_index += 1
             self._pos = 0
             self._kept = []
@@ -286,11 +319,13 @@ class SB3StreamWriter(Writer):
         deterministic: argmax actions.
         budget_tokens: cap on the tokens kept (None: no cap).
         pacing: the training prior of the adaptive threshold (None: the argmax decides).
+        mask_cues: :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names whose lines are never kept (see
+            :func:`masked_lines`).
     """
 
     def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,
                  deterministic: bool = True, budget_tokens: int | None = None,
-                 pacing: PacingPrior | None = None) -> None:
+                 pacing: PacingPrior | None = None, mask_cues: Sequence[str] = ()) -> None:
         self.pacing = pacing
         super().__init__(top_k=top_k, name="sb3", budget_tokens=budget_tokens, overflow="stop")
         self.model = model
@@ -299,6 +334,8 @@ class SB3StreamWriter(Writer):
         self.deterministic = deterministic
         self.pacer: KeepPacer | None = None
         self._kept_tokens = 0
+        self.mask_cues = tuple(mask_cues)
+        self._mask = cue_pattern(self.mask_cues)
 
     @property
     def kept_tokens(self) -> int:
@@ -329,10 +366,10 @@ class SB3StreamWriter(Writer):
         used = self.used_tokens
         progress = self._chunks_seen / max(self._chunks_total, 1)
         out = []
-        for row, ln in zip(feats, lines, strict=True):
+        for row, ln, masked in zip(feats, lines, masked_lines(self._mask, lines), strict=True):
             tokens = line_tokens(ln)
             left = 1.0 if budget is None else (budget - used) / budget if budget else 0.0
-            fits = budget is None or used + tokens <= budget
+            fits = not masked and (budget is None or used + tokens <= budget)
             obs = self.featurizer.set_budget(row, budget_left=left, line_tokens=tokens, progress=progress)
             kwargs: dict[str, Any] = {"deterministic": self.deterministic}
             if self.masked:
@@ -353,7 +390,7 @@ class SB3StreamWriter(Writer):
         left = (budget - used) / budget if budget else 0.0
         for row, t in zip(feats, tokens, strict=True):
             self.featurizer.set_budget(row, budget_left=left, line_tokens=t, progress=progress)
-        margins = keep_margin(self.model, feats)
+        margins = np.where(masked_lines(self._mask, lines), -np.inf, keep_margin(self.model, feats))
         fifo = self.overflow == "fifo"  # Writer._fit evicts the oldest entries to make room
         # the pacer spends fill x budget over the timeline: with fifo that is every token kept so far (evicted
         # entries included), with stop the tokens held
@@ -380,7 +417,9 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
 
     ``path`` is a checkpoint path or a name of :data:`NAMED_WRITERS` (``"stream"``: the shipped
     writer). It keeps to the budget recorded in the sidecar (``budget_tokens``); ``set_budget``
-    changes it. A sidecar with a ``pacing`` entry gives the writer its adaptive threshold.
+    changes it. A sidecar with a ``pacing`` entry gives the writer its adaptive threshold; its
+    ``mask_cues`` (a list of :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names) are the line cues whose
+    lines the writer never keeps.
     Checkpoints with the old ``PATH.json`` sidecar load too (:func:`agents.sb3.checkpoint.read_sidecar`).
 
     Raises:
@@ -397,6 +436,6 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
     pacing = PacingPrior.from_json(meta["pacing"]) if meta.get("pacing") else None
     writer = SB3StreamWriter(model, featurizer, masked=meta.get("algo") == "maskable_ppo", top_k=top_k,
                              deterministic=deterministic, budget_tokens=None if budget is None else int(budget),
-                             pacing=pacing)
+                             pacing=pacing, mask_cues=meta.get("mask_cues", ()))
     writer.set_budget(writer.budget_tokens, meta.get("overflow"))
     return writer

@@ -34,7 +34,11 @@ Usage::
 The writer shipped as ``--writer sb3:stream`` (``agents/stream/shipped/``) is retrained with::
 
     OMP_NUM_THREADS=1 vmb train stream --train-scenarios 80 --train-files 1-12 --holdout-files 79-80 \
-        --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features --out runs/stream_writer
+        --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features \
+        --mask-cues hypothetical,elsewhere,question --out runs/stream_writer
+
+(``--mask-cues``: ``keep`` is masked for lines with a hypothetical, another-vehicle or question cue of
+the simulator lexicon; the model is the one trained without it, the mask is recorded in the sidecar.)
 
 Read top to bottom: :class:`Args` (every setting; its field docstrings are the ``--help``), the
 holdout evaluation, then :func:`train` (seeding, data, baselines, warm start, PPO, outputs).
@@ -99,6 +103,9 @@ class Args:
     cue_features: bool = False
     """read the line cues of the simulator lexicon (preference, revision, correction, hypothetical, another car,
     negation, first person, question: vmb_gym.vehicle.lexicon.LINE_CUES)"""
+    mask_cues: str = ""
+    """comma-separated line cues of the simulator lexicon (LINE_CUES names, e.g. hypothetical,elsewhere,question)
+    whose lines the writer never keeps: keep is masked for them in training and in the saved writer"""
     pacing: bool = True
     """adapt the keep threshold to the history's length (a budget share per expected line); false: the
     calibrated argmax keeps"""
@@ -224,9 +231,9 @@ def train(args: Args) -> int:
                                 cue_features=args.cue_features)
     budget = args.budget
 
+    mask_cues = [c.strip() for c in args.mask_cues.split(",") if c.strip()]
     train_env = StreamWriteEnv(data=data, files=train_files, featurizer=featurizer, memory_cost=args.memory_cost,
-                               memory_budget_tokens=budget,
-                               cache_features=True)
+                               memory_budget_tokens=budget, cache_features=True, mask_cues=mask_cues)
     eval_env = VehicleMemStreamEnv(data, files=holdout_files, memory_cost=args.memory_cost,
                                    max_chunk_steps=args.eval_max_chunk_steps)
     holdout = list(eval_env.scenario_ids)
@@ -254,7 +261,7 @@ def train(args: Args) -> int:
 
     def save(name: str) -> Path:
         extra = {"stream_kwargs": stream_kwargs, "timesteps": int(model.num_timesteps), "bc_epochs": args.bc_epochs,
-                 "fill": args.fill}
+                 "fill": args.fill, "mask_cues": mask_cues}
         if args.pacing and dataset is not None:  # the margins of the model as saved
             extra["pacing"] = pacing_prior(model, dataset, fill=args.fill).to_json()
         return save_stream_checkpoint(model, out / name, algo="maskable_ppo", featurizer=featurizer, budget_tokens=budget,
