@@ -17,6 +17,9 @@ length, position, chunk size, speaker; and the budget block's ``line_tokens``): 
 are half as long as real ones, its wording templated; see ``vmb validate-benchmark --against``)
 and do not carry to real conversations, so a writer trained on generated data reads only the
 simulator-vocabulary features, which do.
+
+:func:`cue_pattern` and :func:`masked_lines` say which lines a writer with ``mask_cues`` never keeps
+(lines with some of the :data:`~vmb_gym.vehicle.lexicon.LINE_CUES`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.vehicle.lexicon import CONDITION_CLAUSE, LINE_CUES
 from vmb_gym.wrappers.features import HashingFeaturizer
 
-__all__ = ["BUDGET_NAMES", "CUE_NAMES", "NUMERIC_NAMES", "STYLE_NAMES", "LineFeaturizer", "line_tokens"]
+__all__ = ["BUDGET_NAMES", "CUE_NAMES", "NUMERIC_NAMES", "STYLE_NAMES", "LineFeaturizer", "cue_pattern", "line_tokens",
+           "masked_lines"]
 
 #: Names of the numeric features that follow the hashed text block.
 NUMERIC_NAMES: tuple[str, ...] = (
@@ -153,6 +157,28 @@ class LineFeaturizer:
                 other = any(p != who and p.split()[0].lower() in words for p in speakers if p)
                 out[pos, start:start + len(CUE_NAMES)] = [*(float(bool(c.search(text))) for c in self._cues), float(other)]
         return out
+
+
+def cue_pattern(cues: Sequence[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` named (None for none).
+
+    Raises:
+        ConfigError: for a name that is not a line cue.
+    """
+    unknown = sorted(set(cues) - set(LINE_CUES))
+    if unknown:
+        raise ConfigError(f"unknown line cue(s) {unknown}; expected names of LINE_CUES: {sorted(LINE_CUES)}")
+    return re.compile("|".join(f"(?:{LINE_CUES[c].pattern})" for c in cues), re.IGNORECASE) if cues else None
+
+
+def masked_lines(pattern: re.Pattern[str] | None, lines: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Per line, whether ``keep`` is masked for it: its text shows one of the masked cues.
+
+    The cues a writer may mask (``mask_cues``) are lexicon cues of lines that state a setting without
+    it being a preference for this car: a hypothetical ("I wonder what level 3 would feel like"),
+    another vehicle ("in the rental"), a question.
+    """
+    return [pattern is not None and bool(pattern.search(str(ln["text"]))) for ln in lines]
 
 
 def line_tokens(line: Mapping[str, Any]) -> int:

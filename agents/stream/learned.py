@@ -18,8 +18,8 @@
 * **action masks** (:meth:`StreamWriteEnv.action_masks`, for ``MaskablePPO``): ``keep`` is
   masked when there is no line left to keep (the episode is over, or a timeline without lines),
   with a memory budget when the line does not fit in what is left of it, and with ``mask_cues``
-  when the line shows one of those lexicon cues (:func:`masked_lines`: a hypothetical, another
-  vehicle, a question);
+  when the line shows one of those lexicon cues (:func:`~agents.stream.features.masked_lines`: a
+  hypothetical, another vehicle, a question);
 * **memory budget** (``memory_budget_tokens``): a cap on the tokens the writer keeps in one
   episode (a line costs the env's count of ``"speaker: text"``). A ``keep`` that would overflow
   is masked, and taken as ``skip`` if sent anyway, so the store never exceeds the budget. The
@@ -36,14 +36,13 @@ the model in the one SB3 checkpoint format (:mod:`agents.sb3.checkpoint`, design
 When the sidecar has a pacing prior, the writer keeps a line when its keep margin beats the
 length-adaptive threshold of :class:`agents.stream.pacing.KeepPacer` (a budget share per
 expected line) instead of the argmax. When the sidecar has ``mask_cues``, ``keep`` is masked for
-the lines that show those lexicon cues (:func:`masked_lines`). ``sb3:stream`` names the writer
-shipped in ``agents/stream/shipped/`` (:data:`NAMED_WRITERS`): it masks hypotheticals, other
-vehicles and questions.
+the lines that show those lexicon cues (:func:`~agents.stream.features.masked_lines`).
+``sb3:stream`` names the writer shipped in ``agents/stream/shipped/`` (:data:`NAMED_WRITERS`): it
+masks hypotheticals, other vehicles and questions.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -53,17 +52,16 @@ import numpy as np
 from gymnasium import spaces
 
 from agents.sb3.checkpoint import load_checkpoint, save_checkpoint, zip_path
-from agents.stream.features import LineFeaturizer, line_tokens
+from agents.stream.features import LineFeaturizer, cue_pattern, line_tokens, masked_lines
 from agents.stream.imitation import keep_margin
 from agents.stream.pacing import KeepPacer, PacingPrior
 from agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
 from agents.stream.writers import Writer, store_line
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
-from vmb_gym.vehicle.lexicon import LINE_CUES
 
-__all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", "cue_pattern", "load_stream_writer",
-           "masked_lines", "save_stream_checkpoint"]
+__all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", "load_stream_writer",
+           "save_stream_checkpoint"]
 
 #: Trained writers shipped with the package (``agents/stream/shipped/``).
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -76,28 +74,6 @@ def _unwrap_stream(env: gym.Env[Any, Any]) -> VehicleMemStreamEnv:
     if not isinstance(inner, VehicleMemStreamEnv):
         raise ConfigError(f"StreamWriteEnv needs a VehicleMemStream-v0 env, got {type(inner).__name__}")
     return inner
-
-
-def cue_pattern(cues: Sequence[str]) -> re.Pattern[str] | None:
-    """One pattern matching any of the :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` named (None for none).
-
-    Raises:
-        ConfigError: for a name that is not a line cue.
-    """
-    unknown = sorted(set(cues) - set(LINE_CUES))
-    if unknown:
-        raise ConfigError(f"unknown line cue(s) {unknown}; expected names of LINE_CUES: {sorted(LINE_CUES)}")
-    return re.compile("|".join(f"(?:{LINE_CUES[c].pattern})" for c in cues), re.IGNORECASE) if cues else None
-
-
-def masked_lines(pattern: re.Pattern[str] | None, lines: Sequence[Mapping[str, Any]]) -> list[bool]:
-    """Per line, whether ``keep`` is masked for it: its text shows one of the masked cues.
-
-    The cues a writer may mask (``mask_cues``) are lexicon cues of lines that state a setting without
-    it being a preference for this car: a hypothetical ("I wonder what level 3 would feel like"),
-    another vehicle ("in the rental"), a question.
-    """
-    return [pattern is not None and bool(pattern.search(str(ln["text"]))) for ln in lines]
 
 
 class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
@@ -114,7 +90,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
             for a line that does not fit.
         cache_features: remember each chunk's features (training runs over the same timelines
             again and again; the rule features cost a few ms a line).
-        mask_cues: line cues whose lines ``keep`` is masked for (:func:`masked_lines`).
+        mask_cues: line cues whose lines ``keep`` is masked for (:func:`~agents.stream.features.masked_lines`).
         **stream_kwargs: ``VehicleMemStream-v0`` arguments (data, files, window_days, memory_cost, ...).
 
     ``info`` of the last step carries ``episode_stats`` (the inner env's figures) and
@@ -319,8 +295,8 @@ class SB3StreamWriter(Writer):
         deterministic: argmax actions.
         budget_tokens: cap on the tokens kept (None: no cap).
         pacing: the training prior of the adaptive threshold (None: the argmax decides).
-        mask_cues: :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names whose lines are never kept (see
-            :func:`masked_lines`).
+        mask_cues: :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names whose lines are never kept
+            (:func:`~agents.stream.features.masked_lines`).
     """
 
     def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from agents.stream.learned import StreamWriteEnv, cue_pattern, load_stream_writer, masked_lines
+from agents.stream.features import cue_pattern, masked_lines
+from agents.stream.learned import StreamWriteEnv, load_stream_writer
 from tests.wrappers.test_stream_sb3 import tiny_scenario
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
