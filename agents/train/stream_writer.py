@@ -33,12 +33,13 @@ Usage::
 
 The writer shipped as ``--writer sb3:stream`` (``agents/stream/shipped/``) is retrained with::
 
-    OMP_NUM_THREADS=1 vmb train stream --train-scenarios 80 --train-files 1-12 --holdout-files 79-80 \
+    OMP_NUM_THREADS=1 vmb train stream --train-scenarios 80 --train-files 1-40 --holdout-files 79-80 \
         --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features \
         --mask-cues hypothetical,elsewhere,question --out runs/stream_writer
 
 (``--mask-cues``: ``keep`` is masked for lines with a hypothetical, another-vehicle or question cue of
-the simulator lexicon; the model is the one trained without it, the mask is recorded in the sidecar.)
+the simulator lexicon; behaviour cloning does not see the mask (with ``--timesteps 0`` nothing else
+trains), the writer applies it and the sidecar records it.)
 
 Read top to bottom: :class:`Args` (every setting; its field docstrings are the ``--help``), the
 holdout evaluation, then :func:`train` (seeding, data, baselines, warm start, PPO, outputs).
