@@ -2,6 +2,7 @@
 
     python -m agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
     python -m agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
+    python -m agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
 
 The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded evaluation sets
 (:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
@@ -36,7 +37,7 @@ from typing import Any
 from agents.llm.compact_view import full_name, hit_bodies
 from agents.train.lm_data import PLACE_ARGUMENTS
 
-__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "run"]
+__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run"]
 
 #: The failure classes, in the order they are tried.
 CLASSES = ("malformed", "no_vehicle_call", "no_search", "bad_search", "wrong_module", "wrong_function", "wrong_place",
@@ -159,6 +160,28 @@ def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, ba
     return summary
 
 
+def rules_baseline(sets: Mapping[str, tuple[str, list[str]]], memory: str = "bm25") -> dict[str, dict[str, float]]:
+    """The rules reader (:class:`agents.rules.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
+    import gymnasium as gym
+
+    from agents.rules.policy import RulesPolicy
+    from vmb_gym.policy import run_episode
+
+    out = {}
+    for name, (data, ids) in sets.items():
+        env = gym.make("VehicleMem-v0", data=data, memory=memory)
+        policy = RulesPolicy(memory, source=env)
+        episodes = [run_episode(env, policy, task_id=task_id) for task_id in ids]
+        n = max(1, len(episodes))
+        out[name] = {"tasks": len(episodes),
+                     "exact_match_rate": sum(float(e.metrics.get("exact_match", 0)) for e in episodes) / n,
+                     "state_f1_change": sum(float(e.metrics.get("f1_change", 0)) for e in episodes) / n,
+                     "vehicle_call_share": sum(any(str(c.get("name", "")).startswith("carcontrol_") for c in e.calls)
+                                               for e in episodes) / n}
+        env.close()
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """The CLI (see the module docstring)."""
     import torch
@@ -174,11 +197,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default="runs/lm_failures")
+    p.add_argument("--rules", action="store_true", help="only the rules reader on the same tasks (no model)")
     ns = p.parse_args(argv)
     torch.set_num_threads(ns.threads)
     sets = eval_sets(Args(eval_tasks=40, official_tasks=40))
     limits = {"held_out": ns.held_out, "official": ns.official}
     sets = {k: (spec, ids[:limits[k]]) for k, (spec, ids) in sets.items() if limits[k] > 0}
+    if ns.rules:
+        summary = {"rules": rules_baseline(sets)}
+        print(json.dumps(summary, indent=2))
+        Path(ns.out).mkdir(parents=True, exist_ok=True)
+        (Path(ns.out) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        return summary
     policy = HFPolicy(ns.policy, **json.loads(ns.policy_kwargs))
     t0 = time.monotonic()
     summary = run(policy, sets, Path(ns.out), batch=ns.batch)

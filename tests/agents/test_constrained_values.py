@@ -1,5 +1,6 @@
 """Value and structure constraints (agents.llm.constrained): bounded integers, booleans, well-formed JSON around the
-names, and no ``finish`` before a vehicle call (require_vehicle_call); the failure classes of agents.train.lm_failures."""
+names, and no ``finish`` before a vehicle call (require_vehicle_call); the failure classes of
+agents.train.lm_failures."""
 
 from __future__ import annotations
 
@@ -39,9 +40,11 @@ def _assistant(*names: str) -> dict:
 
 def test_scanner_reports_literals_completed_values_and_commas() -> None:
     s = call_slot(CALL + '"level": 1')
-    assert (s.kind, s.path, s.partial, s.literal, s.depth) == ("value", ("arguments", "arguments", "level"), "1", True, 3)
+    assert (s.kind, s.path, s.partial, s.literal, s.depth) == ("value", ("arguments", "arguments", "level"), "1",
+                                                               True, 3)
     s = call_slot(CALL + '"level": 12, ')
-    assert (s.kind, s.path, s.used_keys, s.after_comma) == ("key", ("arguments", "arguments"), frozenset({"level"}), True)
+    assert (s.kind, s.path, s.used_keys, s.after_comma) == ("key", ("arguments", "arguments"), frozenset({"level"}),
+                                                            True)
     s = call_slot(CALL + '"seat": "driver"')
     assert (s.kind, s.path, s.used_keys, s.depth) == ("after", ("arguments", "arguments"), frozenset({"seat"}), 3)
     s = call_slot(CALL + '"seat": "driver", "level": 2}')
@@ -120,10 +123,12 @@ def test_a_boolean_value_is_true_or_false(tiny, index) -> None:
     assert texts and all(re.fullmatch(r" |\s?(t|tr|tru|true|f|fa|fal|fals|false)[\s,}]*", t) for t in texts), texts
 
 
-def _row(exact: bool, vehicle: list[tuple[str, dict]], hits: str = "", query: str = "Vera seat", errors: int = 0) -> dict:
+def _row(exact: bool, vehicle: list[tuple[str, dict]], hits: str = "", query: str = "Vera seat",
+         errors: int = 0) -> dict:
     messages = [_assistant("list_module_tools"),
                 {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "s", "type": "function", "function": {"name": "search_memory", "arguments": {"query": query}}}]},
+                    {"id": "s", "type": "function",
+                     "function": {"name": "search_memory", "arguments": {"query": query}}}]},
                 {"role": "tool", "name": "search_memory", "content": hits},
                 {"role": "assistant", "content": "", "tool_calls": [
                     {"id": f"v{k}", "type": "function", "function": {"name": "call_vehicle", "arguments": {
@@ -174,3 +179,19 @@ def test_failure_run_writes_classified_transcripts(tmp_path) -> None:
         vehicle = [c for c in model_calls(r["messages"]) if c[0].startswith("carcontrol_")]
         assert sorted(json.dumps(c, sort_keys=True) for c in vehicle) == sorted(
             json.dumps((g["name"], g["arguments"]), sort_keys=True) for g in r["gold"])
+
+
+def test_named_defaults_turn_the_requirement_off_with_the_names(tiny, monkeypatch) -> None:
+    from agents.llm import hf
+
+    model, tok = tiny
+    assert hf.NAMED_DEFAULTS["smollm2-vmb"] == {"constrain_names": True, "constrain_values": True,
+                                                "require_vehicle_call": True}
+    assert HFPolicy(model, tok, view="compact", max_new_tokens=4).require_vehicle_call is False  # no default here
+    # an adapter whose settings ask for the requirement, the names turned off by the caller: both off, no error
+    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_names": True, "require_vehicle_call": True})
+    monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
+    off = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x", constrain_names=False)
+    on = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x")
+    assert (off.constrain_names, off.require_vehicle_call) == (False, False)
+    assert (on.constrain_names, on.require_vehicle_call) == (True, True)
