@@ -123,6 +123,10 @@ class SB3Args:
     cache_dir: str = ""
     """where the generated train split is written once ("" = generated/ under the vmb_gym cache root:
     $VMB_CACHE_DIR, else ~/.cache/vmb_gym)"""
+    whole_car: float = 0.0
+    """share (0-1) of the generated train split's cabin-wide settings (climate, windows, doors, reading lights)
+    set for the whole car, said so, gold target "all" (`vmb generate --whole-car`; written to train_N_whole<S>);
+    0 = every call at a person's seat"""
     train_files: str = ""
     """scenarios of `data` to train on ("" = all)"""
     eval_data: str | None = "default"
@@ -242,17 +246,21 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 def generated_train(args: Any, renderer: str = "template") -> Path:
     """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
     (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
-    lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``)."""
+    lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``);
+    ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``)."""
     import vmb_gym
     from vmb_gym.cache_root import cache_dir
     from vmb_gym.generator import generate, split_options
 
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
-    out = root.resolve() / (f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}"))
+    whole = float(getattr(args, "whole_car", 0.0))
+    name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
+    out = root.resolve() / (name + (f"_whole{whole:g}" if whole else ""))
     if not (out / "qa_data").is_dir():
         manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer)
+        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer,
+                                   whole_car=whole)
         generate(opts, out)
     return out
 

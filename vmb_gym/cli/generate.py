@@ -30,6 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="distractor preference chains (and near misses) per queried chain")
     parser.add_argument("--max-revision-depth", type=int, default=5, help="longest revision chain (1-5)")
     parser.add_argument("--days", type=int, default=42, help="days the history spans")
+    parser.add_argument("--whole-car", type=float, default=0.0, metavar="SHARE",
+                        help="share (0-1) of the queries on a cabin-wide setting (climate, windows, doors, reading "
+                             "lights, foot pedals) that set it for the whole car: the lines and the request say so "
+                             "and the gold target is \"all\"; 0 = every call at a person's seat, as in the embedded "
+                             "benchmark (also with --split; recorded in the meta sidecars' options when set)")
+    parser.add_argument("--whole-car-words", type=float, default=1.0, metavar="SHARE",
+                        help="share (0-1) of the --whole-car settings whose lines and request say they are for the "
+                             "whole car (\"for everyone\"); the others are worded like a person's own setting")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (template, natural), or a chat model that "
                              "rewrites each conversation of the offline text and is verified against the sidecar "
@@ -101,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
             if args.benchmark:
                 raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
             renderer = _run_llm_renderer(args)
+        if args.benchmark and args.whole_car:
+            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car goes with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -120,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
                                     history_length=args.history_length, distractor_ratio=args.distractor_ratio,
                                     max_revision_depth=args.max_revision_depth, days=args.days)
             out = Path(args.out or f"vmb_data/seed_{args.seed}")
+        if args.whole_car:
+            opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
         offline = _offline_renderer(args)
         if offline is not None:
             opts = dataclasses.replace(opts, renderer=offline)

@@ -317,6 +317,12 @@ PLACE_TALK: tuple[str, ...] = (
     "Parking at {dest} costs a fortune now.",
     "The kids fought over the {seat} the whole way to {dest}.",
 )
+#: Words after a setting's name that say it is for the whole car (``GeneratorOptions.whole_car``).
+WHOLE_CAR: tuple[str, ...] = (
+    "for the whole car", "for everyone", "for all of us", "all around the cabin", "for all seats",
+    "everywhere in the car", "for the entire cabin", "for every seat",
+)
+
 ACKS: tuple[str, ...] = (
     "Noted.", "Got it.", "Okay, I'll remember that.", "Fair enough.", "Makes sense.", "Sure thing.",
     "Alright, no problem.", "Good to know.", "I'll keep that in mind.", "Okay, if that's what works.",

@@ -34,6 +34,13 @@ class GeneratorOptions:
         renderer: how lines are worded: ``"template"`` (short fixed sentences, the embedded
             benchmark's wording) or ``"natural"`` (multi-turn conversations composed from a broad
             bank of topics, reactions and ways of stating a preference; same structured truth).
+        whole_car: share of the queries on a cabin-wide setting (climate, windows, doors, reading
+            lights, foot pedals: a seat/zone parameter that accepts ``"all"``; not the seats
+            themselves) that set it for the whole car: the preference and the request say so ("the
+            fan speed for everyone") and the gold call's target is ``"all"``. 0 (the default, the
+            embedded benchmark's behaviour) plans every call at a person's seat.
+        whole_car_words: share of those whole-car settings whose lines and request say so; the
+            others are worded like a person's own setting (1, the default: always said).
     """
 
     seed: int = 0
@@ -47,6 +54,8 @@ class GeneratorOptions:
     days: int = 42
     first_scenario_id: int = 1
     renderer: str = "template"
+    whole_car: float = 0.0
+    whole_car_words: float = 1.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -64,17 +73,25 @@ class GeneratorOptions:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
+        for name in ("whole_car", "whole_car_words"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
         if self.days < 7:
             raise ConfigError(f"days must be >= 7, got {self.days}")
 
     def to_json(self) -> dict[str, Any]:
         """The options as a JSON object (for manifests and sidecars).
 
-        The template renderer is left out, so sets made before the option existed keep their bytes.
+        The template renderer, ``whole_car`` 0 and ``whole_car_words`` 1 are left out, so sets made
+        before the options existed keep their bytes.
         """
         out = asdict(self)
         if out["renderer"] == "template":
             del out["renderer"]
+        if not out["whole_car"]:
+            del out["whole_car"]
+        if out["whole_car_words"] == 1.0:
+            del out["whole_car_words"]
         return out
 
     @classmethod

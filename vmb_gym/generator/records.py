@@ -18,7 +18,7 @@ from vmb_gym.generator.catalog import FIXED_LABELS, SlotType
 from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import API_SPECS
 
-PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing")
+PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing", "targets")
 
 
 def phase_rng(seed: int, scenario_id: int, phase: str) -> random.Random:
@@ -193,16 +193,18 @@ class Slot:
 
     st: SlotType
     fixed: str | None
+    whole_words: str = ""  # the words that say it is set for the whole car ("for everyone"), if said
+    whole: bool = False  # set for the whole car (every seat, target "all")
 
     def noun(self, rng: random.Random | None = None) -> str:
-        """A spoken noun (canonical when ``rng`` is None)."""
+        """A spoken noun (canonical when ``rng`` is None), with the whole-car words when said."""
         n = self.st.nouns[0] if rng is None else rng.choice(self.st.nouns)
         if "{t}" in n:
             n = n.replace("{t}", FIXED_LABELS[self.st.fixed_param][self.fixed])  # type: ignore[index]
-        return n
+        return f"{n} {self.whole_words}" if self.whole_words else n
 
     def call(self, value: Mapping[str, Any], seat: str | None, destination: str | None = None) -> ToolCall:
-        """The call that applies ``value`` for someone sitting in ``seat``."""
+        """The call that applies ``value`` for someone sitting in ``seat`` (``"all"``: the whole car)."""
         args: dict[str, Any] = {}
         for p in API_SPECS[self.st.api].params:
             if p.name == self.st.seat_param:

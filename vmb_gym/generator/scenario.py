@@ -46,7 +46,7 @@ from vmb_gym.generator.records import (
     time12,
 )
 from vmb_gym.types import REASONING_TYPES, ToolCall
-from vmb_gym.vehicle import VehicleSimulator
+from vmb_gym.vehicle import API_SPECS, VehicleSimulator
 
 __all__ = ["PHASES", "Beat", "Person", "QueryPlan", "Relative", "ScenarioBuilder", "Slot", "Utt",
            "cap", "fill", "make_people", "phase_rng", "pronouns", "time12"]
@@ -97,6 +97,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.r_dia = phase_rng(options.seed, scenario_id, "dialogue")
         self.r_q = phase_rng(options.seed, scenario_id, "queries")
         self.r_ph = phase_rng(options.seed, scenario_id, "phrasing")
+        self.r_target = phase_rng(options.seed, scenario_id, "targets")
         self.people, self.relations = make_people(self.r_people, options.people)
         start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
         self.start = start
@@ -154,7 +155,22 @@ class ScenarioBuilder(DistractorPlanner):
                 return t
         return t
 
+    def whole_car(self, slot: Slot, rtype: str) -> Slot:
+        """``slot`` set for the whole car for a share ``options.whole_car`` of the cabin-wide settings
+        (:func:`whole_car_api`), its words drawn (said for a share ``options.whole_car_words``); not for a
+        relative's seat (coreference). Draws from its own generator, and only with the option on, so sets
+        without it keep their bytes."""
+        if not self.o.whole_car or rtype == "coreference_resolution" or not whole_car_api(slot.st):
+            return slot
+        if self.r_target.random() >= self.o.whole_car:
+            return slot
+        words = self.r_target.choice(banks.WHOLE_CAR)
+        said = self.o.whole_car_words >= 1.0 or self.r_target.random() < self.o.whole_car_words
+        return Slot(slot.st, slot.fixed, words if said else "", whole=True)
+
     def seat_for(self, slot: Slot, allow_rear: bool = True, prefer: str | None = None) -> str | None:
+        if slot.whole:
+            return "all"
         if slot.st.seat_param is None:
             return prefer
         choices = [s for s in slot.st.seat_choices if allow_rear or not s.startswith("rear")]
@@ -169,7 +185,7 @@ class ScenarioBuilder(DistractorPlanner):
         """Narrate who sits where, when, and why (no preference values)."""
         h, m = self.pick_time(night)
         names = self.people
-        seats: dict[int, str] = {asker: asker_seat or "driver"}
+        seats: dict[int, str] = {asker: asker_seat if asker_seat in SEAT_LABELS else "driver"}
         taken = {seats[asker]} | ({rel_seat or "passenger"} if rel is not None else set())
         for o in others:
             s = next(x for x in SEAT_LABELS if x not in taken)
@@ -423,7 +439,7 @@ class ScenarioBuilder(DistractorPlanner):
 
     @staticmethod
     def question(stem: str, seat: str | None) -> str:
-        where = f" for the {SEAT_LABELS[seat]}" if seat else ""
+        where = " for the whole car" if seat == "all" else f" for the {SEAT_LABELS[seat]}" if seat else ""
         return f"{stem}{where}? Answer with the vehicle function and its argument values."
 
     def companion_calls(self, comp: Any, seat: str | None) -> list[ToolCall]:
@@ -434,7 +450,8 @@ class ScenarioBuilder(DistractorPlanner):
         pre = PREREQUISITES.get(cslot.st.api)
         if pre:
             out.append(ToolCall(pre[0], dict(pre[1])))
-        cs = seat if seat in cslot.st.seat_choices else (cslot.st.seat_choices[0] if cslot.st.seat_choices else None)
+        cs = seat if seat in cslot.st.seat_choices or seat == "all" and whole_car_api(cslot.st) else (
+            cslot.st.seat_choices[0] if cslot.st.seat_choices else None)
         out.append(cslot.call(cval, cs))
         return out
 
@@ -461,6 +478,7 @@ class ScenarioBuilder(DistractorPlanner):
                     continue
                 st = cat[api]
                 slot = Slot(st, self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None)
+                slot = self.whole_car(slot, rtype)
                 comp = self.pick_companion(g, api, comps)
                 for _ in range(4):
                     self.cur_dest = self.r_q.choice(banks.DESTINATIONS)
@@ -503,6 +521,15 @@ class ScenarioBuilder(DistractorPlanner):
             fixed = self.r_pref.choice(list(FIXED_LABELS[st.fixed_param])) if st.fixed_param else None
             return Slot(st, fixed), st.companion_value
         return None
+
+
+def whole_car_api(st: SlotType) -> bool:
+    """Whether a setting can be set for the whole car: its seat/zone parameter accepts ``"all"`` and it
+    is a cabin-wide device (climate, windows, doors, reading lights, foot pedals), not a seat."""
+    if st.seat_param is None or st.module == "seat":
+        return False
+    c = API_SPECS[st.api].param(st.seat_param).constraint
+    return c is not None and "all" in c.choices
 
 
 def _cycle(items: list[str], seed: int, name: str, light: set[str]) -> list[str]:
