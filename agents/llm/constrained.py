@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from typing import Any
 from agents.llm.compact_view import full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
+           "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -382,15 +383,47 @@ def _is_vehicle(tool: str) -> bool:
     return tool == "call_vehicle" or tool.startswith("carcontrol_")
 
 
+@functools.cache
+def vehicle_functions() -> frozenset[str]:
+    """The env names of the 111 vehicle functions (``carcontrol_...``)."""
+    from vmb_gym.vehicle.schema import all_vehicle_schemas
+
+    return frozenset(_tool_name(s) for s in all_vehicle_schemas("official"))
+
+
+def is_vehicle_call(name: str, arguments: Any) -> bool:
+    """Whether a call parses into a valid vehicle call: a known ``carcontrol_`` function with an arguments object,
+    or ``call_vehicle`` whose ``name`` is a known function (short or full) and whose ``arguments`` is an object (or
+    a JSON text of one, as :meth:`CompactView.to_env_call` reads it). A malformed ``call_vehicle`` is not one."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            return False
+    if not isinstance(arguments, Mapping):
+        return False
+    if name.startswith("carcontrol_"):
+        return name in vehicle_functions()
+    if name != "call_vehicle":
+        return False
+    inner, function = arguments.get("arguments", {}), arguments.get("name")
+    if isinstance(inner, str):
+        try:
+            inner = json.loads(inner)
+        except json.JSONDecodeError:
+            return False
+    return isinstance(function, str) and full_name(function) in vehicle_functions() and isinstance(inner, Mapping)
+
+
 def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> tuple[str, ...] | None:
     """The tools the next call may name when a vehicle call is required (None: any).
 
     Before any vehicle call ``finish`` is not offered (``tool_choice="required"`` for the vehicle); once the memory
     was searched, the compact view's next call is ``call_vehicle`` (the teacher episode's order: list, search, call).
     """
-    called = [str((tc.get("function") or {}).get("name", "")) for m in messages if m.get("role") == "assistant"
+    called = [tc.get("function") or {} for m in messages if m.get("role") == "assistant"
               for tc in m.get("tool_calls") or []]
-    if any(_is_vehicle(t) for t in called):
+    if any(is_vehicle_call(str(fn.get("name", "")), fn.get("arguments")) for fn in called):
         return None
     if "call_vehicle" in tools and any(m.get("role") == "tool" and m.get("name") == "search_memory" for m in messages):
         return ("call_vehicle",)
@@ -494,13 +527,23 @@ class NameConstraint:
         return ids
 
 
-#: A complete tool call's name in a reply (the calls before the one being written).
-_CALLED = re.compile(r'<tool_call>\s*\{\s*"name"\s*:\s*"([^"]+)"')
+#: A complete tool call block of a reply (the calls before the one being written).
+_CALLED = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 def _earlier_tools(reply: str) -> list[str]:
-    """The tools the calls of ``reply`` before its last ``<tool_call>`` name."""
-    return _CALLED.findall(reply[:reply.rfind(CALL_OPEN)])
+    """The tools the calls of ``reply`` before its last ``<tool_call>`` name; a vehicle call that does not parse
+    into a valid one (:func:`is_vehicle_call`) is left out, so it does not count as the required vehicle call."""
+    out = []
+    for body in _CALLED.findall(reply[:reply.rfind(CALL_OPEN)]):
+        try:
+            call = json.loads(body)
+        except json.JSONDecodeError:
+            continue
+        name = str(call.get("name", "")) if isinstance(call, Mapping) else ""
+        if name and (not _is_vehicle(name) or is_vehicle_call(name, call.get("arguments"))):
+            out.append(name)
+    return out
 
 
 def pick(logits: Any, allowed: list[int] | None) -> int:

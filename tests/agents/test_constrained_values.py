@@ -16,7 +16,9 @@ from agents.llm.compact_view import CompactView, compact_tools
 from agents.llm.constrained import (
     NameConstraint,
     call_slot,
+    _earlier_tools,
     grammar_for,
+    is_vehicle_call,
     literal_choices,
     next_tools,
 )
@@ -33,9 +35,13 @@ CALL = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "seat_set_he
 TOOLS = ["search_memory", "list_module_tools", "call_vehicle", "finish"]
 
 
-def _assistant(*names: str) -> dict:
+def _assistant(*names: str, arguments: dict | None = None) -> dict:
     return {"role": "assistant", "content": "", "tool_calls": [
-        {"id": f"c{k}", "type": "function", "function": {"name": n, "arguments": {}}} for k, n in enumerate(names)]}
+        {"id": f"c{k}", "type": "function", "function": {"name": n, "arguments": dict(arguments or {})}}
+        for k, n in enumerate(names)]}
+
+
+HEAT = {"name": "seat_set_heating_level", "arguments": {"seat": "driver", "level": 2}}
 
 
 def test_scanner_reports_literals_completed_values_and_commas() -> None:
@@ -64,7 +70,7 @@ def test_next_tools_withhold_finish_until_a_vehicle_call() -> None:
     assert next_tools([user], TOOLS) == ("search_memory", "list_module_tools", "call_vehicle")
     searched = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
     assert next_tools(searched, TOOLS) == ("call_vehicle",)
-    assert next_tools([*searched, _assistant("call_vehicle")], TOOLS) is None
+    assert next_tools([*searched, _assistant("call_vehicle", arguments=HEAT)], TOOLS) is None
     official = ["carcontrol_seat_set_heating_level", "finish"]
     assert next_tools([user], official) == ("carcontrol_seat_set_heating_level",)
     g = grammar_for(CompactView(), searched, compact_tools(), require_vehicle=True)
@@ -72,6 +78,32 @@ def test_next_tools_withhold_finish_until_a_vehicle_call() -> None:
     assert g.names(slot) == (["call_vehicle"], False)
     assert g.names(slot, earlier=["call_vehicle"]) == (TOOLS, False)  # a vehicle call earlier in the reply
     assert grammar_for(CompactView(), searched, compact_tools()).names(slot) == (TOOLS, False)  # off: all tools
+
+
+def test_a_malformed_vehicle_call_is_not_the_required_vehicle_call() -> None:
+    user = {"role": "user", "content": "warm my seat"}
+    searched = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
+    for bad in ({}, {"name": "seat_set_warmth"}, {"name": "seat_set_heating_level", "arguments": "{level"},
+                {"name": 3, "arguments": {}}, {"arguments": {"level": 2}}):
+        assert not is_vehicle_call("call_vehicle", bad)
+        assert next_tools([*searched, _assistant("call_vehicle", arguments=bad)], TOOLS) == ("call_vehicle",)
+    assert is_vehicle_call("call_vehicle", HEAT)
+    assert is_vehicle_call("call_vehicle", {**HEAT, "name": "carcontrol_seat_set_heating_level"})
+    assert is_vehicle_call("call_vehicle", {**HEAT, "arguments": '{"level": 2}'})  # a JSON text, as the view reads it
+    assert is_vehicle_call("carcontrol_seat_set_heating_level", {"level": 2})
+    assert not is_vehicle_call("carcontrol_seat_set_warmth", {"level": 2})
+    # inside one reply: a broken call_vehicle before the call being written does not offer finish
+    g = grammar_for(CompactView(), searched, compact_tools(), require_vehicle=True)
+    broken = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "seat_warm"}}\n</tool_call>\n'
+    good = '<tool_call>\n' + json.dumps({"name": "call_vehicle", "arguments": HEAT}) + '\n</tool_call>\n'
+    unclosed = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "seat_set_heating_level", \n</tool_call>\n'
+    head = '<tool_call>\n{"name": "'
+    for earlier in (broken, unclosed):
+        slot = call_slot(earlier + head)
+        assert _earlier_tools(earlier + head) == []
+        assert g.names(slot, _earlier_tools(earlier + head)) == (["call_vehicle"], False)
+    assert _earlier_tools(good + head) == ["call_vehicle"]
+    assert g.names(call_slot(good + head), _earlier_tools(good + head)) == (TOOLS, False)
 
 
 def test_policy_requires_the_name_constraint_for_the_vehicle_requirement(tiny) -> None:
