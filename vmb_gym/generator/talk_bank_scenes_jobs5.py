@@ -377,7 +377,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         (
             "A: I referred a patient to the hospital today. I spotted a patch under his tongue that I didn’t like.",
             "B: Oh no. Do you think it’s something serious?",
-            "A: I honestly don’t know. It could be nothing, or it could be early, and early is when it’s treatable.",
+            "A: Hard to say. Most patches like that turn out harmless, but some don’t, and catching those early changes everything.",
             "B: How did he take it?",
             "A: Calmly, which almost made it harder. He said he’d been meaning to ask about it for months.",
             "B: Do you do that often, checking for things like that?",
