@@ -15,6 +15,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Tea first. Then maybe the silly thing.",
             "B: Deal. And {a}, for what it's worth, he was lucky to have you at the end.",
             "A: Thanks. I'll write his owner a card tomorrow. I always mean to, and this time I actually will.",
+            "B: I think that will mean a lot to him, especially now that his house is going to feel so quiet.",
         ),
         (
             "A: The practice manager wants me to phone the family that still owes us for the cat's surgery.",
@@ -22,6 +23,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: She thinks it'll land better coming from me, since I did the operation at two in the morning.",
             "B: How much do they owe?",
             "A: Enough that it matters. They signed the estimate, but they were terrified at the time, and I don't think they really read it.",
+            "B: Honestly, if someone handed me a form at two in the morning while my cat was in danger, I'd sign anything.",
+            "A: That's exactly it. Nobody reads the small print when they're crying in reception.",
             "B: So now you're stuck between the clinic's budget and feeling sorry for the family.",
             "A: Exactly. The cat's doing brilliantly, by the way. Eating like a horse, climbing the curtains again.",
             "B: Could you offer some kind of payment plan? Small amounts each month, or spread over the year?",
@@ -36,6 +39,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: A cat bit me during a dental check. Went right into the joint of my thumb.",
             "B: That looks angry. Aren't cat bites especially bad for infections?",
             "A: They are. Their teeth are like little needles, and they push bacteria deep in. I started antibiotics straight away.",
+            "B: Have you ever had a bite go really wrong, or is this the worst so far?",
+            "A: Once, in my first year, I ended up on a drip for two days. So I take them very seriously now.",
             "B: Did you at least get the cat sedated before it happened?",
             "A: That was the plan. The owner insisted he was “the gentlest boy in the world,” so we tried a quick look first. Lesson learned.",
             "B: Owners always say that, don't they?",
@@ -50,6 +55,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: The clinic owner asked me today if I'd think about buying into the practice when she retires.",
             "B: Wow. That's huge. How did she bring it up?",
             "A: Very casually, over the sink between appointments. Like she was asking if I wanted a biscuit.",
+            "B: That's so typical of her. Did she mention any kind of timeline, or is this years away?",
+            "A: Sometime in the next two or three years, she thinks. Soon enough to be real, far enough to plan.",
             "B: And how do you feel about it? You've always said you didn't want to run a business.",
             "A: I know I did. But the idea of the clinic being sold to some big corporate chain makes my stomach turn.",
             "B: Because they'd change how things are done?",
@@ -75,6 +82,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: I already named her. She's called Pickle.",
             "B: Of course she is. Fine, bring her home. But she sleeps in the spare room, and our bed stays a kitten-free zone.",
             "A: You say that now. Wait until she falls asleep on your chest.",
+            "B: Thanks for the warning. I'll try to stay strong, but I'm making no promises.",
         ),
         (
             "A: A client left a one-star review saying I “refused to help” their dog.",
@@ -86,6 +94,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: The practice manager says we're allowed a short, polite response, but nothing about the case itself because of confidentiality.",
             "B: So they get to share their version with the whole internet, and you just have to smile.",
             "A: Pretty much. It's the part of the job nobody warns you about in vet school.",
+            "B: It's similar in my work, honestly. A single angry customer can drown out a hundred happy ones if you let it.",
+            "A: That's a good way of putting it. I've had some lovely reviews this year, and I can barely remember any of them.",
             "B: For what it's worth, anyone who reads that and knows anything about animals will see through it.",
             "A: Maybe. I just hate the idea that some worried owner reads it and doesn't bring their pet in.",
             "B: You can't control that. What you can control is coming for a walk with me instead of reading it ten more times.",
@@ -104,6 +114,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It felt good, I'll admit. The owners cried in reception, and the little boy drew me a picture of the dog with a bandage on.",
             "B: Please say you kept the picture.",
             "A: It's on the fridge at work already. Now I'd very much like to sleep until about Thursday.",
+            "B: Go to bed, {a}. I'll keep the house quiet and bring you something to eat when you wake up.",
         ),
         (
             "A: One of the young vets at the clinic told me today she's thinking of leaving the profession.",
@@ -134,6 +145,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: My evening, your evening. You'll be hearing a lot of lizard facts, I'm afraid.",
             "B: I'll brace myself. Go on, give me your best lizard fact.",
             "A: They can't chew their food properly if they're too cold. Fascinating, right?",
+            "B: Weirdly, yes. Let me know if the little guy starts eating again—I'm invested now.",
         ),
         (
             "A: I signed up to volunteer at the shelter's neutering day on Saturday.",
@@ -166,6 +178,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That sounds like more work but a cleaner conscience.",
             "A: It usually is. I'll spend tomorrow digging through spreadsheets and hating my life a little.",
             "B: I'll make sure there's coffee in the house, then.",
+            "A: Thanks. Make it the strong stuff, if you don't mind. Budget spreadsheets require it.",
         ),
         (
             "A: They announced another round of buyouts at the paper today.",
@@ -180,6 +193,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Should we start thinking about a plan B, just in case? No panic, just a plan.",
             "A: Yeah. I've been quietly updating my portfolio for months, if I'm honest.",
             "B: Then you're already ahead of it. Let's look at it together after dinner.",
+            "A: Thanks, {b}. Sometimes I forget how much calmer I feel once I've said these things out loud.",
         ),
         (
             "B: Did you see they ran your piece on the front page?",
@@ -190,6 +204,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It's a huge difference. And his office has already emailed me, which means I get to spend tomorrow apologising for words I didn't choose.",
             "B: I always assumed reporters wrote their own headlines. Who does it, then?",
             "A: The night desk. They're under pressure to get clicks, and “delayed” doesn't get clicks.",
+            "B: Have you ever tried pushing back on them, or is that just how the paper works?",
+            "A: Sometimes, if I'm around when the page goes out. Last night I'd already gone home.",
             "B: Can they fix it online at least?",
             "A: They fixed it online this evening. The print edition is already on doorsteps, though, so that version lives forever.",
             "B: Well, the article itself is solid. People who read past the headline will see that.",
@@ -203,6 +219,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It was, honestly. An older man who's lived there for fifty years talked about the bakery that used to be on the corner, and the whole room went quiet.",
             "B: I hope that makes it into your story.",
             "A: I hope so, if I can fit it. My editor wants eight hundred words by nine in the morning.",
+            "B: Eight hundred words for five hours of speeches? That sounds nearly impossible.",
+            "A: It always feels that way. The trick is picking a few voices that stand for the rest, and making each quote earn its place.",
             "B: So you're writing tonight?",
             "A: I'll write the skeleton tonight while it's fresh, and polish it at dawn with a lot of coffee.",
             "B: Do you want me to read it over before you file? Fresh eyes?",
@@ -222,6 +240,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: You shouldn't have to explain. Reporting on bad landlords is literally your job.",
             "A: I know. It's funny, the story helped a lot of tenants, and this is the part I keep thinking about.",
             "B: Then let's make tomorrow about handling it, and tonight about something else entirely.",
+            "A: Deal. Maybe that film you keep mentioning, or anything at all without a landlord in it.",
         ),
         (
             "A: We had to run a correction today. My mistake.",
@@ -246,7 +265,9 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: And the other part?",
             "A: The other part remembers my story last year about that same hospital group overcharging patients. Now I'd be writing their press releases.",
             "B: Switching sides, basically.",
-            "A: That's how it feels. Plenty of good reporters end up in PR, and I don't judge anyone for it. I'm just unsure whether I'm ready.",
+            "A: Sort of. Although some people would say a good communications person makes an organisation more honest, not less.",
+            "B: Do you believe that, or is that what the recruiter told you?",
+            "A: On good days, maybe. Plenty of fine reporters end up in PR, and I don't judge anyone for it. I'm just unsure whether I'm ready.",
             "B: You don't have to decide tonight. Could you at least meet with them and see what the job really involves?",
             "A: Maybe. It can't hurt to hear them out. I just don't want my head turned by a salary and regret it.",
             "B: Have the meeting, and afterwards we'll talk it through. We'll figure it out together.",
@@ -264,6 +285,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: I don't think I could do that.",
             "A: It's one of my favourite kinds of story, strangely. It's the last public thing anyone writes about a person. I want to get it right.",
             "B: You will. Read me the first paragraph when you have it?",
+            "A: I will. I'd love to know if it sounds like her, since you remember the shop too.",
         ),
         (
             "A: The housing authority has now missed three deadlines on my records request.",
@@ -275,7 +297,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Usually. Agencies hate getting a letter from that office. It's a bit like being sent to the headteacher.",
             "B: What do you think they're hiding?",
             "A: I'm not assuming anything yet. But I've heard from three tenants that inspectors signed off on buildings with mould and boilers that hadn't worked all winter.",
-            "A: Ha. If the reports back that up, it's a big story. If not, I drop it. That's the job.",
+            "B: That's awful, especially for families with small kids in those buildings.",
+            "A: It is, if it's true. If the reports back that up, it's a big story. If not, I drop it. That's the job.",
             "B: I love that you're so stubborn about this stuff.",
             "A: Stubborn is most of the job description. The rest is coffee.",
         ),
@@ -308,6 +331,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: How did they take it?",
             "A: The wife went pale and thanked me about six times. The husband just kept asking how much it would cost.",
             "B: Honestly, I'd react the same way. Both of them have a point.",
+            "A: They do. I'd rather have that conversation now than have the fire brigade have it with them later.",
         ),
         (
             "A: The new apprentice nearly got a shock today.",
@@ -337,6 +361,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: And what happens if you pass? More money?",
             "A: More money, and I could pull my own permits. I'd be running jobs properly instead of just working on them.",
             "B: Then it's worth eight weeks of boring evenings. I'll make flash cards.",
+            "A: Colour-coded, if you don't mind. You know I'm a sucker for a good system.",
         ),
         (
             "A: My foreman wanted me to sign off on a panel today before the inspector came.",
@@ -365,6 +390,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: So you basically prevented a house fire today. My hero.",
             "A: I was a sweaty man in an attic being glared at by a squirrel. But sure, hero works.",
             "B: Go shower, hero. Dinner's almost ready.",
+            "A: Give me ten minutes. And remind me to buy some mesh for the client's roof vents tomorrow, or we'll be back there next month.",
         ),
         (
             "A: I've been thinking about going out on my own.",
@@ -379,6 +405,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: We'd need some savings to cover a few slow months, at the very least.",
             "A: Six months at least, I reckon. I'm not saying we jump next week, {b}. I just wanted to say it out loud to you first.",
             "B: I'm glad you did. Let's start putting something aside and see how it feels in a year.",
+            "A: Thanks, {b}. Either way, it helps knowing you're not against the idea.",
         ),
         (
             "B: So, the outlet by the kettle. It's been dead since the spring.",
@@ -393,6 +420,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Then it's a whole day, and you'll hear a lot of swearing.",
             "B: I can live with swearing. I'll make pancakes afterwards as payment.",
             "A: Pancakes. You really know how to negotiate.",
+            "B: I learned from the best. Saturday at nine, then? I'll have the coffee ready.",
         ),
         (
             "A: We finally finished the conduit runs on the new hospital wing today.",
@@ -422,6 +450,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Then do it. Although I have some mixed feelings about you being up on roofs all day.",
             "A: There's harness training as part of it. I'll be tied on like a mountaineer.",
             "B: Somehow that's less comforting than you think it is.",
+            "A: Fair enough. I'll send you a photo from the roof so you can see how safe it all is. Or maybe I won't.",
         ),
         (
             "A: My customer today was an older lady who kept making me tea and telling me stories about her late husband.",
@@ -436,6 +465,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Does he need to know?",
             "A: Probably not. It took five minutes. She'd been putting up with it since her husband died.",
             "B: You're a big softie, {a}. Don't let anyone tell you otherwise.",
+            "A: Don't spread it around. I have a reputation to keep on the site.",
         ),
     ),
     "physiotherapist": (
@@ -452,6 +482,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: It must be hard, seeing a kid so desperate to get back.",
             "A: It is. I remember being that age and feeling like my whole life was the next match.",
             "B: You'll find the right words. You always do with the younger patients.",
+            "A: I hope so. Sometimes it's less about the words and more about making sure he feels listened to.",
         ),
         (
             "A: I have a patient who swears he does his exercises every day, and his calf says otherwise.",
@@ -466,6 +497,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: You should remind me of that with my stretches, by the way. I've been skipping them all week.",
             "A: I know you have, {b}. I can hear your knees on the stairs.",
             "B: Rude. Accurate, but rude.",
+            "A: Ten minutes tonight, both of us, on the living room floor. If you do yours, I'll do mine.",
         ),
         (
             "B: Why are you walking like that?",
@@ -479,6 +511,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Why would I ever talk to your colleagues?",
             "A: You'd find a way. You told my boss about the time I fell off the bike at the Christmas party.",
             "B: That story deserved an audience. Now go lie on the floor with your knees up, the way you always advise your patients to.",
+            "A: Fine. But if anyone asks, I'm doing research on patient experience.",
         ),
         (
             "A: The clinic director wants us to move to thirty-minute appointments.",
@@ -493,6 +526,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That sounds like a smart compromise. He gets his numbers, you keep the care.",
             "A: That's the hope. I'm drafting it tonight, if you don't mind me being on the laptop.",
             "B: Go ahead. I'll pretend the dishes don't exist for once.",
+            "A: Thanks. If you have any thoughts on how to sell it to him, let me know. You're better at the diplomatic stuff.",
         ),
         (
             "A: The local rugby club asked if I'd be their physio on match days.",
@@ -522,6 +556,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: That answers it. New shoes, fewer kilometres for a couple of weeks, and I'll show you some calf stretches.",
             "B: Do I get the full clinic experience, with the sheet of exercises and everything?",
             "A: You get the full clinic experience minus the invoice. Take your sock off.",
+            "B: This is the most romantic thing you've ever said to me.",
         ),
         (
             "A: A patient cried in my session today, and I didn't quite know what to do.",
@@ -536,11 +571,12 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: How did she take that?",
             "A: Better than I feared. Apparently everyone had asked about her foot, and nobody had asked how she was coping with losing the season.",
             "B: Sounds like you were the right person to have in that room.",
+            "A: Maybe. I'm looking forward to seeing her next week, and hopefully she'll have found someone to talk to by then.",
         ),
         (
             "B: Can I be honest about the dry needling course you want to do?",
             "A: Let me guess—you've been reading about the evidence again.",
-            "B: I am going to say that, yes. I read a couple of the reviews after you mentioned it.",
+            "B: Guilty. I read a couple of the reviews after you mentioned it at dinner.",
             "A: You're right, to be honest. The studies are mixed, and a lot of them are small. I've read the same reviews.",
             "B: Then why spend all that money on the course? I'm genuinely curious.",
             "A: Partly because patients ask for it. And some of my colleagues swear it helps with stubborn muscle pain, especially in the neck.",
@@ -550,6 +586,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: I'd only ever use it as a small add-on, and I'd be upfront with patients about what we know and don't know.",
             "B: Okay, that I can respect. I just didn't want you turning into someone who sells miracle cures.",
             "A: Never. You have my permission to stage an intervention if I ever start talking about energy channels.",
+            "B: Deal. I'll keep an eye out for any crystals in your work bag.",
         ),
         (
             "A: I have forty sets of notes to finish before Monday, and the insurance forms are even worse.",
@@ -563,6 +600,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: That would actually help. I work better when someone's around, even if they're not doing anything.",
             "B: I'm excellent at doing nothing. Let me put the kettle on.",
             "A: Thanks, {b}. If I start muttering about goniometers, just ignore me.",
+            "B: I don't even know what a goniometer is, so that should be easy.",
         ),
         (
             "A: Do you remember the dancer I mentioned, with the ankle that kept giving way?",
