@@ -252,6 +252,16 @@ class CallGrammar:
     literals: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     #: the next tool call, set by the conversation so far (:func:`next_tools`): None: any tool
     next_tools: tuple[str, ...] | None = None
+    #: a ``search_memory`` query starts with one of these names and a space (empty: not constrained)
+    query_names: tuple[str, ...] = ()
+
+    def query_prefixes(self, slot: Slot) -> tuple[str, ...]:
+        """The prefixes (a name and a space) the value at ``slot`` must start with: ``search_memory``'s query when
+        :attr:`query_names` is set, else none."""
+        if (self.query_names and slot.kind == "value" and slot.path == ("arguments", "query")
+                and slot.values.get(("name",)) == "search_memory"):
+            return tuple(name + " " for name in self.query_names)
+        return ()
 
     def _value_set(self, slot: Slot, sets: Mapping[str, Mapping[str, tuple[str, ...]]]) -> tuple[str, ...] | None:
         """The fixed set of the parameter at ``slot``: ``tool(param=...)`` or ``call_vehicle(name, {param: ...})``."""
@@ -419,34 +429,43 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
     """The tools the next call may name when a vehicle call is required (None: any).
 
     Before any vehicle call ``finish`` is not offered (``tool_choice="required"`` for the vehicle); once the memory
-    was searched, the compact view's next call is ``call_vehicle`` (the teacher episode's order: list, search, call).
+    was searched after a module listing, the compact view's next call is ``call_vehicle`` (the teacher episode's
+    order: list, search, call; or search the request, list, search, call).
     """
     called = [tc.get("function") or {} for m in messages if m.get("role") == "assistant"
               for tc in m.get("tool_calls") or []]
     if any(is_vehicle_call(str(fn.get("name", "")), fn.get("arguments")) for fn in called):
         return None
-    if "call_vehicle" in tools and any(m.get("role") == "tool" and m.get("name") == "search_memory" for m in messages):
+    results = [str(m.get("name")) for m in messages if m.get("role") == "tool"]
+    listed = "list_module_tools" in results
+    if "call_vehicle" in tools and listed and "search_memory" in results[results.index("list_module_tools"):]:
         return ("call_vehicle",)
     return tuple(t for t in tools if t != "finish")
 
 
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
-                names: bool = True, values: bool = False, require_vehicle: bool = False) -> CallGrammar:
+                names: bool = True, values: bool = False, require_vehicle: bool = False,
+                name_in_query: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules
     too); ``names``: constrain the names and the JSON around them; ``values``: the fixed value sets of string
     parameters (:func:`value_choices`) and the literals of bounded integers and booleans (:func:`literal_choices`);
-    ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`)."""
+    ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`); ``name_in_query``: a memory
+    query starts with a name of the request (:func:`agents.llm.query_names.request_names`)."""
+    from agents.llm.query_names import request_names, request_text
+
     tool_params = {_tool_name(t): _params(t) for t in tools}
     choices = value_choices() if values else {}
     literals = literal_choices() if values else {}
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
+    people = tuple(request_names(request_text(messages))) if name_in_query else ()
     if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
-        return CallGrammar(tool_params, choices=choices, constrain_names=names, literals=literals, next_tools=after)
+        return CallGrammar(tool_params, choices=choices, constrain_names=names, literals=literals, next_tools=after,
+                           query_names=people)
     from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas
 
     functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
                                                for s in all_vehicle_schemas("official")}
-    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names, literals, after)
+    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names, literals, after, people)
 
 
 class NameConstraint:
@@ -471,6 +490,8 @@ class NameConstraint:
             return None
         if slot.kind == "after":
             ids = self._after_ids(slot)
+        elif prefixes := self.grammar.query_prefixes(slot):
+            ids = self._prefix_ids(slot, prefixes)
         elif (literals := self.grammar.literal_values(slot)) is not None:
             ids = self._literal_ids(slot, literals)
         elif slot.literal:
@@ -505,6 +526,20 @@ class NameConstraint:
             if t:
                 ids.update(self.index.prefix_tokens(t))
             ids.update(self.index.completing_tokens(t, slot.depth, comma))
+        return ids
+
+    def _prefix_ids(self, slot: Slot, prefixes: Sequence[str]) -> set[int] | None:
+        """A string that starts with one of ``prefixes``; free once one is written (or none can be any more)."""
+        if slot.partial is None:
+            targets = [f'{sp}"{p}' for p in prefixes for sp in ("", " ")]
+        elif any(slot.partial.startswith(p) for p in prefixes):
+            return None
+        else:
+            targets = [p[len(slot.partial):] for p in prefixes if p.startswith(slot.partial)]
+        ids: set[int] = set()
+        for t in targets:
+            ids.update(self.index.prefix_tokens(t))
+            ids.update(self.index.extending_tokens(t))
         return ids
 
     def _name_ids(self, slot: Slot, text: str) -> set[int] | None:

@@ -115,6 +115,9 @@ class HFPolicy(ToolChatPolicy):
         require_vehicle_call: ``finish`` is not offered before a vehicle call, and in the compact view the call
             after a memory search is ``call_vehicle`` (``tool_choice="required"`` for the vehicle; needs
             ``constrain_names``). Default: the adapter's setting, else on for ``smollm2-vmb``, else off.
+        name_in_query: every ``search_memory`` query starts with a name the request narrates and a space
+            (:mod:`agents.llm.query_names`; a search finds a person's preferences by the name). Default: the
+            adapter's setting, else the named model's (:data:`NAMED_DEFAULTS`), else off.
     """
 
     def __init__(
@@ -138,6 +141,7 @@ class HFPolicy(ToolChatPolicy):
         constrain_names: bool | None = None,
         constrain_values: bool | None = None,
         require_vehicle_call: bool | None = None,
+        name_in_query: bool | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -198,6 +202,7 @@ class HFPolicy(ToolChatPolicy):
         if self.require_vehicle_call and not self.constrain_names:
             raise ConfigError("require_vehicle_call constrains the tool names: expected constrain_names=True with it, "
                               "found constrain_names=False; fix: turn both on or require_vehicle_call off")
+        self.name_in_query = bool(settings.get("name_in_query", False) if name_in_query is None else name_in_query)
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -313,7 +318,7 @@ class HFPolicy(ToolChatPolicy):
     def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
         """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
         ``constrain_values`` is on."""
-        if not (self.constrain_names or self.constrain_values):
+        if not (self.constrain_names or self.constrain_values or self.name_in_query):
             return None
         from agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
 
@@ -321,7 +326,8 @@ class HFPolicy(ToolChatPolicy):
             self._token_index = TokenIndex(self.tokenizer)
         return [NameConstraint(self._token_index, grammar_for(self.view, m, t, names=self.constrain_names,
                                                               values=self.constrain_values,
-                                                              require_vehicle=self.require_vehicle_call))
+                                                              require_vehicle=self.require_vehicle_call,
+                                                              name_in_query=self.name_in_query))
                 for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
@@ -339,7 +345,7 @@ class HFPolicy(ToolChatPolicy):
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
                 f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
-                f"require_vehicle_call={self.require_vehicle_call})")
+                f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query})")
 
 
 def resolve_view(view: Any) -> Any:

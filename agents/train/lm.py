@@ -81,6 +81,9 @@ class Args:
     """the generated train splits the teacher episodes come from, comma-separated: "template" (short fixed
     sentences, the held-out split's wording), "natural" (requests in the official query style) or both
     ("template,natural": --train-tasks shared evenly)"""
+    teacher_order: str = "list_first"
+    """the teacher episode's turns: "list_first" (list the module, search, call) or "search_first" (search the
+    request's words first, then list, search the setting, call: the module is chosen after reading the memory)"""
     gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
     top_k: int = 8
@@ -357,7 +360,8 @@ def _teacher_split(args: Args, train_dir: str, train_ids: list[str], n: int) -> 
     from agents.train.lm_data import teacher_rows
 
     n_gold = round(n * args.gold_share)
-    keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k}
+    keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k,
+            "order": args.teacher_order}
     rows = teacher_rows(train_dir, train_ids[:n_gold], memory="gold", **keep)
     rows += teacher_rows(train_dir, train_ids[n_gold:], memory=args.memory, limit=n - len(rows), **keep)
     return [{**r, "train_dir": train_dir} for r in rows]
@@ -370,6 +374,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
     model.save_pretrained(folder)
     settings = {"base": base, "view": "compact", "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
                 "memory": args.memory, "renderers": args.renderers, "init_adapter": args.init_adapter,
+                "teacher_order": args.teacher_order,
                 "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
                 + (", then GRPOTrainer)" if folder.name.endswith("grpo") else ")")}
     (folder / ADAPTER_SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
@@ -378,7 +383,9 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
 # ----------------------------------------------------------------------------------------- CLI
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--train-tasks`` for ``train_tasks``)."""
-    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"]})  # --reward: checked by grpo_reward
+    from agents.train.lm_data import ORDERS
+
+    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"], "teacher_order": list(ORDERS)})  # --reward: checked by grpo_reward
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

@@ -33,7 +33,8 @@ import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.llm.compact_view import CompactView, hit_bodies, short_name
 from agents.rules.request import read_request
 
-__all__ = ["PLACE_ARGUMENTS", "function_words", "supported", "teacher_episode", "teacher_query", "teacher_rows"]
+__all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
+           "teacher_rows"]
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}
@@ -50,6 +51,19 @@ def teacher_query(request: str, speakers: Sequence[str], function: str) -> str:
     who = read_request(request, speakers).target or ""
     first = who.split()[0] if who else ""
     return f"{first} {function_words(function)}".strip()
+
+
+def request_query(request: str, speakers: Sequence[str]) -> str:
+    """The search-first teacher's first query: the person's first name and the request's quoted words (the whole
+    request when nothing is quoted), as the rules reader's first search; official requests rarely name the setting
+    ("my usual calming atmosphere"), so the module is chosen after reading what the person said before."""
+    req = read_request(request, speakers)
+    first = req.target.split()[0] if req.target else ""
+    return f"{first} {' '.join(req.quotes) or request}".strip()
+
+
+#: Teacher turn orders: list the module first (the shipped adapter), or search the request first.
+ORDERS = ("list_first", "search_first")
 
 
 def _module(function: str) -> str:
@@ -72,9 +86,13 @@ def supported(calls: Sequence[Mapping[str, Any]], memory_text: str) -> bool:
     return all(re.search(rf"(?<![\w.]){re.escape(str(v).lower())}(?!\w)", text) for v in values)
 
 
-def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = 8) -> dict[str, Any] | None:
+def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = 8,
+                    order: str = "list_first") -> dict[str, Any] | None:
     """One teacher episode on ``task_id``: the compact-view messages, tools, the env's reward and support.
 
+    ``order="search_first"`` (with a searchable memory) puts a search for the request (:func:`request_query`)
+    before the listing: search the request, list the module, search the person and the function's words, call.
+    Support is judged on the second search's hits (the one the values are copied from).
     Returns None for a task without gold calls (nothing to imitate).
     """
     view = view or CompactView()
@@ -88,6 +106,8 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
     speakers = tasks.scenario_of(query).speakers
     turns = [[_call("list_module_tools", {"module_name": m}, k, 1)
               for k, m in enumerate(dict.fromkeys(_module(c["name"]) for c in gold))]]
+    if order == "search_first" and env.unwrapped.memory.provides_search:
+        turns.insert(0, [_call("search_memory", {"query": request_query(query.text, speakers), "top_k": top_k}, 0, 0)])
     if env.unwrapped.memory.provides_search:
         functions = dict.fromkeys(c["name"] for c in gold)
         turns.append([_call("search_memory", {"query": teacher_query(query.text, speakers, f), "top_k": top_k}, k, 2)
@@ -103,7 +123,8 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
             break
         for call, record in zip(calls, list(info.get("calls") or []), strict=False):
             content = view.tool_content(str(record.get("name")), record.get("result"))
-            hits += content + "\n" if call["function"]["name"] == "search_memory" else ""
+            first_search = order == "search_first" and calls is turns[0]
+            hits += content + "\n" if call["function"]["name"] == "search_memory" and not first_search else ""
             messages.append({"role": "tool", "name": call["function"]["name"], "content": content})
     context = hits if env.unwrapped.memory.provides_search else str(messages[0]["content"])
     return {"messages": messages, "tools": tools, "task_id": task_id, "memory": env.unwrapped.memory_name,
@@ -111,7 +132,8 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
 
 
 def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20, top_k: int = 8,
-                 supported_only: bool = True, limit: int | None = None, progress: bool = True) -> list[dict[str, Any]]:
+                 supported_only: bool = True, limit: int | None = None, progress: bool = True,
+                 order: str = "list_first") -> list[dict[str, Any]]:
     """Teacher episodes for ``task_ids`` of ``data`` with ``memory``, at most ``limit`` of them.
 
     Tasks without gold calls are skipped, and with ``supported_only`` so are episodes whose gold
@@ -123,7 +145,7 @@ def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", ma
     rows: list[dict[str, Any]] = []
     bar = tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False)
     for task_id in bar:
-        row = teacher_episode(env, task_id, top_k=top_k)
+        row = teacher_episode(env, task_id, top_k=top_k, order=order)
         if row is not None and (row["supported"] or not supported_only):
             rows.append(row)
             if limit is not None and len(rows) >= limit:

@@ -68,8 +68,15 @@ def test_literal_choices_are_the_rich_schema_ranges_and_booleans() -> None:
 def test_next_tools_withhold_finish_until_a_vehicle_call() -> None:
     user = {"role": "user", "content": "warm my seat"}
     assert next_tools([user], TOOLS) == ("search_memory", "list_module_tools", "call_vehicle")
-    searched = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
+    searched = [user, _assistant("list_module_tools"), LISTED_MSG, _assistant("search_memory"),
+                {"role": "tool", "name": "search_memory", "content": "1. x"}]
     assert next_tools(searched, TOOLS) == ("call_vehicle",)
+    # search-first order: the request's search, then the listing, then the setting's search; finish withheld
+    first = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
+    assert next_tools(first, TOOLS) == ("search_memory", "list_module_tools", "call_vehicle")
+    assert next_tools([*first, _assistant("list_module_tools"), LISTED_MSG], TOOLS) == (
+        "search_memory", "list_module_tools", "call_vehicle")
+    assert next_tools([*first, _assistant("list_module_tools"), LISTED_MSG, *searched[3:]], TOOLS) == ("call_vehicle",)
     assert next_tools([*searched, _assistant("call_vehicle", arguments=HEAT)], TOOLS) is None
     official = ["carcontrol_seat_set_heating_level", "finish"]
     assert next_tools([user], official) == ("carcontrol_seat_set_heating_level",)
@@ -82,7 +89,8 @@ def test_next_tools_withhold_finish_until_a_vehicle_call() -> None:
 
 def test_a_malformed_vehicle_call_is_not_the_required_vehicle_call() -> None:
     user = {"role": "user", "content": "warm my seat"}
-    searched = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
+    searched = [user, _assistant("list_module_tools"), LISTED_MSG, _assistant("search_memory"),
+                {"role": "tool", "name": "search_memory", "content": "1. x"}]
     for bad in ({}, {"name": "seat_set_warmth"}, {"name": "seat_set_heating_level", "arguments": "{level"},
                 {"name": 3, "arguments": {}}, {"arguments": {"level": 2}}):
         assert not is_vehicle_call("call_vehicle", bad)
