@@ -16,6 +16,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Smart. Let her compare both options and decide for herself.",
             "A: Nine times out of ten, people pick the stronger design when they can compare. It's the tenth time that keeps me up at night.",
             "B: Well, if she picks the purple croissant, at least you'll have a great story for the next team dinner.",
+            "A: True. And if it comes to that, I'll make it the best purple croissant anyone has ever seen.",
         ),
         (
             "A: We won the brewery pitch!",
@@ -29,6 +30,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Both, absolutely. Mostly excited. It's the first project where I get to lead the illustration side.",
             "B: We should celebrate properly. Maybe at that taproom near the river, for research purposes.",
             "A: Purely professional research. I like it.",
+            "B: I'll book a table for Friday. Bring a sketchbook, in case the heron needs any friends.",
         ),
         (
             "A: Sometimes I wonder how long my job will even exist.",
@@ -37,6 +39,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That's a tough one to answer on the spot. How did you respond?",
             "A: That typing gets you pictures, but a brand is something else. It needs someone asking why, and saying no to the wrong ideas.",
             "B: That's a really good answer, actually.",
+            "A: Thanks. I've been rehearsing some version of it for months, if I'm honest.",
             "A: I thought so too. But I doubt they believed me, and on bad days I'm unsure I believe it myself.",
             "B: Are any of your colleagues using the tools?",
             "A: Some do. Our art director uses the tools for mood boards, which honestly makes sense. It saves ages of searching for reference images.",
@@ -59,6 +62,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: They were, to be fair. Okay, go on. Work your magic.",
             "A: Done. See? Same invitation, it just breathes a bit more now.",
             "B: Annoyingly, it does look better.",
+            "A: Thank you. I'll accept payment in birthday cake.",
         ),
         (
             "A: The print proofs for the hotel brochures came back and everything has a pink tint.",
@@ -73,6 +77,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Does the hotel know?",
             "A: My account lead is calling the hotel in the morning. I'm hoping they're more relaxed about the timing than about the font choices.",
             "B: Fingers crossed. Sounds like you caught it just in time.",
+            "A: Honestly, that's my favourite part of the job and my least favourite at the same time. Catching problems feels great, but only after the panic wears off.",
         ),
         (
             "A: My creative director presented my packaging concepts to the client today as “something the team put together.”",
@@ -102,6 +107,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: That's lovely. There's a story there already. I can picture something hand-lettered, warm, a bit old-fashioned.",
             "B: See, you're already designing it in your head.",
             "A: Guilty. I'll email my manager in the morning and let you know.",
+            "B: Thanks, {a}. She'll be so excited, even if it's just a maybe for now.",
         ),
         (
             "A: My manager wants me to put together a portfolio review for the senior designer role.",
@@ -116,6 +122,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: You could show the early sketches next to the final logo.",
             "A: That's a brilliant idea. You're much better at this than you let on.",
             "B: I've listened to you talk about kerning for years. Some of it had to rub off.",
+            "A: Remind me to thank you properly when I get the job. Or if I don't, for the sympathy dinner.",
         ),
         (
             "A: I think I'm burning out. I stared at the same layout for two hours today and nothing came.",
@@ -145,6 +152,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Poor girl. Have you planned her first week?",
             "A: Loosely. A tour, a small real project so she feels useful, and lunch on me on Friday.",
             "B: Sounds like the kind of first week I would have loved.",
+            "A: Me too. Mine involved a broken printer and a creative director who forgot I was starting. I'm aiming a bit higher.",
         ),
     ),
     "lab technician": (
@@ -161,6 +169,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: It still matters, though. It won't happen again on your watch.",
             "A: I hope not. The postdoc who lost the most just sat in the break room staring at the wall.",
             "B: Maybe bring her some of the biscuits tomorrow. Small, but it helps.",
+            "A: That's a lovely idea. Sometimes the small things are all you can offer.",
         ),
         (
             "A: We have mycoplasma in the cell cultures. Again.",
@@ -176,6 +185,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Exactly. I'll redo the hood training for the whole lab, including myself, so nobody feels singled out.",
             "B: That's a very diplomatic way to handle it.",
             "A: Years of practice. Labs run on tact as much as on pipettes.",
+            "B: That sounds like every workplace I've ever been in, honestly.",
         ),
         (
             "A: The paper from our group got accepted, and my name is missing from the author list.",
@@ -190,6 +200,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That seems wise. It might help the other techs too.",
             "A: True. There are four of us, and none of us has ever been an author.",
             "B: Then it's about more than just you. Bring it up at your next meeting with him.",
+            "A: I will. Thanks, {b}. Sometimes I need someone outside the lab to say these things are worth raising.",
         ),
         (
             "A: My contract's up for renewal in two months, and the grant it's paid from ends in the summer.",
@@ -204,6 +215,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Like finally getting a bigger place.",
             "A: Like that, yes. Let me look at the jobs page tonight and see what's coming up.",
             "B: I'll make dinner. You scroll.",
+            "A: Deal. And if there's anything promising, I'd love your help with the cover letter.",
         ),
         (
             "A: I'm thinking about applying for a PhD.",
@@ -218,6 +230,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: We don't take big holidays anyway. And I like it when you're excited about your work.",
             "A: Okay. I'll sit down with her properly on Monday and find out what the application process looks like.",
             "B: And then we celebrate with very cheap, student-budget wine.",
+            "A: The best kind. Thanks for being so supportive about all of this.",
         ),
         (
             "A: There's a health and safety inspection on Thursday, and the lab is a disaster.",
@@ -232,6 +245,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Bribery. Classic.",
             "A: It always works. Scientists will do almost anything for free food.",
             "B: Same as everyone, really.",
+            "A: True. Speaking of food, have you eaten, or should I make us something?",
         ),
         (
             "B: Can I ask you something about your work with the mice, {a}? You hardly ever talk about it.",
@@ -246,6 +260,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: That's completely understandable. There's a reason the animal facility has a counsellor visiting each month.",
             "B: Really? That's more thoughtful than I expected.",
             "A: It's newer than it should be, but it's there. I've talked to her a couple of times, and it helped.",
+            "B: I'm glad. Thanks for telling me about it. I think I understand your work a bit better now.",
         ),
         (
             "A: My wrist is killing me again. Too many hours of pipetting this week.",
@@ -259,6 +274,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: The brace makes my gloves fit badly. But I'll try it in the evenings.",
             "B: I'll be reminding you each night, you know.",
             "A: I know you will, {b}. And I'll pretend to be annoyed and secretly be grateful.",
+            "B: That's the spirit. Let me know if the doctor's note works, or if I need to write to your lab manager myself.",
         ),
         (
             "A: We had a lab meeting today about tube labelling. An entire meeting.",
@@ -288,13 +304,14 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That's the part I like hearing. Permanent.",
             "A: Me too. I'll keep my expectations modest, but it's the first time I've felt like there's a path here.",
             "B: We should celebrate anyway. Maybe something that doesn't involve tiny tubes.",
+            "A: Dinner out, then. Somewhere with big plates and no pipettes in sight.",
         ),
     ),
     "sales manager": (
         (
             "A: The regional director called today. We missed the quarterly target.",
             "B: By much?",
-            "A: Not by a huge margin. Not a disaster, but enough that I have to present a recovery plan next week.",
+            "A: A few points short. Hardly a disaster, but enough that I have to present a recovery plan next week.",
             "B: Did he seem angry?",
             "A: More tired than angry. Every store in the region is down. People just aren't buying sofas right now.",
             "B: That's hardly something you can control, though, is it?",
@@ -304,6 +321,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That sounds like a solid idea. Will the team go for it?",
             "A: Some of them will love it. Those who are great with couples in the showroom might find it harder.",
             "B: You'll work it out. You always get your team on board in the end.",
+            "A: Thanks. I'll sketch the plan tonight and run it past the senior staff first. If they're on board, the rest will follow.",
         ),
         (
             "A: My best salesperson just handed in her notice.",
@@ -319,6 +337,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Probably a younger guy on the team who's been hoping for a chance. This might be his moment.",
             "B: See, there's always a silver lining.",
             "A: Ask me again in three months, when we find out if he sinks or swims.",
+            "B: I have a feeling he'll swim. You have a good eye for people, {a}.",
         ),
         (
             "A: Today a customer's new sofa arrived in the wrong fabric, and she has guests coming this weekend.",
@@ -333,6 +352,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: You're very good at that. Turning angry people around.",
             "A: It's most of the job, really. Selling is the easy part. Fixing things when they go wrong is where you keep people.",
             "B: You should put that on a poster in the break room.",
+            "A: Maybe I will. Or at least say it at the next team meeting, with slightly less swearing.",
         ),
         (
             "A: I've got three interviews tomorrow for the showroom position.",
@@ -343,11 +363,12 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: I can see that, actually. Kitchens are chaos.",
             "A: Exactly. You can teach product knowledge. You can't really teach someone to stay friendly on a Saturday with a queue of tired families.",
             "B: So he's your favourite before you've even met him.",
-            "A: I'm trying to keep an open mind until I meet everyone. That's how you end up hiring people who are just like you.",
+            "A: I'm trying to keep an open mind until I meet everyone. Deciding early is how you end up hiring people who are just like you.",
             "B: Sensible. Do you have a favourite interview question?",
             "A: I always have candidates sell me the chair they're sitting on. You learn a lot from how people handle something a bit silly.",
             "B: I would be terrible at that.",
             "A: You'd be fine, honestly. You'd mention how comfortable it is and ask what I need it for, and that's half of selling right there.",
+            "B: Well, if you ever need a stand-in interviewer, let me know. I'll practise my firm handshake.",
         ),
         (
             "A: Head office is changing the commission structure, and my team is unhappy, to put it mildly.",
@@ -376,6 +397,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: We don't have to. I think mismatched chairs look nice, honestly.",
             "B: You just don't want to pay for six chairs.",
             "A: That is also true.",
+            "B: Let's look at it together on Saturday. If we both love it, we'll worry about chairs later.",
         ),
         (
             "A: Head office wants me at the furniture fair next month. Four days, plus travel.",
@@ -390,6 +412,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Then ask him. The worst he can say is no, and you'll have tried.",
             "A: You're right. And if he says no, I'll buy her the fanciest recorder in the shop.",
             "B: Please don't. One recorder in this house is already plenty.",
+            "A: Fair point. I'll send her a good-luck video instead, and maybe bring something back from the fair.",
         ),
         (
             "A: I had to step in on a sale today, and I doubt my salesperson will forgive me.",
@@ -404,10 +427,11 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Maybe explain that happy customers like that come back and recommend you to all their friends.",
             "A: That's the plan. Honestly, they were so grateful they're already interested in a matching footstool.",
             "B: See? Good karma and an extra sale.",
+            "A: Exactly. Sometimes doing the right thing turns out to be the smart thing too.",
         ),
         (
             "A: We got it! The hotel contract!",
-            "B: Wait, the big one? The entire hotel, {a}?",
+            "B: Wait, the big one? The entire hotel?",
             "A: Two hundred rooms. Beds, desks, armchairs, the lot. It's the largest order our region has ever landed.",
             "B: {a}, that's amazing! You've been chasing that for half a year.",
             "A: Seven months, three presentations and one very long dinner with their procurement team. I think I'm still in shock.",
@@ -418,6 +442,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Gently, I hope.",
             "A: Gently. Now the scary part starts—manufacturing, delivery schedules, two hundred rooms installed before their opening.",
             "B: That's a problem for Monday. Tonight we're celebrating.",
+            "A: Agreed. Thanks for putting up with all the late nights while I chased it.",
         ),
         (
             "A: I have to put a member of my team on a performance plan tomorrow. I've been dreading it all week.",
@@ -433,6 +458,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: I hope he sees it that way. These conversations never go how I rehearse them.",
             "B: Rehearse it on me tonight anyway. I'll play a very defensive salesperson.",
             "A: You'd be frighteningly convincing.",
+            "B: I'll take that as a compliment. Dinner first, and then we'll run through it a couple of times.",
         ),
     ),
     "librarian": (
@@ -449,6 +475,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Are you on the committee?",
             "A: I am. The meeting's in three weeks, and I have to read the whole thing again with a notepad.",
             "B: Well, let me know if you want to practise your arguments on me first. I'm very good at being a difficult audience.",
+            "A: Thanks, {b}. I may well do that, especially for the arguments about age-appropriate content.",
         ),
         (
             "A: The city wants to cut our opening hours again.",
@@ -463,6 +490,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Then it's worth trying. I'll come along too, if it helps.",
             "A: It would. A room full of people matters more than any spreadsheet I can put together.",
             "B: Put me down. I'll even wear a library tote bag.",
+            "A: I'll bring you the one with the owl on it. It's the most persuasive tote bag we have.",
         ),
         (
             "B: Why do you look so guilty?",
@@ -477,6 +505,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Most go to the Friends of the Library sale. The really out-of-date titles get recycled, since nobody should be getting medical advice from the eighties.",
             "B: Did you explain that to her?",
             "A: I tried. She left with three of the discarded books under her arm, so I think we reached a kind of peace.",
+            "B: That's a good ending, honestly. Some of those books found a home after all.",
         ),
         (
             "A: I had a gentleman in his eighties at the desk for most of the afternoon today.",
@@ -491,6 +520,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That's the kind of thing people don't realise libraries do.",
             "A: Exactly. Half my day is helping people navigate things that have nothing to do with books.",
             "B: Well, today you probably saved him a lot of money. That's a good day's work.",
+            "A: It felt like a good day. He even promised to bring his neighbour to the workshop, since she gets the same emails.",
         ),
         (
             "A: You'll never guess what we found in a donated box today.",
@@ -506,6 +536,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It just feels right. Those letters might mean more to a grandchild than to a filing cabinet.",
             "B: You know you'll read every single letter before you hand anything over.",
             "A: Obviously. Purely for cataloguing purposes.",
+            "B: Let me know what you find out. I'd love to hear how her story ends.",
         ),
         (
             "A: Story time was absolute chaos today. Forty toddlers, their parents, and one very loud tambourine.",
@@ -519,6 +550,8 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It was, honestly. Exhausting, but sweet. A dad mentioned afterwards that it's the only time all week his son sits still.",
             "B: Maybe you've found your true calling.",
             "A: Once a month, maybe. Any more than that and I'll lose my voice entirely.",
+            "B: Have you ever thought about recording a story time for the library's website? Your bear voice deserves an audience.",
+            "A: Absolutely not, {b}. Some talents are meant for a live audience only.",
         ),
         (
             "A: We've started working with a social worker, and she's in the library twice a week now.",
@@ -534,6 +567,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: It is. I try to remember that everyone in the building has a right to be there, including the people who make others uncomfortable.",
             "B: That's a very librarian thing to say, {a}.",
             "A: I'll take that as the highest compliment.",
+            "B: It was meant as one. I think it's wonderful what you're doing there.",
         ),
         (
             "A: The after-school crowd has been getting really loud, so I tried something new.",
@@ -564,6 +598,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Of course I have. I just didn't want to mention that it used to be a butcher's shop.",
             "B: You're joking.",
             "A: Only a little. The back room was a cold store. That's why it's always freezing in there.",
+            "B: I'm choosing to believe none of this. Show me the records on Sunday?",
         ),
         (
             "A: There's a digital archivist job at the university, and I can't stop thinking about it.",
