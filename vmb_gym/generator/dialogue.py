@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
-from vmb_gym.generator import banks, talk, talk_query
+from vmb_gym.generator import banks, talk, talk_query, talk_scenes
 from vmb_gym.generator.scenario import Beat, Person, ScenarioBuilder, Utt, fill, time12
 
 _SLOTS: tuple[int, ...] = tuple(range(6 * 60 + 40, 23 * 60, 20))
@@ -82,25 +83,23 @@ def _template_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tup
 
 
 def _natural_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tuple[int, int, int, list[Utt]]]:
-    """The beats reworded inside natural conversations, then filler conversations."""
+    """The beats reworded inside natural conversations, then filler conversations (some of them
+    authored scenes, :mod:`vmb_gym.generator.talk_scenes`, none twice in the history)."""
     people = builder.people
     sessions: list[tuple[int, int, int, list[Utt]]] = []
+    scenes = talk_scenes.SceneDraw(talk.SCENE_SHARE)  # each authored scene at most once per history
     for beat in builder.beats:
         utts = talk.beat_utts(rng, people, beat)
-        if beat.wrap < 4:  # a passing remark inside a longer talk about something else
-            n_pre, n_post = rng.randint(1, 6), rng.randint(0, 5)
-            around = talk.chat(rng, people, beat.a, beat.b, n_pre + n_post)
-            n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
-            while 1 < n_pre and around[n_pre - 1].text.endswith("?"):  # not between a question and its answer
-                n_pre -= 1
-            if utts and utts[0].tag is None and rng.random() < 0.3:  # "Oh, while we're in here." leads in
-                utts[0] = replace(utts[0], text=f"{talk.aside(rng, beat.a, False).text} {utts[0].text}")
-            utts = around[:n_pre] + utts + around[n_pre:]
-        else:
-            utts = (talk.chat(rng, people, beat.a, beat.b, rng.randint(2, 8)) + utts
-                    + talk.chat(rng, people, beat.b, beat.a, rng.randint(0, 5)))
-        sessions.append((beat.day, beat.a, beat.b, utts))
-    _add_filler(builder, rng, sessions, (12, 34), talk.chat)
+        short = beat.wrap < 4  # a passing remark inside a longer talk about something else
+        n_pre, n_post = (rng.randint(1, 6), rng.randint(0, 5)) if short else (rng.randint(2, 8), rng.randint(0, 5))
+        around = talk.chat(rng, people, beat.a, beat.b, n_pre + n_post, scenes)  # one talk, the beat inside it
+        n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
+        while 1 < n_pre and around[n_pre - 1].text.endswith("?"):  # not between a question and its answer
+            n_pre -= 1
+        if short and utts and utts[0].tag is None and rng.random() < 0.3:  # "Oh, while we're in here." leads in
+            utts[0] = replace(utts[0], text=f"{talk.aside(rng, beat.a, False).text} {utts[0].text}")
+        sessions.append((beat.day, beat.a, beat.b, around[:n_pre] + utts + around[n_pre:]))
+    _add_filler(builder, rng, sessions, (12, 34), partial(talk.chat, scenes=scenes))
     return sessions
 
 

@@ -37,18 +37,26 @@ from vmb_gym.generator import (
     talk_bank_words,
     talk_close,
     talk_ideas,
+    talk_scenes,
     talk_style,
 )
 from vmb_gym.generator.records import Beat, Person, Utt, fill
 from vmb_gym.generator.talk_bank_life import MORE_TOPICS
 from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
 
-__all__ = ["BANK_OF", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword", "typeset"]
+__all__ = ["BANK_OF", "SCENE_MIN_LINES", "SCENE_SHARE", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword",
+           "scene_chat", "scene_line", "typeset"]
 
 #: Planned content kinds the listener may ask "why?" about.
 _WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_preference"})
 #: Fields that are spoken values: never re-typeset (the matcher reads them as generated).
 _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
+#: Probability that a talk long enough is an authored scene (:mod:`vmb_gym.generator.talk_scenes`).
+SCENE_SHARE = 0.75
+#: Shortest talk that may be a scene.
+SCENE_MIN_LINES = 8
+#: Share of scene lines given a chance of a dash or ellipsis (authors already put some in).
+SCENE_PUNCTUATE = 0.5
 #: How often a topic is picked for a conversation.
 #: The open-ended conversation about one everyday thing (:mod:`vmb_gym.generator.talk_bank_generic`).
 GENERIC = "generic"
@@ -339,15 +347,37 @@ class _Talk:
             self.say(a, line("thank"))
 
 
-def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -> list[Utt]:
+def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
+         scenes: talk_scenes.SceneDraw | None = None) -> list[Utt]:
     """``n`` lines of conversation between ``a`` and ``b`` (no vehicle settings).
 
-    Five lines or more end with a goodbye; a long talk may change the subject.
+    With ``scenes`` (the history's draws from the scene bank), a talk of :data:`SCENE_MIN_LINES`
+    lines or more is, with probability ``scenes.share``, an authored scene about ``a``'s job, one
+    of their interests or an everyday topic (:func:`scene_chat`). Otherwise it is composed: five
+    lines or more end with a goodbye; a long talk may change the subject. Without ``scenes`` no
+    number is drawn for them, so the composed talk is the same as before scenes existed.
     """
+    return _talk(rng, people, a, b, n, scenes, shift=False)
+
+
+def _talk(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
+          scenes: talk_scenes.SceneDraw | None, shift: bool) -> list[Utt]:
+    """:func:`chat`; ``shift``: the talk goes on from an earlier one (a composed one opens "Anyway, ...")."""
     if n <= 0:
         return []
+    if scenes is not None and n >= SCENE_MIN_LINES:
+        picked = scenes.pick(rng, people[a], people[b],
+                             (talk_ideas.interests_of(people[a]), talk_ideas.interests_of(people[b])), n)
+        if picked is not None:
+            scene, mine = picked
+            return scene_chat(rng, people, a if mine else b, b if mine else a, n, scene, scenes)
+    return _composed(rng, people, a, b, n, shift)
+
+
+def _composed(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int, shift: bool) -> list[Utt]:
+    """``n`` composed lines; ``shift`` opens with a change of subject ("Anyway, ...")."""
     t = _Talk(rng, people, a, b)
-    t.opening(False)
+    t.opening(shift)
     goodbye = 2 if n >= 5 else 0
     turns = 0
     while len(t.lines) < n - goodbye:
@@ -360,10 +390,60 @@ def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int) -
         turns += 1
     del t.lines[n - goodbye:]
     if goodbye:
-        first, second = talk_close.goodbye(rng)
-        closer = t.lines[-1].speaker if rng.random() < 0.3 else (b if t.lines[-1].speaker == a else a)
-        t.say(closer, first, extend=False)
+        _goodbye(t, a, b, 2)
+    return t.lines
+
+
+def _goodbye(t: _Talk, a: int, b: int, size: int) -> None:
+    """A composed goodbye (``size`` 2) or its first line only (``size`` 1) at the end of ``t.lines``."""
+    rng = t.rng
+    first, second = talk_close.goodbye(rng)
+    last = t.lines[-1].speaker if t.lines else b
+    closer = last if t.lines and rng.random() < 0.3 else (b if last == a else a)
+    t.say(closer, first, extend=False)
+    if size > 1:
         t.say(b if closer == a else a, second, extend=False)
+
+
+def _scene_cut(lines: Sequence[tuple[str, str]], n: int) -> int:
+    """How many of a scene's lines fit a talk of ``n`` lines: all, or the first ``n`` less the last
+    ones while they are questions (their answer would be cut off; a goodbye takes their place)."""
+    if len(lines) <= n:
+        return len(lines)
+    k = n
+    while k > max(2, n - 3) and lines[k - 1][1].rstrip("\"\u201d\u2019' ").endswith("?"):
+        k -= 1
+    return k
+
+
+def scene_line(text: str, rng: random.Random, names: dict[str, str]) -> str:
+    """A scene line as the renderer typesets it: names filled, most apostrophes curly, and now and
+    then a dash or ellipsis (:mod:`vmb_gym.generator.talk_style`) where the author put none."""
+    for mark, name in names.items():
+        text = text.replace(mark, name)
+    text = typeset(text, rng)
+    if rng.random() < SCENE_PUNCTUATE and "\u2014" not in text and "\u2026" not in text:
+        text = talk_style.punctuate(text, rng)
+    return text
+
+
+def scene_chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
+               scene: talk_scenes.Scene, scenes: talk_scenes.SceneDraw | None = None) -> list[Utt]:
+    """``n`` lines from ``scene`` (A is ``a``, B is ``b``): cut before a goodbye when it is longer;
+    when it is shorter the talk goes on (another scene drawn from ``scenes``, composed talk that
+    changes the subject, or just a goodbye)."""
+    who, names = {"A": a, "B": b}, {"{a}": people[a].first, "{b}": people[b].first}
+    k = _scene_cut(scene.lines, n)
+    out = [Utt(who[s], scene_line(text, rng, names)) for s, text in scene.lines[:k]]
+    rest = n - k
+    if rest <= 0:
+        return out
+    nxt = b if out[-1].speaker == a else a  # the one who did not speak last goes on
+    if rest >= 3:
+        return out + _talk(rng, people, nxt, a if nxt == b else b, rest, scenes, shift=True)
+    t = _Talk(rng, people, nxt, a if nxt == b else b)
+    t.lines = list(out)
+    _goodbye(t, a, b, rest)
     return t.lines
 
 
