@@ -282,7 +282,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Meaning you might get a call at three in the morning.",
             "A: Possibly. Sorry in advance. I'll keep the phone on my side of the bed.",
             "B: Don't apologize. I'd rather you sleep knowing you'll hear it.",
-            "A: Thanks. Honestly, it's the part of the job I think about least until it's raining, and then it's all I think about.",
+            "A: Thanks. Funny how I never think about the river until it rains, and then it's all I think about.",
             "B: Let's do something distracting tonight, then. A movie, something with no rivers in it.",
             "A: Perfect. No rivers, no bridges, no floods. Deal.",
         ),
