@@ -144,7 +144,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: I love that you're going to spend your evening reading about lizards.",
             "A: My evening, your evening. You'll be hearing a lot of lizard facts, I'm afraid.",
             "B: I'll brace myself. Go on, give me your best lizard fact.",
-            "A: They can't chew their food properly if they're too cold. Fascinating, right?",
+            "A: Their digestion basically stops unless the enclosure feels like a desert afternoon. Fascinating, right?",
             "B: Weirdly, yes. Let me know if the little guy starts eating again—I'm invested now.",
         ),
         (

@@ -518,7 +518,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Poor man. It happens to so many people.",
             "A: I reassured him of that. I also signed him up for our digital safety workshop next week.",
             "B: Most people have no idea libraries do that sort of work.",
-            "A: Exactly, {b}. Half my day is helping people navigate things that have nothing to do with books.",
+            "A: Exactly, {b}. Half my day is helping people with things that have nothing to do with books.",
             "B: Well, today you probably saved him a lot of money. That's a good day's work.",
             "A: It felt like a good day. He even promised to bring his neighbour to the workshop, since she gets the same emails.",
         ),
@@ -566,7 +566,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: That's a hard line to walk.",
             "A: It is. I try to remember that everyone in the building has a right to be there, including the people who make others uncomfortable.",
             "B: That's a very librarian thing to say, {a}.",
-            "A: I'll take that as the highest compliment.",
+            "A: I'll take that as a huge compliment.",
             "B: It was meant as one. I think it's wonderful what you're doing there.",
         ),
         (
