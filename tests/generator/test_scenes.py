@@ -157,3 +157,16 @@ def test_scene_share_zero_and_template_draw_no_scene(monkeypatch: pytest.MonkeyP
     _history_texts()
     _history_texts(renderer="template")
     assert calls == []
+
+
+def test_scene_draw_gives_the_longest_talks_the_scenes(monkeypatch: pytest.MonkeyPatch) -> None:
+    people = [_person("Ana", "nurse"), _person("Ben", "chef")]
+    bank = SceneBank({(EVERYDAY, "weather"): tuple(_scene(f"w{i}", 10) for i in range(3)),
+                      (JOB, "nurse"): (_scene("n0", 10, JOB, "nurse"),), (JOB, "pilot"): (_scene("p0", 10, JOB, "pilot"),)})
+    monkeypatch.setattr(talk_scenes, "load_bank", lambda: bank)
+    assert talk_scenes.SceneDraw(1.0).supply(people, ([], [])) == 4  # not the pilot's scene
+    assert talk.scene_draw(people, [3, 12, 9, 7, 11, 2, 8]).min_lines == 8  # the 4th longest talk
+    assert talk.scene_draw(people, [6, 12, 5]).min_lines == talk.SCENE_MIN_LINES  # more scenes than talks
+    monkeypatch.setattr(talk_scenes, "load_bank", lambda: SceneBank({}))
+    assert talk.scene_draw(people, [30, 20]).min_lines > 30  # no scene for this household
+

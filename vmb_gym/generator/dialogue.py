@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from vmb_gym.generator import banks, talk, talk_query, talk_scenes
+from vmb_gym.generator import banks, talk, talk_query
 from vmb_gym.generator.scenario import Beat, Person, ScenarioBuilder, Utt, fill, time12
 
 _SLOTS: tuple[int, ...] = tuple(range(6 * 60 + 40, 23 * 60, 20))
@@ -87,11 +87,14 @@ def _natural_sessions(builder: ScenarioBuilder, rng: random.Random) -> list[tupl
     authored scenes, :mod:`vmb_gym.generator.talk_scenes`, none twice in the history)."""
     people = builder.people
     sessions: list[tuple[int, int, int, list[Utt]]] = []
-    scenes = talk_scenes.SceneDraw(talk.SCENE_SHARE)  # each authored scene at most once per history
-    for beat in builder.beats:
-        utts = talk.beat_utts(rng, people, beat)
+    planned = []
+    for beat in builder.beats:  # the talks' sizes first: the longest of them get the scenes
         short = beat.wrap < 4  # a passing remark inside a longer talk about something else
         n_pre, n_post = (rng.randint(1, 6), rng.randint(0, 5)) if short else (rng.randint(2, 8), rng.randint(0, 5))
+        planned.append((beat, short, n_pre, n_post))
+    scenes = talk.scene_draw(people, [n_pre + n_post for _, _, n_pre, n_post in planned])
+    for beat, short, n_pre, n_post in planned:
+        utts = talk.beat_utts(rng, people, beat)
         around = talk.chat(rng, people, beat.a, beat.b, n_pre + n_post, scenes)  # one talk, the beat inside it
         n_pre = min(n_pre, len(around) - 2) if len(around) >= 5 else n_pre  # before the goodbye
         while 1 < n_pre and around[n_pre - 1].text.endswith("?"):  # not between a question and its answer

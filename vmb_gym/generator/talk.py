@@ -45,16 +45,16 @@ from vmb_gym.generator.talk_bank_life import MORE_TOPICS
 from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
 
 __all__ = ["BANK_OF", "SCENE_MIN_LINES", "SCENE_SHARE", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword",
-           "scene_chat", "scene_line", "typeset"]
+           "scene_chat", "scene_draw", "scene_line", "typeset"]
 
 #: Planned content kinds the listener may ask "why?" about.
 _WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_preference"})
 #: Fields that are spoken values: never re-typeset (the matcher reads them as generated).
 _VALUE_FIELDS = frozenset({"val", "Val", "old", "Old", "cval", "Cval"})
 #: Probability that a talk long enough is an authored scene (:mod:`vmb_gym.generator.talk_scenes`).
-SCENE_SHARE = 0.75
-#: Shortest talk that may be a scene.
-SCENE_MIN_LINES = 8
+SCENE_SHARE = 1.0
+#: Shortest talk that may be a scene (longer when the household has few scenes: :func:`scene_draw`).
+SCENE_MIN_LINES = 5
 #: Share of scene lines given a chance of a dash or ellipsis (authors already put some in).
 SCENE_PUNCTUATE = 0.5
 #: How often a topic is picked for a conversation.
@@ -351,8 +351,8 @@ def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
          scenes: talk_scenes.SceneDraw | None = None) -> list[Utt]:
     """``n`` lines of conversation between ``a`` and ``b`` (no vehicle settings).
 
-    With ``scenes`` (the history's draws from the scene bank), a talk of :data:`SCENE_MIN_LINES`
-    lines or more is, with probability ``scenes.share``, an authored scene about ``a``'s job, one
+    With ``scenes`` (the history's draws from the scene bank, :func:`scene_draw`), a talk of
+    ``scenes.min_lines`` lines or more is, with probability ``scenes.share``, an authored scene about ``a``'s job, one
     of their interests or an everyday topic (:func:`scene_chat`). Otherwise it is composed: five
     lines or more end with a goodbye; a long talk may change the subject. Without ``scenes`` no
     number is drawn for them, so the composed talk is the same as before scenes existed.
@@ -360,12 +360,32 @@ def chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
     return _talk(rng, people, a, b, n, scenes, shift=False)
 
 
+def scene_draw(people: Sequence[Person], sizes: Sequence[int]) -> talk_scenes.SceneDraw:
+    """A history's draws from the scene bank, given the sizes of its planned talks.
+
+    The household's scenes go to its longest talks: ``min_lines`` is the size of the n-th longest
+    talk for a supply of n scenes (:meth:`~vmb_gym.generator.talk_scenes.SceneDraw.supply`), at
+    least :data:`SCENE_MIN_LINES`; a small bank keeps its scenes whole, a large one reaches
+    shorter talks too.
+    """
+    draw = talk_scenes.SceneDraw(SCENE_SHARE)
+    supply = draw.supply(people, [talk_ideas.interests_of(p) for p in people])
+    longest = sorted(sizes, reverse=True)
+    if supply <= 0:
+        draw.min_lines = 10**9
+    elif supply <= len(longest):
+        draw.min_lines = max(SCENE_MIN_LINES, longest[supply - 1])
+    else:
+        draw.min_lines = SCENE_MIN_LINES
+    return draw
+
+
 def _talk(rng: random.Random, people: Sequence[Person], a: int, b: int, n: int,
           scenes: talk_scenes.SceneDraw | None, shift: bool) -> list[Utt]:
     """:func:`chat`; ``shift``: the talk goes on from an earlier one (a composed one opens "Anyway, ...")."""
     if n <= 0:
         return []
-    if scenes is not None and n >= SCENE_MIN_LINES:
+    if scenes is not None and n >= scenes.min_lines:
         picked = scenes.pick(rng, people[a], people[b],
                              (talk_ideas.interests_of(people[a]), talk_ideas.interests_of(people[b])), n)
         if picked is not None:

@@ -248,12 +248,21 @@ class SceneDraw:
     Attributes:
         share: probability that a conversation long enough is a scene (when one is left).
         bank: the bank drawn from (default: :func:`load_bank`).
+        min_lines: the shortest talk that may be a scene.
         used: ids of the scenes this history has used.
     """
 
     share: float
     bank: SceneBank | None = None
+    min_lines: int = MIN_LINES
     used: set[str] = field(default_factory=set)
+
+    def supply(self, people: Sequence[Person], interests: Sequence[Sequence[str]]) -> int:
+        """How many scenes the household can use: its people's jobs and ``interests``, and every everyday topic."""
+        bank = self.bank if self.bank is not None else load_bank()
+        keys = {k for k in bank.by_key if k[0] == EVERYDAY} | {(JOB, p.occupation) for p in people}
+        keys |= {(INTEREST, i) for likes in interests for i in likes}
+        return sum(len(bank.by_key.get(k, ())) for k in keys)
 
     def pick(self, rng: random.Random, sharer: Person, other: Person, interests: Sequence[Sequence[str]],
              lines: int = MAX_LINES) -> tuple[Scene, bool] | None:
