@@ -96,7 +96,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: I’m really glad they did that. Are you going to take them up on a proper chat?",
             "A: Definitely. I always used to brush those things off, but I’m trying to be better about it.",
             "B: Good. And if you need a day off, please take it. We’ll manage.",
-            "A: Thanks, {b}. Right now I think I just need a shower and some really boring television.",
+            "A: Thanks, {b}. Right now I think I just need a shower and some very boring television.",
             "B: I can absolutely provide boring television! There’s a baking competition on at nine.",
         ),
         (
@@ -184,7 +184,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         ),
         (
             "B: How did the deposition go, {a}? You were so nervous last night.",
-            "A: I survived, which is the main thing. The first half hour was really rough, though.",
+            "A: I survived, which is the main thing. The first half hour was rough, though.",
             "B: Really? What made it so tough at the start?",
             "A: The lawyer asking the questions spoke like he was being paid by the syllable, and the witness kept answering before I’d finished.",
             "B: Are you allowed to tell them to slow down?",
@@ -229,7 +229,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Does the translation actually matter that much, if the original is vague anyway?",
             "A: Especially then. If I make it clearer than it really is—even slightly—I’m taking sides without meaning to. The vagueness has to survive the translation.",
             "B: That’s such an interesting skill, keeping someone’s writing exactly as unclear as they made it.",
-            "A: It really is. This whole case has made me think about Mum, though. Have you ever talked with her about her own paperwork?",
+            "A: It is. This whole case has made me think about Mum, though. Have you ever talked with her about her own paperwork?",
             "B: Not really. It always feels a bit morbid to bring up.",
             "A: I know, but after reading this file, I’d much rather have one awkward conversation now than years of lawyers later.",
             "B: You’re right. Maybe we can both raise it with her when we visit at Easter, gently.",
@@ -286,7 +286,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Oh, that poor woman. I’m guessing you had to change your plans for the appointment.",
             "A: Put the instruments away and just talked. Turns out a dentist—years ago, somewhere else—was quite rough with her as a child and she’s been terrified ever since.",
             "B: Did you manage any treatment at all?",
-            "A: Just a quick look and one really gentle clean. We agreed on a hand signal she can use any time she wants me to stop.",
+            "A: Just a quick look and one very gentle clean. We agreed on a hand signal she can use any time she wants me to stop.",
             "B: I like that. It gives her some control back.",
             "A: That’s the idea. She’s booked in again next month for a filling—small steps.",
             "B: You sound genuinely happy about it.",
@@ -398,7 +398,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: Maybe. It still stings, though. I keep reading it and wondering whether I could have explained things better.",
             "B: Are you going to reply to it?",
             "A: The practice manager thinks I should, briefly and politely. Say we’re sorry he had a difficult experience and invite him to call.",
-            "B: That sounds really professional. Much more professional than anything I’d write.",
+            "B: That sounds so professional. Much more professional than anything I’d write.",
             "A: And that’s exactly why you’re not in charge of our online reviews.",
         ),
         (
@@ -502,7 +502,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         (
             "A: I have three thousand two hundred images from Saturday’s wedding to get through.",
             "B: Three thousand images from a single wedding? That sounds completely overwhelming!",
-            "A: It really is. Two of us were shooting, and the speeches alone were about four hundred frames.",
+            "A: It is a lot. Two of us were shooting, and the speeches alone were about four hundred frames.",
             "B: How do you even start with that many?",
             "A: First I cull: I go through everything fast and reject anything blurry, with closed eyes, or basically a duplicate. That usually cuts it by two thirds.",
             "B: That sounds brutal. Do you ever feel guilty deleting pictures?",
