@@ -276,7 +276,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: I spent the afternoon with a family writing an obituary for their grandmother.",
             "B: I didn't know you still wrote obituaries.",
             "A: Not the little paid notices—a proper news obituary. She ran the corner shop by the park for forty years.",
-            "B: Oh, I remember that shop. With the jars of sweets on the counter?",
+            "B: Oh, I remember that shop! We spent all our pocket money there as kids. The jars of sweets on the counter?",
             "A: That's it. According to her granddaughter, she'd let kids pay for sweets with drawings if they had no pocket money.",
             "B: That's lovely. Did you know her at all, {a}?",
             "A: Only as a customer. But sitting in her kitchen, looking at photos, I felt like I knew her a bit by the end.",
@@ -410,7 +410,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         (
             "B: So, the outlet by the kettle. It's been dead since the spring.",
             "A: I know. It's on my list.",
-            "B: {a}, you fix wiring for strangers all day. We've been unplugging the toaster to use the kettle for months.",
+            "B: {a}, you fix wiring for strangers all day. We've been unplugging the toaster to use the kettle for months. Even Dad noticed when he visited.",
             "A: The cobbler's children have no shoes. It's a famous saying for a reason.",
             "B: I'm pretty sure a famous saying isn't an excuse.",
             "A: By the time I'm home, opening up another wall is the very last thing on my mind. It feels like a second shift.",

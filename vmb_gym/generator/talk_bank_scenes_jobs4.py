@@ -245,7 +245,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: That's the plan, actually. First thing in the morning, everybody cleans for a solid stretch, no exceptions, and afterwards we'll order pizza for lunch.",
             "B: Bribery. Classic.",
             "A: It always works. Scientists will do almost anything for free food.",
-            "B: Same as everyone, really.",
+            "B: Same as this household, really. Remember the flat meeting we only got everyone to by promising doughnuts?",
             "A: True. Speaking of food, have you eaten, or should I make us something?",
         ),
         (
@@ -516,7 +516,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: A textbook one. He'd already bought a gift card and was about to go buy more.",
             "B: Did you manage to stop him?",
             "A: Yes, thankfully. We phoned his bank together from the desk, and they confirmed it was fake. He was mortified.",
-            "B: Poor man. It happens to so many people.",
+            "B: Poor man. It nearly happened to Grandma last spring, remember? It happens to so many people.",
             "A: I reassured him of that. I also signed him up for our digital safety workshop next week.",
             "B: Most people have no idea libraries do that sort of work.",
             "A: Exactly, {b}. Half my day is helping people with things that have nothing to do with books.",
