@@ -53,6 +53,7 @@ def test_shipped_bank_is_well_formed_and_car_free() -> None:
     ("My phone died in the middle of the call.", False),  # a module word alone is everyday speech
     ("We got there at high tide, so the whole flock was up.", False),  # a value word alone too
     ("The mechanic says the engine is fine.", False),
+    ("The pottery wheel wobbles on every third turn.", False),  # a car-only function word alone
 ])
 def test_vehicle_line(text: str, flagged: bool) -> None:
     assert (talk_scenes.vehicle_line(text) is not None) is flagged

@@ -95,7 +95,9 @@ class SceneBank:
 
 
 #: Car words a scene never says, whatever else the line holds: cars and driving, and the writers'
-#: list of setting words (a mechanic's "engine" or a woodworker's "garage" names no setting and stays).
+#: list of setting words. Words that name a setting only in a car ("wheel", "route", "fuel") count as
+#: function words (refused beside a value word); a mechanic's "engine" or a woodworker's "garage"
+#: names no setting and stays.
 CAR_WORDS: tuple[str, ...] = (
     "car", "cars", "vehicle", "vehicles", "drive", "driving", "drove", "driver", "passenger", "traffic", "road trip",
     "parking", "park the",
@@ -103,8 +105,7 @@ CAR_WORDS: tuple[str, ...] = (
     "window", "windows", "sunroof", "mirror", "mirrors", "lamp", "lamps", "light", "lights", "lighting", "volume",
     "massage", "ventilation", "ventilated", "steering", "wiper", "wipers", "navigation", "nav", "drive mode",
     "trunk", "door", "doors", "defrost", "defroster", "degree", "degrees", "percent", "level", "levels", "cabin",
-    "dashboard", "radio", "playlist", "ambient", "brightness", "cooling", "warmer", "cooler", "wheel", "route",
-    "navigate", "fuel", "all the way",
+    "dashboard", "radio", "playlist", "ambient", "brightness", "cooling", "warmer", "cooler",
 )
 
 
