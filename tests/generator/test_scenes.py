@@ -163,7 +163,8 @@ def test_scene_share_zero_and_template_draw_no_scene(monkeypatch: pytest.MonkeyP
 def test_scene_draw_gives_the_longest_talks_the_scenes(monkeypatch: pytest.MonkeyPatch) -> None:
     people = [_person("Ana", "nurse"), _person("Ben", "chef")]
     bank = SceneBank({(EVERYDAY, "weather"): tuple(_scene(f"w{i}", 10) for i in range(3)),
-                      (JOB, "nurse"): (_scene("n0", 10, JOB, "nurse"),), (JOB, "pilot"): (_scene("p0", 10, JOB, "pilot"),)})
+                      (JOB, "nurse"): (_scene("n0", 10, JOB, "nurse"),),
+                      (JOB, "pilot"): (_scene("p0", 10, JOB, "pilot"),)})
     monkeypatch.setattr(talk_scenes, "load_bank", lambda: bank)
     assert talk_scenes.SceneDraw(1.0).supply(people, ([], [])) == 4  # not the pilot's scene
     assert talk.scene_draw(people, [3, 12, 9, 7, 11, 2, 8]).min_lines == 8  # the 4th longest talk
@@ -171,3 +172,18 @@ def test_scene_draw_gives_the_longest_talks_the_scenes(monkeypatch: pytest.Monke
     monkeypatch.setattr(talk_scenes, "load_bank", lambda: SceneBank({}))
     assert talk.scene_draw(people, [30, 20]).min_lines > 30  # no scene for this household
 
+
+
+def test_scene_share_is_the_share_of_long_talks(monkeypatch: pytest.MonkeyPatch) -> None:
+    outcomes: list[bool] = []
+    orig = SceneDraw.pick
+
+    def record(self: SceneDraw, *args: object, **kw: object) -> tuple[Scene, bool] | None:
+        got = orig(self, *args, **kw)
+        outcomes.append(got is not None)
+        return got
+
+    monkeypatch.setattr(SceneDraw, "pick", record)
+    monkeypatch.setattr(talk, "SCENE_SHARE", 0.5)
+    _history_texts()
+    assert len(outcomes) >= 40 and 0.35 <= sum(outcomes) / len(outcomes) <= 0.65

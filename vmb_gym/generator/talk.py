@@ -9,9 +9,12 @@ renderer's, unchanged; only the words and the talk around them differ:
   states its value, setting, condition and relative in the words the matcher reads (an
   utterance whose new text lost any of them keeps its template text);
 * the listener reacts, sometimes asks why and gets a reason (:func:`beat_utts`);
-* each beat sits inside a conversation on an everyday topic (:func:`chat`), composed from the
-  parts of :mod:`vmb_gym.generator.talk_bank_topics` and :mod:`vmb_gym.generator.talk_bank_chat`
-  (open, react, ask, answer, relate, suggest, plan, change the subject, say goodbye);
+* each beat sits inside a conversation (:func:`chat`): an authored scene about the sharer's job,
+  one of their interests or an everyday topic (:mod:`vmb_gym.generator.talk_scenes`; the
+  household's scenes go to its longest talks, none twice in a history, :func:`scene_draw`), or a
+  conversation composed from the parts of :mod:`vmb_gym.generator.talk_bank_topics` and
+  :mod:`vmb_gym.generator.talk_bank_chat` (open, react, ask, answer, relate, suggest, plan,
+  change the subject, say goodbye);
 * most apostrophes are typeset curly, as in the official release.
 
 All randomness comes from the generator passed in (the scenario's dialogue generator), so the

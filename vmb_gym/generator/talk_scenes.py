@@ -40,8 +40,8 @@ from types import ModuleType
 from vmb_gym.errors import DataError
 from vmb_gym.generator.records import Person
 
-__all__ = ["CAR_WORDS", "EVERYDAY", "INTEREST", "JOB", "KIND_WEIGHTS", "MAX_LINES", "MIN_LINES", "OTHER_WEIGHT", "PREFIX", "Scene", "SceneBank",
-           "SceneDraw", "load_bank", "scene_problems", "vehicle_line"]
+__all__ = ["CAR_WORDS", "EVERYDAY", "INTEREST", "JOB", "KIND_WEIGHTS", "MAX_LINES", "MIN_LINES", "OTHER_WEIGHT",
+           "PREFIX", "Scene", "SceneBank", "SceneDraw", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
 
 #: Module name prefix of a scene bank inside :mod:`vmb_gym.generator`.
 PREFIX = "talk_bank_scenes_"
@@ -284,7 +284,8 @@ class SceneDraw:
             for kind, keys in ((JOB, [(JOB, person.occupation)]), (INTEREST, [(INTEREST, i) for i in likes])):
                 pool = [s for k in keys for s in bank.by_key.get(k, ()) if s.sid not in self.used]
                 options.append((KIND_WEIGHTS[kind] * scale, pool, mine))
-        everyday = [s for k in sorted(bank.by_key) if k[0] == EVERYDAY for s in bank.by_key[k] if s.sid not in self.used]
+        everyday = [s for k in sorted(bank.by_key) if k[0] == EVERYDAY
+                    for s in bank.by_key[k] if s.sid not in self.used]
         options.append((KIND_WEIGHTS[EVERYDAY], everyday, True))
         options = [o for o in options if o[1]]
         if not options:
