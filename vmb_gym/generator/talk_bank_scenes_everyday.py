@@ -814,7 +814,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         ),
         (
             "A: Did you notice someone moved into the blue house on the corner?",
-            "B: I saw a moving truck yesterday, {a}. A young couple, I think, with a baby.",
+            "B: I saw movers carrying boxes in yesterday, {a}. A young couple, I think, with a baby.",
             "A: I was thinking of taking them something. A loaf of banana bread, maybe, and our number in case they need anything.",
             "B: That's very old-fashioned of you.",
             "A: When we moved here, the lady across the street brought us a casserole, and I've never forgotten it.",

@@ -467,7 +467,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
         ),
         (
             "A: I've finally started on Grandma's old rocking chair.",
-            "B: At last! That poor thing has been sitting in the garage for years.",
+            "B: At last! That poor thing has been sitting in the basement for years.",
             "A: The joints were so loose it creaked like an old ship. I've taken the whole thing apart and labeled every piece in pencil.",
             "B: Please tell me you remember how it goes back together.",
             "A: I took photos at every step. Around two hundred of them.",

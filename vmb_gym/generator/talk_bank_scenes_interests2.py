@@ -116,7 +116,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: And after all that, would you really want to go out again?",
             "A: Absolutely. There's a longer trip at the end of the month, two nights, sleeping on board.",
             "B: Two nights on the thing that makes you sick. I'm a little worried.",
-            "A: I'll get those pressure bands for your wrists, and ginger snaps. The crew swears by ginger.",
+            "A: I'll get those pressure bands for your wrists, and ginger snaps. The crew insists ginger works wonders.",
             "B: Okay. I'll buy the ginger snaps, and you send me a picture of the sunset.",
         ),
         (
