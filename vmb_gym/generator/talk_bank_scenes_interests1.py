@@ -285,7 +285,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "B: Fifteen in a row sounds like a sign you should've stopped at two.",
             "A: Every time I lose I tell myself, just one more, I'll win it back. It stops being fun after a while.",
             "B: So keep the app, just skip the fast games. Do the puzzles instead.",
-            "A: The puzzles are better for me anyway. Our club captain keeps telling me tactics are my weakest area.",
+            "A: The puzzles are better for me anyway. Our club captain keeps telling me tactics are where I lose most of my games.",
             "B: There you go, then — a handful of puzzles every night, and then straight to bed.",
             "A: And if I break my own rule, {b}?",
             "B: Then I'm taking your phone and hiding it in the bread box.",
@@ -737,7 +737,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
             "A: I love that one too, but the club president thought it was a little sentimental.",
             "B: Sentimental isn't a crime. People will stop and look at it.",
             "A: That's true. And the third?",
-            "B: Honestly? The rainy street with the red umbrella. It's the only one with any color in it.",
+            "B: Honestly? The rainy street with the scarlet umbrella. It's the only print that isn't mostly gray.",
             "A: Your mother said exactly the same thing, {b}. I worried it was a bit too obvious.",
             "B: Obvious works on a gallery wall. You're overthinking it, Dad.",
             "A: Probably. Heron, pigeon man, umbrella. Done, before I change my mind again.",
@@ -962,7 +962,7 @@ SCENES: dict[str, tuple[tuple[str, ...], ...]] = {
     ),
     "rock climbing": (
         (
-            "A: I finally did it — the purple route on the overhang.",
+            "A: I finally did it — the climb with the purple holds on the overhang.",
             "B: Wait, the one you've been falling off for weeks, {a}?",
             "A: That exact one! I finally touched the top hold tonight, and honestly, I nearly cried up there.",
             "B: I'm so proud of you. What was different this time?",
