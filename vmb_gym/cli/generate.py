@@ -10,6 +10,10 @@ from pathlib import Path
 from typing import Any
 
 HELP = "Generate scenarios (history/, qa_data/, meta/); --split regenerates a split of the default benchmark."
+#: The offline renderer of ``vmb generate --out DIR`` without ``--renderer``. ``--split`` and
+#: ``--benchmark`` keep their manifest's options (the template renderer), and so does every
+#: training and evaluation path that generates data (they build their options themselves).
+DEFAULT_RENDERER = "natural"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,13 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share (0-1) of the --whole-car settings whose lines and request say they are for the "
                              "whole car (\"for everyone\"); the others are worded like a person's own setting")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
-                        help="how lines are worded: an offline renderer (template, natural), or a chat model that "
+                        help="how lines are worded: an offline renderer (natural: conversations with authored "
+                             "scenes, the default; template: the embedded benchmark's short fixed sentences, the "
+                             "default of --split and --benchmark), or a chat model that "
                              "rewrites each conversation of the offline text and is verified against the sidecar "
                              "(openai:MODEL: any OpenAI-compatible endpoint, $OPENAI_BASE_URL and $OPENAI_API_KEY; "
                              "hf:PATH: a local transformers model); failed conversations keep the offline text, "
                              "counted in render_manifest.json")
     parser.add_argument("--render-base", choices=("template", "natural"), default=None,
-                        help="offline renderer an LLM --renderer rewrites and falls back to (default: the generator's)")
+                        help="offline renderer an LLM --renderer rewrites and falls back to (default: template)")
     parser.add_argument("--render-timeout", type=float, default=120.0, help="seconds per LLM renderer request")
     parser.add_argument("--render-retries", type=int, default=1,
                         help="re-renders of a conversation that fails verification before it falls back")
@@ -91,9 +97,10 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
 
 
 def _offline_renderer(args: argparse.Namespace) -> str | None:
-    """The offline renderer asked for: ``--renderer NAME``, or ``--render-base`` under an LLM renderer."""
+    """The offline renderer asked for: ``--renderer NAME``, ``--render-base`` under an LLM renderer, else
+    :data:`DEFAULT_RENDERER` (None with ``--split``: the manifest's)."""
     if args.renderer is None:
-        return None
+        return None if args.split else DEFAULT_RENDERER
     return args.render_base if ":" in args.renderer else args.renderer
 
 
