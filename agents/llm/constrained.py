@@ -352,6 +352,10 @@ def value_choices() -> dict[str, dict[str, tuple[str, ...]]]:
     return _rich_sets(_string_set)
 
 
+#: The longest memory query with ``name_in_query`` (characters; then the string is closed): a request's quote
+#: with the person's name fits.
+MAX_QUERY_CHARS = 160
+
 #: The widest integer range written out as literals (a wider one, e.g. a mileage, is not constrained).
 MAX_RANGE = 1000
 
@@ -429,8 +433,9 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
     """The tools the next call may name when a vehicle call is required (None: any).
 
     Before any vehicle call ``finish`` is not offered (``tool_choice="required"`` for the vehicle); once the memory
-    was searched after a module listing, the compact view's next call is ``call_vehicle`` (the teacher episode's
-    order: list, search, call; or search the request, list, search, call).
+    was searched after a module listing, the compact view's next call is ``call_vehicle``, and a search before any
+    listing is followed by ``list_module_tools`` (the teacher episode's orders: list, search, call; or search the
+    request, list, search, call; a search-first model otherwise repeats its search).
     """
     called = [tc.get("function") or {} for m in messages if m.get("role") == "assistant"
               for tc in m.get("tool_calls") or []]
@@ -440,6 +445,8 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
     listed = "list_module_tools" in results
     if "call_vehicle" in tools and listed and "search_memory" in results[results.index("list_module_tools"):]:
         return ("call_vehicle",)
+    if "list_module_tools" in tools and "search_memory" in results and not listed:
+        return ("list_module_tools",)  # searched before any listing (search-first order): list next
     return tuple(t for t in tools if t != "finish")
 
 
@@ -529,7 +536,10 @@ class NameConstraint:
         return ids
 
     def _prefix_ids(self, slot: Slot, prefixes: Sequence[str]) -> set[int] | None:
-        """A string that starts with one of ``prefixes``; free once one is written (or none can be any more)."""
+        """A string that starts with one of ``prefixes``; free once one is written (or none can be any more), and
+        closed once it is :data:`MAX_QUERY_CHARS` long (a small model can repeat words until its token limit)."""
+        if slot.partial is not None and len(slot.partial) >= MAX_QUERY_CHARS:
+            return set(self.index.prefix_tokens('"')) | set(self.index.completing_tokens('"', slot.depth, comma=True))
         if slot.partial is None:
             targets = [f'{sp}"{p}' for p in prefixes for sp in ("", " ")]
         elif any(slot.partial.startswith(p) for p in prefixes):

@@ -73,7 +73,7 @@ def test_next_tools_withhold_finish_until_a_vehicle_call() -> None:
     assert next_tools(searched, TOOLS) == ("call_vehicle",)
     # search-first order: the request's search, then the listing, then the setting's search; finish withheld
     first = [user, _assistant("search_memory"), {"role": "tool", "name": "search_memory", "content": "1. x"}]
-    assert next_tools(first, TOOLS) == ("search_memory", "list_module_tools", "call_vehicle")
+    assert next_tools(first, TOOLS) == ("list_module_tools",)  # not the same search again
     assert next_tools([*first, _assistant("list_module_tools"), LISTED_MSG], TOOLS) == (
         "search_memory", "list_module_tools", "call_vehicle")
     assert next_tools([*first, _assistant("list_module_tools"), LISTED_MSG, *searched[3:]], TOOLS) == ("call_vehicle",)

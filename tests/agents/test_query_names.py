@@ -72,3 +72,14 @@ def test_policy_name_in_query_is_off_unless_asked_and_reaches_the_grammar(tiny) 
     (rule,) = policy._constraints([([{"role": "user", "content": REQUEST}], compact_tools())])
     assert rule.grammar.query_names == ("Jack", "Hall", "Samantha")
     assert "name_in_query=True" in repr(policy)
+
+
+def test_a_long_query_is_closed(index) -> None:
+    from agents.llm.constrained import MAX_QUERY_CHARS
+
+    g = _grammar(REQUEST)
+    long = '"Jack ' + "panel, " * (MAX_QUERY_CHARS // 7 + 1)
+    slot = call_slot(SEARCH + long)
+    ids = NameConstraint(index, g)._prefix_ids(slot, g.query_prefixes(slot))
+    assert ids and all(index.strings[i].startswith('"') for i in ids)
+    assert NameConstraint(index, g)._prefix_ids(call_slot(SEARCH + '"Jack seat'), g.query_prefixes(slot)) is None
