@@ -41,12 +41,22 @@ from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 
 
+#: Words by which a request asks for a setting at every seat ("warm all the seats", "for everyone").
+WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|both)\b", re.IGNORECASE)
+
+
 def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
-    """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`."""
+    """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`.
+
+    A seat is personal: its ``"all"`` is offered only when the rules chose it or the request's words
+    say every seat (:data:`WHOLE_CAR_WORDS`); the generator's whole-car settings never include a seat.
+    """
     sel = selector_param(spec)
     if sel is None or sel.constraint is None:
         return [None]
     choices = list(sel.constraint.choices)
+    if spec.module == "seat" and first != "all" and not WHOLE_CAR_WORDS.search(request):
+        choices = [c for c in choices if c != "all"]
     if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.IGNORECASE):
         first = "rear_right"
     own = [seat] if seat in choices and seat != first else []

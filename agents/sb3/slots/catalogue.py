@@ -324,18 +324,22 @@ class SlotCatalogue:
         return {"name": name, "arguments": args}
 
     def mask(self, analysis: SlotAnalysis, episode: EpisodeText, *, memory_search: bool = True) -> np.ndarray:
-        """Allowed actions: search first (alone) when memory retrieves; then finish and every non-empty
-        call slot whose function was not called yet."""
+        """Allowed actions: search first (alone) when memory retrieves; then every non-empty call slot whose
+        function was not called yet, and finish once a call was made (or when no call slot is left).
+
+        Every request of the benchmark asks for at least one change, so finishing before any call
+        scores zero whatever the memory held; the policy's first act after looking is a call.
+        """
         mask = np.zeros(self.n, dtype=bool)
         rounds = search_rounds(episode)
         if memory_search and (rounds == 0 or (rounds == 1 and analysis.followups)):
             mask[SLOT_SEARCH] = True
             return mask  # look before acting (and follow up what the first look found)
-        mask[SLOT_FINISH] = True
         made_apis = set(episode.made_names)
         for i, name, key in self.distinct_calls(analysis):
             if name not in made_apis and key not in episode.made:
                 mask[i] = True
+        mask[SLOT_FINISH] = bool(made_apis) or not mask.any()
         return mask
 
     def distinct_calls(self, analysis: SlotAnalysis) -> list[tuple[int, str, str]]:

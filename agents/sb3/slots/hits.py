@@ -8,12 +8,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import re
+
 from agents.rules import Candidate, extract_value, hit_body
 from agents.sb3.slots.layout import CORRECTION_WORDS, FOLLOW_MINUTES, N_FOLLOWUPS
 from agents.sb3.slots.reading import NOW, prior_text, render_value, said_by
 from agents.sb3.slots.records import ApiSlot
 from vmb_gym.memory import MemoryHit
 from vmb_gym.vehicle import API_SPECS
+from vmb_gym.vehicle.lexicon import LEVEL_WORDING, LINE_CUES, PREFERENCE_WORDING
 
 def shown_hit(record: Mapping[str, Any], speakers: Sequence[str] = ()) -> MemoryHit:
     """One ``info["memory_hits"]`` hit (:func:`vmb_gym.envs.tool_runtime.hit_record`) as the slot design reads it.
@@ -64,6 +67,8 @@ def continuations(cands: Sequence[Any], hits: Sequence[MemoryHit], speakers: Seq
             if dt <= 0 or h0.people != h.people:
                 continue
             body = hit_body(h, speakers)
+            if not continues_a_setting(body):
+                break  # the same line for every earlier line
             for c0 in by_source.get(h0.render(), ()):
                 if c0.api in own:
                     continue
@@ -74,6 +79,27 @@ def continuations(cands: Sequence[Any], hits: Sequence[MemoryHit], speakers: Seq
                 extra.append(Candidate(c0.api, value, c0.score + 0.5, h.render()))
                 follow_src.add(h.render())
     return extra, follow_src
+
+
+def continues_a_setting(body: str) -> bool:
+    """Whether a line can carry on the setting of the speaker's line before it: no question, and an amount
+    ("Make it 35 percent", "Level 1 is what I need"), an instruction ("make it green"), a reaction to the
+    setting ("Too low", "That's better") or a correction ("I meant", "sorry, I misspoke"). Chat by the same
+    speaker a minute later ("I've got at least four consults today", "talking gear instead of equations",
+    "that's actually a nice spot") continues nothing: the line cues "instead" and "actually" alone are not
+    enough."""
+    low = body.lower()
+    if LINE_CUES["question"].search(low):
+        return False
+    return bool(LEVEL_WORDING.search(low) or PREFERENCE_WORDING.search(low) or INSTRUCTION.search(low)
+                or CORRECTION.search(low))
+
+
+#: An instruction about the setting just named ("make it green", "turn that down", "bump it up").
+INSTRUCTION = re.compile(r"\b(?:make|set|turn|put|switch|bump|dial|lower|raise|keep|change|leave) (?:it|that|this)\b"
+                         r"|\b(?:bump|dial|crank|knock) (?:up|down|back)\b")
+#: A correction of what the speaker just said (``LINE_CUES["correction"]`` without its chatty "actually").
+CORRECTION = re.compile(r"\b(?:wrong|mistake|mistaken|meant|sorry|misspoke|scratch that|not what i)\b")
 
 
 def followup_queries(req: Any, apis: Sequence[ApiSlot], by_render: Mapping[str, Any], relatives: Sequence[str],

@@ -1,0 +1,69 @@
+"""Slot-catalogue rules that carry to natural conversations: which lines continue a setting, and no finish
+before the first call."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.sb3.slots import SLOT_FINISH, SlotCatalogue, SlotEpisodeText
+from agents.sb3.slots.analysis import analyse
+from agents.sb3.slots.hits import continues_a_setting
+from tests.agents.sb3.hit_records import hit_records
+
+SPEAKERS = ("Julian Abbott", "Hugo Yamada", "Aaron Patel")
+REQUEST = "At 11:00 AM, Julian was driving, alone. Julian said: 'Put the leg rest height back to my usual, please.'"
+API = "carcontrol_seat_set_leg_support_height"
+
+
+def _analysis(*lines: str):
+    cat = SlotCatalogue()
+    an = analyse(REQUEST, hit_records(*lines), SPEAKERS, True, cat.api_scores(REQUEST, SPEAKERS), cat.classify)
+    return cat, an
+
+
+def test_lines_that_carry_on_a_setting() -> None:
+    for line in ("Too low. Make it 35 percent instead.", "Okay, I'll bump it up to 22.", "Hmm, make it green.",
+                 "Ouch, that's too rough! Level 1 is what I need.", "Actually, switch it off.",
+                 "Wait, not blue. I meant green.", "Sorry, I misspoke: green, not blue."):
+        assert continues_a_setting(line), line
+    for line in ("You're telling me. I've got at least four allergy consults on the schedule.",
+                 "Do you travel with a full set of tools at 30?", "Yeah, the traffic was awful on Fifth.",
+                 "You two might end up talking gear instead of equations.", "Okay, that's actually a nice spot."):
+        assert not continues_a_setting(line), line
+
+
+def test_chat_a_minute_later_is_no_correction() -> None:
+    _, an = _analysis(
+        "[2025-08-21 14:42] Julian Abbott: I'll go with the leg support height at 95 percent today.",
+        "[2025-08-21 14:43] Julian Abbott: You're telling me, four consults before noon and two after lunch.",
+    )
+    slot = next(a for a in an.apis if a.api == API)
+    assert not any(v.follows for v in slot.values)
+    assert slot.values[0].value == 95
+
+
+def test_a_correction_a_minute_later_still_continues() -> None:
+    _, an = _analysis(
+        "[2025-08-21 14:42] Julian Abbott: I'll go with the leg support height at 95 percent today.",
+        "[2025-08-21 14:43] Julian Abbott: Actually, dial it back to 30 percent.",
+    )
+    slot = next(a for a in an.apis if a.api == API)
+    assert next(v for v in slot.values if v.value == 30).follows
+
+
+def test_finish_is_allowed_only_after_a_call() -> None:
+    cat, an = _analysis("[2025-08-21 14:42] Julian Abbott: I'll go with the leg support height at 95 percent today.")
+    ep = SlotEpisodeText(request=REQUEST, searched=True, search_rounds=2)
+    mask = cat.mask(an, ep)
+    assert not mask[SLOT_FINISH] and mask[2:].any()
+    ep.made_names.append(API)
+    ep.made.add(f'{API}{{"seat": "driver", "value": 95}}')
+    assert cat.mask(an, ep)[SLOT_FINISH]
+
+
+def test_finish_stays_allowed_when_no_call_is_left() -> None:
+    cat, an = _analysis("[2025-08-21 14:42] Hugo Yamada: Nice weather today.")
+    ep = SlotEpisodeText(request="At 9 AM, Julian said: 'Hello there.'", searched=True, search_rounds=2)
+    an.calls, an.distinct_calls = None, []
+    mask = cat.mask(an, ep)
+    assert mask[SLOT_FINISH] and not np.flatnonzero(mask[2:]).size
