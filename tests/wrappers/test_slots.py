@@ -59,7 +59,7 @@ def test_masks_search_first_then_slots(tiny_data: str) -> None:
         assert mask.sum() == 1
         obs, *_ = env.step(SLOT_SEARCH)
         mask = env.action_masks()
-    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+    assert not mask[SLOT_SEARCH] and not mask[SLOT_FINISH]  # every request asks for a change: call first
     inner: SlotActionWrapper = env.env
     cat, analysis = inner.catalogue, inner.analysis
     calls = {i: cat.resolve(i, analysis) for i in np.flatnonzero(mask) if i >= 2}
@@ -77,11 +77,12 @@ def test_masks_search_first_then_slots(tiny_data: str) -> None:
     assert env.observation_space.contains(obs)
 
 
-def test_no_memory_search_allows_finish_at_once(tiny_data: str) -> None:
+def test_no_memory_search_acts_at_once(tiny_data: str) -> None:
     env = make_slot_env(_env(tiny_data, memory="none"))
     env.reset(options={"task_id": "1_0"})
     mask = env.action_masks()
-    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+    assert not mask[SLOT_SEARCH]  # nothing to look up: the first act is a call
+    assert mask[2:].any() and not mask[SLOT_FINISH]
 
 
 def _hand_analysis() -> SlotAnalysis:
@@ -122,7 +123,12 @@ def test_resolver_turns_each_slot_into_its_call() -> None:
     # masks follow the resolver; features describe exactly the allowed rows
     ep = EpisodeText(request="x", searched=True)
     mask = cat.mask(an, ep)
-    assert mask[SLOT_FINISH] and not mask[SLOT_SEARCH]
+    assert not mask[SLOT_FINISH] and not mask[SLOT_SEARCH]  # finish waits for the first call
+    called = cat.mask(an, EpisodeText(request="x", searched=True, made_names=["carcontrol_seat_set_heating_level"]))
+    assert called[SLOT_FINISH] and not any(called[i] for i in range(2, N_SLOT_ACTIONS)
+                                           if (c := r(i, an)) and c["name"] == "carcontrol_seat_set_heating_level")
+    empty = SlotAnalysis(request=an.request, apis=[], delta=None, n_hits=0, searched=True)
+    assert cat.mask(empty, ep)[SLOT_FINISH]  # no call slot left: finish is the only act
     assert not any(mask[i] for i in range(2, N_SLOT_ACTIONS) if r(i, an) is None)
     assert mask[cat.index(0, 0, 0)] and mask[cat.index(1, VALUE_EXPLICIT, 0)]
     feats = SlotFeaturizer().features(an, ep).reshape(N_SLOT_ACTIONS, -1)

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 from vmb_gym.errors import DataError
@@ -203,10 +204,11 @@ def _scene_problems(where: str, scene: object) -> list[str]:
 
 
 def _modules() -> list[ModuleType]:
-    import vmb_gym.generator as pkg
-
-    names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith(PREFIX))
-    return [importlib.import_module(f"{pkg.__name__}.{n}") for n in names]
+    # The package's folder is this file's folder; importing the package itself here would make
+    # an import cycle (vmb_gym.generator's __init__ imports the writer, which renders talks).
+    here = [str(Path(__file__).resolve().parent)]
+    names = sorted(m.name for m in pkgutil.iter_modules(here) if m.name.startswith(PREFIX))
+    return [importlib.import_module(f"{__package__}.{n}") for n in names]
 
 
 def build_bank(modules: Iterable[tuple[str, object]]) -> SceneBank:
