@@ -22,6 +22,17 @@ only when it states an amount, an instruction, a reaction or a correction, and f
 the first call. The HEAD code before them reproduced the old alt recording exactly on that machine.
 ``slot_pins.json`` (the other machines) still holds the earlier code's pins and needs the same
 re-recording on such a machine.
+
+CI (no AVX-512) then failed on the default part only, at a first state the alt recording holds. The
+earlier recordings show where the two kinds of machine part: default task ``1_5``, whose first search
+round's fourth query is a near-tie between two APIs ("zoom" on the first machines and in the old alt
+recording without official data, "ac mode" in the new alt recording). ``default_avx2`` in the alt file
+is the current code recorded on the AVX-512 machine with numpy, OpenBLAS and torch held to AVX2
+(``NPY_DISABLE_CPU_FEATURES`` of the AVX-512 features, ``OPENBLAS_CORETYPE=Haswell``,
+``ATEN_CPU_CAPABILITY=avx2``): it equals the alt recording except that task, where it says "zoom",
+as the first machines did. Held to AVX2, the code before the catalogue changes reproduced the old
+alt recording's ``default_without_official`` and not ``slot_pins.json``, so this emulation is a
+stand-in for the other machines, not a copy of them.
 """
 
 from __future__ import annotations
@@ -82,7 +93,8 @@ def test_candidate_slots_and_features_on_the_default_benchmark(fresh: dict[str, 
     assert len(PINS["episodes"]["default"]) == len(PINS_ALT["episodes"]["default"]) == 15  # 3 per reasoning type
     # on the AVX-512 machine the default part also differed with and without the official data found
     _matches_one(lambda old: _compare_episodes(old, fresh["episodes"]["default"]), PINS["episodes"]["default"],
-                 PINS_ALT["episodes"]["default"], PINS_ALT["episodes"]["default_without_official"])
+                 PINS_ALT["episodes"]["default"], PINS_ALT["episodes"]["default_without_official"],
+                 PINS_ALT["episodes"]["default_avx2"])
 
 
 @pytest.mark.needs_shared
