@@ -104,8 +104,6 @@ def test_candidate_slots_and_features_on_the_default_benchmark(fresh: dict[str, 
     assert len(PINS["episodes"]["default"]) == len(PINS_ALT["episodes"]["default"]) == 15  # 3 per reasoning type
     # one task of 15 may differ from the closest recording: a near-tie between two APIs (task 1_5) falls either
     # way with the CPU's float kernels; the code before the catalogue changes moved 2+ tasks of every recording
-    # one task of 15 may differ from the closest recording: a near-tie between two APIs' scores (task 1_5's
-    # fourth first-round query) falls either way with the CPU's float kernels; a change of the code moves more
     _matches_one(lambda old: _compare_episodes(old, fresh["episodes"]["default"], near_ties=1),
                  PINS["episodes"]["default"], PINS_ALT["episodes"]["default"],
                  PINS_ALT["episodes"]["default_without_official"], PINS_ALT["episodes"]["default_avx2"])
