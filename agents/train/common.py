@@ -37,7 +37,7 @@ from vmb_gym.errors import ConfigError
 
 __all__ = ["EVAL_MIN_EPISODES", "EVAL_PER_SCENARIO", "SB3_CHOICES", "SB3Args", "accuracy_by_kind",
            "add_dataclass_arguments", "args_from_namespace", "behaviour_clone", "check_sb3_args", "demo_hits",
-           "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
+           "GENERATED_STAMP", "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
            "learn_with_log", "peak_rss_mib", "plot_curve", "prepare_out", "print_peak_rss", "seed_everything", "summarise",
            "train_settings", "write_csv"]
 
@@ -243,25 +243,41 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
 
 
+#: The file beside a cached generated split that holds :func:`vmb_gym.generator.writer.fingerprint` of what wrote it.
+GENERATED_STAMP = "generator_fingerprint.txt"
+
+
 def generated_train(args: Any, renderer: str = "template") -> Path:
     """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
     (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
     lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``);
-    ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``)."""
+    ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``).
+    A cached split is reused only when its :data:`GENERATED_STAMP` matches the generator's sources and options;
+    otherwise it is written again (a changed renderer never trains on stale text)."""
     import vmb_gym
     from vmb_gym.cache_root import cache_dir
     from vmb_gym.generator import generate, split_options
+    from vmb_gym.generator.writer import fingerprint
 
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
     whole = float(getattr(args, "whole_car", 0.0))
     name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
     out = root.resolve() / (name + (f"_whole{whole:g}" if whole else ""))
-    if not (out / "qa_data").is_dir():
-        manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-        opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer,
-                                   whole_car=whole)
-        generate(opts, out)
+    manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+    opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer,
+                               whole_car=whole)
+    stamp, want = out / GENERATED_STAMP, fingerprint(opts)
+    found = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
+    if (out / "qa_data").is_dir() and found == want:
+        return out
+    if (out / "qa_data").is_dir():
+        why = "has no fingerprint" if found is None else "was written by other generator code or options"
+        print(f"the cached train split {out} {why}: writing it again", flush=True)
+        for sub in ("history", "qa_data", "meta"):  # only what generate() writes
+            shutil.rmtree(out / sub, ignore_errors=True)
+    generate(opts, out)
+    stamp.write_text(want + "\n", encoding="utf-8")
     return out
 
 

@@ -19,6 +19,7 @@ from agents.train.common import (  # noqa: E402
     check_sb3_args,
     eval_limit,
     format_score,
+    GENERATED_STAMP,
     generated_train,
     prepare_out,
     summarise,
@@ -81,13 +82,41 @@ def test_generated_split_lives_under_the_one_cache_root(tmp_path: Path, monkeypa
     monkeypatch.setenv("VMB_CACHE_DIR", str(tmp_path / "cache"))
     assert SB3Args().cache_dir == "" and stream_writer.Args().cache_dir == ""
     split = tmp_path / "cache" / "generated" / "train_3"
-    (split / "qa_data").mkdir(parents=True)  # already generated: nothing is written
+    (split / "qa_data").mkdir(parents=True)
+    (split / GENERATED_STAMP).write_text(_train_fingerprint(3) + "\n")  # already generated: nothing is written
     assert generated_train(SB3Args(train_scenarios=3)) == split
     assert generated_train(stream_writer.Args(train_scenarios=3)) == split  # the stream trainer shares it
+    assert not any((split / "qa_data").iterdir())
     own = tmp_path / "own" / "train_3"
     (own / "qa_data").mkdir(parents=True)
+    (own / GENERATED_STAMP).write_text(_train_fingerprint(3) + "\n")
     monkeypatch.chdir(tmp_path)
     assert generated_train(SB3Args(train_scenarios=3, cache_dir="own")) == own  # resolved, absolute
+
+
+def _train_fingerprint(n: int) -> str:
+    import dataclasses
+
+    from vmb_gym.generator import split_options
+    from vmb_gym.generator.writer import fingerprint
+
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "benchmark" / "manifest.json").read_text())
+    return fingerprint(dataclasses.replace(split_options("train", manifest), scenarios=n, renderer="template",
+                                           whole_car=0.0))
+
+
+def test_a_stale_cached_split_is_written_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    split = tmp_path / "train_1"
+    (split / "qa_data").mkdir(parents=True)
+    (split / "qa_data" / "qa_9.json").write_text("[]")  # left by older generator code
+    (split / GENERATED_STAMP).write_text("0" * 64 + "\n")
+    args = SB3Args(train_scenarios=1, cache_dir=str(tmp_path))
+    assert generated_train(args) == split
+    assert "other generator code or options" in capsys.readouterr().out
+    assert sorted(p.name for p in (split / "qa_data").iterdir()) == ["qa_1.json"]
+    assert (split / GENERATED_STAMP).read_text().strip() == _train_fingerprint(1)
+    before = (split / "history" / "history_1.txt").stat().st_mtime_ns
+    assert generated_train(args) == split and (split / "history" / "history_1.txt").stat().st_mtime_ns == before
 
 
 def test_evaluation_is_sized_to_the_run() -> None:

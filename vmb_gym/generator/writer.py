@@ -11,6 +11,7 @@ The same options and seed give the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -116,6 +117,19 @@ def generate(options: GeneratorOptions, out: str | Path,
             path.write_text(text, encoding="utf-8", newline="\n")
             written.append(path)
     return written
+
+
+def fingerprint(options: GeneratorOptions) -> str:
+    """Hex sha256 of what a generated set depends on: ``options`` and the generator's own sources.
+
+    A cached set whose fingerprint differs was written by other options or other code (e.g. the
+    natural renderer's scene banks changed without a version bump) and must be written again.
+    """
+    h = hashlib.sha256(json.dumps(dataclasses.asdict(options), sort_keys=True, default=str).encode())
+    for source in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        h.update(source.name.encode())
+        h.update(source.read_bytes())
+    return h.hexdigest()
 
 
 def sha256(path: Path) -> str:
