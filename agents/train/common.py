@@ -39,7 +39,7 @@ __all__ = ["EVAL_MIN_EPISODES", "EVAL_PER_SCENARIO", "SB3_CHOICES", "SB3Args", "
            "add_dataclass_arguments", "args_from_namespace", "behaviour_clone", "check_sb3_args", "demo_hits",
            "GENERATED_STAMP", "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
            "learn_with_log", "peak_rss_mib", "plot_curve", "prepare_out", "print_peak_rss", "seed_everything", "summarise",
-           "train_settings", "write_csv"]
+           "train_settings", "train_split_options", "write_csv"]
 
 #: Evaluation sized to the run (``--eval-episodes -1``): this many tasks per training scenario, at least
 #: :data:`EVAL_MIN_EPISODES` (a 2-scenario run evaluates 10 tasks per set, a 100-scenario run 500).
@@ -247,6 +247,17 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 GENERATED_STAMP = "generator_fingerprint.txt"
 
 
+def train_split_options(scenarios: int, renderer: str = "template", whole_car: float = 0.0) -> Any:
+    """The generator options of the first ``scenarios`` households of the shipped manifest's train split."""
+    import vmb_gym
+    from vmb_gym.generator import split_options
+
+    manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+    return dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer,
+                               whole_car=whole_car)
+
+
 def generated_train(args: Any, renderer: str = "template") -> Path:
     """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
     (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
@@ -254,24 +265,21 @@ def generated_train(args: Any, renderer: str = "template") -> Path:
     ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``).
     A cached split is reused only when its :data:`GENERATED_STAMP` matches the generator's sources and options;
     otherwise it is written again (a changed renderer never trains on stale text)."""
-    import vmb_gym
     from vmb_gym.cache_root import cache_dir
-    from vmb_gym.generator import generate, split_options
+    from vmb_gym.generator import generate
     from vmb_gym.generator.writer import fingerprint
 
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
     whole = float(getattr(args, "whole_car", 0.0))
     name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
     out = root.resolve() / (name + (f"_whole{whole:g}" if whole else ""))
-    manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-    opts = dataclasses.replace(split_options("train", manifest), scenarios=args.train_scenarios, renderer=renderer,
-                               whole_car=whole)
+    opts = train_split_options(args.train_scenarios, renderer, whole)
     stamp, want = out / GENERATED_STAMP, fingerprint(opts)
     found = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
-    if (out / "qa_data").is_dir() and found == want:
+    cached = (out / "qa_data").is_dir()
+    if cached and found == want:
         return out
-    if (out / "qa_data").is_dir():
+    if cached:
         why = "has no fingerprint" if found is None else "was written by other generator code or options"
         print(f"the cached train split {out} {why}: writing it again", flush=True)
         for sub in ("history", "qa_data", "meta"):  # only what generate() writes

@@ -21,6 +21,7 @@ from agents.train.common import (  # noqa: E402
     format_score,
     GENERATED_STAMP,
     generated_train,
+    train_split_options,
     prepare_out,
     summarise,
 )
@@ -95,14 +96,9 @@ def test_generated_split_lives_under_the_one_cache_root(tmp_path: Path, monkeypa
 
 
 def _train_fingerprint(n: int) -> str:
-    import dataclasses
-
-    from vmb_gym.generator import split_options
     from vmb_gym.generator.writer import fingerprint
 
-    manifest = json.loads((Path(__file__).resolve().parents[2] / "benchmark" / "manifest.json").read_text())
-    return fingerprint(dataclasses.replace(split_options("train", manifest), scenarios=n, renderer="template",
-                                           whole_car=0.0))
+    return fingerprint(train_split_options(n))
 
 
 def test_a_stale_cached_split_is_written_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
