@@ -20,7 +20,7 @@ from agents.rules.params import clamp_to_param, enable_api, selector_param, valu
 from agents.rules.request import Request, api_text, read_request, request_destination
 from agents.rules.routine import routine_plan
 from agents.rules.values import extract_value, request_value, selector_value
-from agents.rules.words import conditions_in, module_words, score_apis, top_scores
+from agents.rules.words import conditions_in, module_words, score_apis, top_scores, unnamed_setting_modules
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
@@ -45,6 +45,7 @@ class Candidate:
     value: Any
     score: float
     source: str
+    by_target: bool = False  # said by the person the request is for
 
 
 class RulesPolicy:
@@ -174,7 +175,7 @@ class RulesPolicy:
         best_req = max(req_scores.values(), default=0.0)
         if best_req >= 2.0:
             # the request names a function: read values for it (and close rivals) only
-            candidates = [c for c in candidates if req_scores.get(c.api, 0.0) >= best_req - 1.0]
+            candidates = self._named(candidates, req_scores, req)
         if candidates:
             top = candidates[0]
             calls = [self._call(top.api, top.value, req)]
@@ -263,19 +264,23 @@ class RulesPolicy:
         rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
         out: list[Candidate] = []
         req_words = content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
+        unnamed = unnamed_setting_modules(api_text(req))  # "my HUD settings": the lines tell which one
+        # a place is rarely said with the navigation's words ("my meeting moved to the Grand Hall")
+        places = {api: 0.0 for api, rs in req_scores.items() if rs >= 2.0 and _names_a_place(api)}
         for h in hits:
             body = hit_body(h, self._names)
             hit_scores = score_apis(body)
             preference = bool(PREFERENCE_WORDS.search(body))
-            for api, hs in hit_scores.items():
-                rs = req_scores.get(api, 0.0)
+            for api, hs in {**places, **hit_scores}.items():
+                rs = unnamed.get(API_SPECS[api].module, req_scores.get(api, 0.0))
                 if rs == 0.0 and hs < 2.0:
                     continue
                 value = extract_value(API_SPECS[api], body, req)
                 if value is None:
                     continue
                 score = 2.0 * rs + hs
-                if req.target and any(same_person(p, req.target) for p in h.people):
+                by_target = bool(req.target and any(same_person(p, req.target) for p in h.people))
+                if by_target:
                     score += 1.5
                 elif req.target and mentions_person(h, req.target):
                     score += 0.5
@@ -291,9 +296,25 @@ class RulesPolicy:
                 if h.timestamp is not None:
                     score += 0.5 * rank_of_time.get(h.timestamp, 0.0)
                 score += min(1.5, 0.5 * len(req_words & content_words(body)))
-                out.append(Candidate(api, value, score, h.render()))
+                out.append(Candidate(api, value, score, h.render(), by_target))
         out.sort(key=lambda c: -c.score)
         return out
+
+    @staticmethod
+    def _named(candidates: list[Candidate], req_scores: dict[str, float], req: Request) -> list[Candidate]:
+        """The candidates of the functions a request names (and their close rivals).
+
+        When none of them has a value in the hits and the request states none, the person's own
+        lines about another setting of the same device: "Restore my driving position" names the
+        backrest most strongly, and the person's lines may hold their leg support instead.
+        """
+        best = max(req_scores.values(), default=0.0)
+        named = [c for c in candidates if req_scores.get(c.api, 0.0) >= best - 1.0]
+        top = top_scores(req_scores, 1)[0][0]
+        if named or request_value(top, req) is not None:
+            return named
+        modules = {API_SPECS[api].module for api, s in req_scores.items() if s >= best - 1.0}
+        return [c for c in candidates if c.by_target and API_SPECS[c.api].module in modules]
 
     def _call(self, api: str, value: Any, req: Request) -> dict[str, Any]:
         """The JSON call for ``api`` with ``value`` and its selector.
@@ -338,6 +359,12 @@ class RulesPolicy:
     # Old private spellings, kept until the SB3 slot design calls the public ones.
     _search = search
     _candidates = candidates
+
+
+def _names_a_place(api: str) -> bool:
+    """Whether ``api``'s value is a destination (free text a line may state without naming the function)."""
+    vp = value_param(API_SPECS[api])
+    return vp is not None and vp.name == "destination"
 
 
 def _env_memory(source: Any) -> MemoryModule | None:

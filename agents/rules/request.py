@@ -17,6 +17,12 @@ _DOWN = r"lower|less|dimmer|weaker|quieter|cooler|colder|down|softer|smaller|slo
 _AMOUNT = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|a bit|a little|a touch|slightly|a|an)"
 _UNIT = r"(?:\s+(?:more\s+)?(?:levels?|units?|degrees?|percent|%|notch(?:es)?|steps?|points?|centimeters?|cm|clicks?))?"
 _RELATIVE = re.compile(rf"\b{_AMOUNT}{_UNIT}\s+(?:more\s+|even\s+)?({_UP}|{_DOWN})\b", re.IGNORECASE)
+_RAISE = r"increase|raise|bump|up"
+_LOWER = r"decrease|lower|reduce|drop|down"
+#: The direction first: "lower it by one level", "increase the leg support by 2", "turn it up one notch".
+_RELATIVE_VERB = re.compile(rf"\b({_RAISE}|{_LOWER})\b(?!\s+to\b)(?:\s+(?!by\b)[\w’']+){{0,4}}?\s+(?:by\s+)?{_AMOUNT}"
+                            r"\s*(levels?|units?|degrees?|percent|%|notch(?:es)?|steps?|points?|centimeters?|cm|clicks?)\b",
+                            re.IGNORECASE)
 
 
 @dataclass
@@ -41,10 +47,10 @@ def read_request(text: str, speakers: Sequence[str]) -> Request:
     mentions = sorted((m.start(), full) for form, full in names for m in phrase_pattern(form).finditer(body))
     people = list(dict.fromkeys(full for _, full in mentions))
     target = None
-    # "for Samuel's ..." inside a quote names the person the setting is for
+    # "for Samuel's ...", "the theme Samuel likes" inside a quote name the person the setting is for
     for q in quotes:
         for form, full in names:
-            if re.search(rf"(?<!not )\b{re.escape(form)}(?:'s|’s)\b", q):
+            if re.search(rf"(?<!not )\b{re.escape(form)}(?:'s|’s|\s+(?:likes|prefers|loves|wants|uses|chose|picked))\b", q):
                 target = full
                 break
         if target:
@@ -62,6 +68,9 @@ def read_request(text: str, speakers: Sequence[str]) -> Request:
     if m:
         amount = number_word(m.group(1)) or 1
         delta = amount if re.fullmatch(_UP, m.group(2).lower()) else -amount
+    elif m := _RELATIVE_VERB.search(quote_text):
+        amount = number_word(m.group(2)) or 1
+        delta = amount if re.fullmatch(_RAISE, m.group(1).lower()) else -amount
     return Request(text=body, quotes=quotes, target=target, seat=seat, conditions=conditions_in(body),
                    delta=delta, people=people, driver=driver)
 

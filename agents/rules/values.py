@@ -227,14 +227,36 @@ def _air_direction(text: str) -> str | None:
     return "_".join(parts) if parts else None
 
 
+#: A trip's wording before its destination ("navigate to", "heading back to").
+_TRIP = re.compile(r"\b(?:navigate|take me|take us|drive|go|head|heading|directions|route|going)\s+(?:back\s+)?to\s+"
+                   r"(?:the\s+)?([^.,!?;'\"]{3,60})", re.IGNORECASE)
+#: A named place after "at", "to" or "visit": capitalised words, with a street when one follows ("on 4th Street").
+_NAMED_PLACE = re.compile(r"\b(?:at|to|visit|visiting)\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)+"
+                          r"(?:\s+on\s+\d+(?:st|nd|rd|th)\s+Street)?)")
+#: What follows a place but is not part of it: when ("today", "next week"), why ("for ..."), a swap ("instead of ...").
+_PLACE_TAIL = re.compile(r"\s+(?:please|today|tomorrow|tonight|now|later|again|first|this \w+|next \w+|for\b.*|"
+                         r"instead\b.*|on (?!\d+(?:st|nd|rd|th) Street).*)$", re.IGNORECASE)
+
+
+def destination_in(text: str) -> str | None:
+    """The destination ``text`` states: after a trip's wording ("heading to the Oak Park"), else a named place after
+    "at", "to" or "visit" ("a meeting at the Grand Hall"); without what follows it (when, why, a swap).
+    """
+    m = _TRIP.search(text) or _NAMED_PLACE.search(text)
+    if not m:
+        return None
+    place = m.group(1).strip()
+    while True:
+        trimmed = _PLACE_TAIL.sub("", place).strip()
+        if trimmed == place or not trimmed:
+            return place
+        place = trimmed
+
+
 def _free_text(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
     """A destination or a quoted/played name for a free-text parameter."""
     if vp.name == "destination":
-        m = re.search(r"\b(?:navigate|take me|take us|drive|go|head|heading|directions|route|going)\s+(?:back\s+)?to\s+"
-                      r"(?:the\s+)?([^.,!?;'\"]{3,60})", text, re.IGNORECASE)
-        if m:
-            return m.group(1).strip()
-        return None
+        return destination_in(text)
     if vp.name in ("video_name", "song_name", "name"):
         m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])", text)
         if m:
@@ -272,7 +294,8 @@ def request_value(api: str, req: Request) -> Any:
         if len(found) == 1 or len({c for _, c in found}) == 1:
             return found[0][1]
         return None
-    if vp.name == "destination" and not re.search(r"\b(usual|mentioned|that|same|again|last time|my)\b", quote):
+    if vp.name == "destination" and not re.search(r"\b(usual|mentioned|that|same|again|last time|my|told|about|"
+                                                  r"location|place)\b", quote, re.IGNORECASE):
         return _free_text(spec, vp, quote)
     if vp.name == "video_name":
         m = re.search(r"\bto watch (?:a |an |the |some )?([a-z][\w -]{1,30}?)(?=[.,]|$)", req.text)

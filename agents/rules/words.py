@@ -121,6 +121,29 @@ def _score_apis_cached(text: str) -> tuple[tuple[str, float], ...]:
     return tuple(_score_apis(text).items())
 
 
+def unnamed_setting_modules(text: str) -> dict[str, float]:
+    """The modules ``text`` names without naming any of their settings, with the module's score.
+
+    "Restore my HUD settings" names the HUD and none of its settings: each HUD function is asked
+    for alike, and which one the person meant is for the memory to tell (:func:`score_apis` gives
+    such a module's default function its module score, so a request can still be planned without
+    memory).
+    """
+    return dict(_unnamed_cached(text))
+
+
+@lru_cache(maxsize=200_000)
+def _unnamed_cached(text: str) -> tuple[tuple[str, float], ...]:
+    """:func:`unnamed_setting_modules`, cached per text."""
+    named = {s.module for api, s in API_SPECS.items() if find_phrases(text, API_WORDS.get(api, ()))}
+    out = []
+    for module in sorted({s.module for s in API_SPECS.values()} - named):
+        found = find_phrases(text, module_words(module))
+        if found:
+            out.append((module, max(1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found)))
+    return tuple(out)
+
+
 def _score_apis(text: str) -> dict[str, float]:
     """Module score (its longest matching phrase) plus field score per function; see :func:`score_apis`."""
     module_score: dict[str, float] = {}

@@ -126,7 +126,7 @@ API_WORDS: dict[str, tuple[str, ...]] = {
     "carcontrol_airConditioner_set_mode": ("ac mode", "purify", "dehumidify", "defrost", "defog", "swing", "auto mode",
                                            "humid", "foggy windshield", "muggy"),
     "carcontrol_airConditioner_set_power": ("ac on", "ac off", "turn on the ac", "air conditioning on"),
-    "carcontrol_airConditioner_set_temperature": ("temperature", "degrees", "cool", "cooler", "warmer", "hot", "cold",
+    "carcontrol_airConditioner_set_temperature": ("temperature", "temp", "degrees", "cool", "cooler", "warmer", "hot", "cold",
                                                   "chilly", "freezing", "heat", "cool me down", "heatwave", "warm"),
     "carcontrol_footPedal_set_switch": ("pedal",),
     "carcontrol_bluetooth_set_connection": ("bluetooth", "connect my phone", "pair"),
