@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,11 @@ def _plot(path: Path, steps: Sequence[int], values: Sequence[float], *, title: s
             ax.plot(steps[window - 1:], _moving(y, window), label=f"moving mean ({window} steps)")
     else:
         ax.text(0.5, 0.5, "phase skipped", ha="center", va="center", transform=ax.transAxes)
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 80), fontsize=9)  # a long reward mapping wraps instead of running off
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
