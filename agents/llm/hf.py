@@ -97,7 +97,9 @@ class HFPolicy(ToolChatPolicy):
         feedback_parse_errors: see :class:`~agents.llm.chat.ToolChatPolicy`.
         use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
         device: device to move a path-loaded model to (default: cuda when available, else cpu).
-        dtype: dtype of a path-loaded model (default: the checkpoint's).
+        dtype: dtype of a path-loaded or named model (``"float32"``, ``"bfloat16"``, ``"float16"``; default: the
+            checkpoint's, float32 for the SmolLM2 GGUF). ``"bfloat16"`` decodes ``hf:smollm2-vmb`` about 1.7x
+            faster on a CPU with bf16 units (AVX512-BF16 / AMX); without them it is emulated and slower.
         adapter: a peft LoRA adapter folder to put on the base model (merged for speed).
         view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
             four tools, compact results: :mod:`agents.llm.compact_view`) or a view object;
@@ -435,13 +437,32 @@ def _strip_special(text: str, tokenizer: Any) -> str:
     return text.strip()
 
 
+#: The dtypes a model may be loaded in, by name.
+DTYPES = ("float32", "bfloat16", "float16")
+
+
+def _torch_dtype(dtype: Any | None) -> Any | None:
+    """``dtype`` as a torch dtype (a name of :data:`DTYPES` or a torch dtype; None stays None).
+
+    Raises:
+        ConfigError: another name.
+    """
+    import torch
+
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype
+    if str(dtype) not in DTYPES:
+        raise ConfigError(f"dtype must be one of {', '.join(DTYPES)} (or a torch dtype); found {dtype!r}; fix: "
+                          "--policy-kwargs '{\"dtype\": \"bfloat16\"}' on a CPU or GPU with bf16 units")
+    return getattr(torch, str(dtype))
+
+
 def _load(name_or_path: str, tokenizer: Any | None, *, device: str | None, dtype: Any | None) -> tuple[Any, Any]:
     """Load a causal LM (and its tokenizer when not given) from a path or hub id, in eval mode."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    if isinstance(dtype, str):
-        dtype = getattr(torch, dtype)
+    dtype = _torch_dtype(dtype)
     try:
         model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=dtype if dtype is not None else "auto")
         if tokenizer is None:

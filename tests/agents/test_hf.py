@@ -53,6 +53,15 @@ def test_from_pretrained_detects_template_tools_and_stop_tokens(tiny_dir) -> Non
     assert prompt.endswith("<|im_start|>assistant\n")
 
 
+def test_dtype_loads_the_model_in_it_and_a_bad_name_says_which_are_known(tiny_dir) -> None:
+    policy = HFPolicy(str(tiny_dir), dtype="bfloat16", device="cpu", max_new_tokens=4)
+    assert {p.dtype for p in policy.model.parameters()} == {torch.bfloat16}
+    assert {p.dtype for p in HFPolicy(str(tiny_dir), dtype=torch.float32, device="cpu").model.parameters()} == \
+        {torch.float32}
+    with pytest.raises(ConfigError, match=r"dtype must be one of float32, bfloat16, float16.*'bf8'"):
+        HFPolicy(str(tiny_dir), dtype="bf8", device="cpu")
+
+
 def test_template_without_tools_gets_a_tools_block(tiny_parts) -> None:
     model, _, tok_plain = tiny_parts
     policy = HFPolicy(model, tok_plain, max_new_tokens=4)
