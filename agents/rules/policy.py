@@ -250,13 +250,17 @@ class RulesPolicy:
         self.memory_session.add_context(tokens, hits)
         return hits
 
-    def candidates(self, req: Request, req_scores: dict[str, float], hits: list[MemoryHit]) -> list[Candidate]:
+    def candidates(self, req: Request, req_scores: dict[str, float], hits: list[MemoryHit], *,
+                   device_alike: bool = True) -> list[Candidate]:
         """Every (function, value) the hits state, best first.
 
         A candidate's score adds the request's and the line's function scores, whether the line is
         by the target person, preference wording, matching (and opposite) conditions, how late the
         line is and the content words it shares with the request. Names in the lines are those of
-        :attr:`names` (set by :meth:`plan`).
+        :attr:`names` (set by :meth:`plan`). With ``device_alike``, a request that names a device
+        without its setting ("Restore my HUD settings") scores every function of the device alike
+        (:func:`~agents.rules.words.unnamed_setting_modules`); without it, the device's default
+        function takes the request's score (the reading the shipped slot checkpoint was trained on).
         """
         if not hits:
             return []
@@ -264,7 +268,7 @@ class RulesPolicy:
         rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
         out: list[Candidate] = []
         req_words = content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
-        unnamed = unnamed_setting_modules(api_text(req))  # "my HUD settings": the lines tell which one
+        unnamed = unnamed_setting_modules(api_text(req)) if device_alike else {}  # "my HUD settings": lines tell
         # a place is rarely said with the navigation's words ("my meeting moved to the Grand Hall")
         places = {api: 0.0 for api, rs in req_scores.items() if rs >= 2.0 and _names_a_place(api)}
         for h in hits:

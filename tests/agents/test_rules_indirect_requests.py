@@ -40,6 +40,12 @@ def test_a_device_without_its_setting_asks_for_each_of_its_settings_alike() -> N
     plan = _plan("At 8:00 AM, Anna got into the driver's seat. She told the car: 'Restore my HUD settings.'",
                  [_hit("Okay, HUD height to 8, much better for visibility.", "Anna Jackson", 20)])
     assert plan == [("carcontrol_HUD_set_height_level", 8)]
+    # the reading the shipped slot checkpoint was trained on (agents.sb3.slots.analysis.rules_candidates)
+    from agents.sb3.slots.analysis import rules_candidates
+
+    req = read_request("At 8:00 AM, Anna told the car: 'Restore my HUD settings.'", PEOPLE)
+    cands = rules_candidates(req, score_apis(api_text(req)), [_hit("HUD height to 8.", "Anna Jackson", 20)], PEOPLE)
+    assert (cands[0].api, cands[0].value) == ("carcontrol_HUD_set_brightness_level", 8)
 
 
 def test_a_named_place_is_read_from_a_line_that_does_not_name_the_navigation() -> None:

@@ -9,9 +9,9 @@ changed on purpose: the requested API's bare values, its slot, the reason API an
 destinations (``tests/agents/test_slot_coverage.py`` tests each).
 
 Two recordings of the same code, both re-recorded (2026-12-03) after the rules reader's reading of indirect
-requests changed on purpose (issue #17: a device named without its setting, places said in passing, a change
-given after its direction, a person named by what they like; ``tests/agents/test_rules_indirect_requests.py``
-tests each): ``slot_pins.json`` on this AVX-512 machine, ``slot_pins_alt.json`` on the same machine with numpy,
+requests changed on purpose (issue #17: places said in passing, a change given after its direction, a person
+named by what they like, ``tests/agents/test_rules_indirect_requests.py`` tests each; the slot catalogue reads
+the candidates without ``device_alike``, see :func:`agents.sb3.slots.analysis.rules_candidates`): ``slot_pins.json`` on this AVX-512 machine, ``slot_pins_alt.json`` on the same machine with numpy,
 OpenBLAS and torch held to AVX2 (``NPY_DISABLE_CPU_FEATURES`` of the AVX-512 features,
 ``OPENBLAS_CORETYPE=Haswell``, ``ATEN_CPU_CAPABILITY=avx2``), a stand-in for CI, which has no AVX-512. The
 two differ in one default task, ``1_5``, whose first search round's fourth query is a near-tie between two APIs
