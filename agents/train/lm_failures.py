@@ -3,6 +3,7 @@
     python -m agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
     python -m agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
     python -m agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
+    python -m agents.train.lm_failures --memory gold --out runs/lm_gold   # the evidence in the prompt (upper bound)
 
 The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded evaluation sets
 (:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
@@ -140,15 +141,17 @@ def gold_calls(data: str, task_ids: Sequence[str]) -> dict[str, tuple[list[dict[
     return out
 
 
-def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, batch: int = 8) -> dict[str, Any]:
-    """Each set's episodes with their classes to ``out/episodes.jsonl``; per set: the counts and the summary."""
+def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, batch: int = 8,
+        memory: str = "bm25") -> dict[str, Any]:
+    """Each set's episodes (with ``memory``) and their classes to ``out/episodes.jsonl``; per set: the counts and the
+    summary."""
     from agents.train.lm_eval import evaluate_batched, summarise_episodes
 
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {}
     with open(out / "episodes.jsonl", "w", encoding="utf-8") as f:
         for name, (data, ids) in sets.items():
-            rows = evaluate_batched(policy, data, ids, batch=batch, desc=name, traces=True)
+            rows = evaluate_batched(policy, data, ids, memory=memory, batch=batch, desc=name, traces=True)
             gold = gold_calls(data, ids)
             for row in rows:
                 row["set"], (row["gold"], target) = name, gold[row["task_id"]]
@@ -198,20 +201,23 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", default="runs/lm_failures")
     p.add_argument("--rules", action="store_true", help="only the rules reader on the same tasks (no model)")
+    p.add_argument("--memory", default="bm25", help="the env's memory module (bm25, gold, ...; gold: the query's "
+                   "evidence in the prompt, an upper bound)")
     ns = p.parse_args(argv)
     torch.set_num_threads(ns.threads)
     sets = eval_sets(Args(eval_tasks=40, official_tasks=40))
     limits = {"held_out": ns.held_out, "official": ns.official}
     sets = {k: (spec, ids[:limits[k]]) for k, (spec, ids) in sets.items() if limits[k] > 0}
     if ns.rules:
-        summary = {"rules": rules_baseline(sets)}
+        summary = {"rules": rules_baseline(sets, memory=ns.memory)}
         print(json.dumps(summary, indent=2))
         Path(ns.out).mkdir(parents=True, exist_ok=True)
         (Path(ns.out) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
         return summary
     policy = HFPolicy(ns.policy, **json.loads(ns.policy_kwargs))
     t0 = time.monotonic()
-    summary = run(policy, sets, Path(ns.out), batch=ns.batch)
+    summary = run(policy, sets, Path(ns.out), batch=ns.batch, memory=ns.memory)
+    summary["memory"] = ns.memory
     summary["seconds"] = round(time.monotonic() - t0, 1)
     summary["policy"] = repr(policy)
     (Path(ns.out) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")

@@ -235,3 +235,18 @@ def test_named_defaults_turn_the_requirement_off_with_the_names(tiny, monkeypatc
     on = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x")
     assert (off.constrain_names, off.require_vehicle_call) == (False, False)
     assert (on.constrain_names, on.require_vehicle_call) == (True, True)
+
+
+def test_failure_tool_reads_the_memory_it_is_given() -> None:
+    import gymnasium as gym
+
+    from agents.train.lm_failures import main, rules_baseline
+
+    env = gym.make("VehicleMem-v0", files=[1], memory="bm25")
+    ids = [q.task_id for q in env.unwrapped.tasks.queries[:10]]
+    gold = rules_baseline({"h": ("default", ids)}, memory="gold")["h"]
+    bm25 = rules_baseline({"h": ("default", ids)}, memory="bm25")["h"]
+    # the evidence in the prompt: the rules reader solves 4 of these 10 tasks, 1 with its own bm25 search
+    assert (gold["exact_match_rate"], bm25["exact_match_rate"]) == (0.4, 0.1)
+    with pytest.raises(SystemExit):
+        main(["--memory"])  # the option needs a value
