@@ -177,8 +177,9 @@ def test_behaviour_cloning_of_a_small_demo_set_learns_the_calls(tiny_data: str) 
 
     With the default 30 epochs that was 30 updates, and the policy still finished at every call step
     (demo accuracy = the search and finish share). Finish is now masked until the first call (every
-    request asks for a change), so even that under-trained clone makes the calls of this tiny set;
-    at least 8 minibatches per epoch learn them too.
+    request asks for a change), so even that under-trained clone makes calls on this tiny set (3 of its
+    4 call states right since destinations lose their "tomorrow"; all 4 before); at least 8 minibatches
+    per epoch learn every one.
     """
     from agents.train.common import behaviour_clone
 
@@ -187,7 +188,7 @@ def test_behaviour_cloning_of_a_small_demo_set_learns_the_calls(tiny_data: str) 
     assert kinds["call"].sum() >= 2
     assert not demos.masks[kinds["call"]][:, sb3_slots.SLOT_FINISH].all()  # finish masked at some call step
     few = behaviour_clone(model, demos, epochs=30, seed=0, step_kinds=kinds)
-    assert few["call"] == 1.0 and few["finish"] == 1.0
+    assert few["call"] >= 0.75 and few["finish"] == 1.0
     model, demos = _slot_model(tiny_data)
     enough = behaviour_clone(model, demos, epochs=30, seed=0, min_batches=8, step_kinds=kinds)
     assert enough["call"] == 1.0 and enough["all"] == 1.0
