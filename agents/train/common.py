@@ -127,6 +127,9 @@ class SB3Args:
     """share (0-1) of the generated train split's cabin-wide settings (climate, windows, doors, reading lights)
     set for the whole car, said so, gold target "all" (`vmb generate --whole-car`; written to train_N_whole<S>);
     0 = every call at a person's seat"""
+    device_requests: float = 0.0
+    """share (0-1) of the generated train split's requests that name the device and not its setting ("Put my seat
+    back the way I like it"; `vmb generate --device-requests`; written to train_N_device<S>); 0 = the setting"""
     train_files: str = ""
     """scenarios of `data` to train on ("" = all)"""
     eval_data: str | None = "default"
@@ -247,7 +250,8 @@ def seed_everything(seed: int, torch_threads: int) -> None:
 GENERATED_STAMP = "generator_fingerprint.txt"
 
 
-def train_split_options(scenarios: int, renderer: str = "template", whole_car: float = 0.0) -> Any:
+def train_split_options(scenarios: int, renderer: str = "template", whole_car: float = 0.0,
+                        device_requests: float = 0.0) -> Any:
     """The generator options of the first ``scenarios`` households of the shipped manifest's train split."""
     import vmb_gym
     from vmb_gym.generator import split_options
@@ -255,14 +259,15 @@ def train_split_options(scenarios: int, renderer: str = "template", whole_car: f
     manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
     return dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer,
-                               whole_car=whole_car)
+                               whole_car=whole_car, device_requests=device_requests)
 
 
 def generated_train(args: Any, renderer: str = "template") -> Path:
     """The generated train split (first ``args.train_scenarios`` scenarios), written once into ``args.cache_dir``
     (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
     lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``);
-    ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``).
+    ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``);
+    ``args.device_requests`` > 0 makes that share of the requests name the device only (``..._device<S>``).
     A cached split is reused only when its :data:`GENERATED_STAMP` matches the generator's sources and options;
     otherwise it is written again (a changed renderer never trains on stale text)."""
     from vmb_gym.cache_root import cache_dir
@@ -271,9 +276,10 @@ def generated_train(args: Any, renderer: str = "template") -> Path:
 
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
     whole = float(getattr(args, "whole_car", 0.0))
+    device = float(getattr(args, "device_requests", 0.0))
     name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
-    out = root.resolve() / (name + (f"_whole{whole:g}" if whole else ""))
-    opts = train_split_options(args.train_scenarios, renderer, whole)
+    out = root.resolve() / (name + (f"_whole{whole:g}" if whole else "") + (f"_device{device:g}" if device else ""))
+    opts = train_split_options(args.train_scenarios, renderer, whole, device)
     stamp, want = out / GENERATED_STAMP, fingerprint(opts)
     found = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     cached = (out / "qa_data").is_dir()

@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--whole-car-words", type=float, default=1.0, metavar="SHARE",
                         help="share (0-1) of the --whole-car settings whose lines and request say they are for the "
                              "whole car (\"for everyone\"); the others are worded like a person's own setting")
+    parser.add_argument("--device-requests", type=float, default=0.0, metavar="SHARE",
+                        help="share (0-1) of the requests that name the device and not its setting (\"Put my seat "
+                             "back the way I like it\"): which setting is meant is for the history to tell, as in "
+                             "many official requests; 0 = the request names the setting, as in the embedded "
+                             "benchmark (also with --split; recorded in the meta sidecars' options when set)")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (natural: conversations with authored "
                              "scenes, the default; template: the embedded benchmark's short fixed sentences, the "
@@ -116,8 +121,9 @@ def run(args: argparse.Namespace) -> int:
             if args.benchmark:
                 raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
             renderer = _run_llm_renderer(args)
-        if args.benchmark and args.whole_car:
-            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car goes with --out DIR")
+        if args.benchmark and (args.whole_car or args.device_requests):
+            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car and --device-requests go with "
+                              "--out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -139,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
             out = Path(args.out or f"vmb_data/seed_{args.seed}")
         if args.whole_car:
             opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
+        if args.device_requests:
+            opts = dataclasses.replace(opts, device_requests=args.device_requests)
         offline = _offline_renderer(args)
         if offline is not None:
             opts = dataclasses.replace(opts, renderer=offline)

@@ -323,6 +323,22 @@ WHOLE_CAR: tuple[str, ...] = (
     "everywhere in the car", "for the entire cabin", "for every seat",
 )
 
+#: How a request names a device without its setting (``GeneratorOptions.device_requests``), per module with
+#: several settings; modules left out always name the setting.
+DEVICE_NOUNS: dict[str, tuple[str, ...]] = {
+    "seat": ("my seat", "the seat", "my seat settings"),
+    "airConditioner": ("the climate", "the AC", "the air"),
+    "HUD": ("my HUD settings", "the head-up display", "the HUD"),
+    "instrumentPanel": ("the dash", "the instrument panel", "the panel"),
+    "centerInformationDisplay": ("the main screen", "the center display"),
+    "overheadScreen": ("the overhead screen", "the rear screen"),
+    "light": ("the lighting", "the lights"),
+    "steeringWheel": ("the steering wheel", "the wheel"),
+    "music": ("the music", "my music settings"),
+    "navigation": ("the navigation", "the nav settings"),
+    "rearviewMirror": ("the mirrors", "my mirror settings"),
+}
+
 ACKS: tuple[str, ...] = (
     "Noted.", "Got it.", "Okay, I'll remember that.", "Fair enough.", "Makes sense.", "Sure thing.",
     "Alright, no problem.", "Good to know.", "I'll keep that in mind.", "Okay, if that's what works.",

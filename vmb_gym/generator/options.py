@@ -41,6 +41,10 @@ class GeneratorOptions:
             embedded benchmark's behaviour) plans every call at a person's seat.
         whole_car_words: share of those whole-car settings whose lines and request say so; the
             others are worded like a person's own setting (1, the default: always said).
+        device_requests: share of the requests that name the device and not its setting ("Put my
+            seat back the way I like it" for the seat's cushion length): which setting is meant is
+            for the history to tell, as in many official requests. 0 (the default, the embedded
+            benchmark's behaviour) names the setting.
     """
 
     seed: int = 0
@@ -56,6 +60,7 @@ class GeneratorOptions:
     renderer: str = "template"
     whole_car: float = 0.0
     whole_car_words: float = 1.0
+    device_requests: float = 0.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -73,7 +78,7 @@ class GeneratorOptions:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
-        for name in ("whole_car", "whole_car_words"):
+        for name in ("whole_car", "whole_car_words", "device_requests"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
         if self.days < 7:
@@ -82,8 +87,8 @@ class GeneratorOptions:
     def to_json(self) -> dict[str, Any]:
         """The options as a JSON object (for manifests and sidecars).
 
-        The template renderer, ``whole_car`` 0 and ``whole_car_words`` 1 are left out, so sets made
-        before the options existed keep their bytes.
+        The template renderer, ``whole_car`` 0, ``whole_car_words`` 1 and ``device_requests`` 0 are left
+        out, so sets made before the options existed keep their bytes.
         """
         out = asdict(self)
         if out["renderer"] == "template":
@@ -92,6 +97,8 @@ class GeneratorOptions:
             del out["whole_car"]
         if out["whole_car_words"] == 1.0:
             del out["whole_car_words"]
+        if not out["device_requests"]:
+            del out["device_requests"]
         return out
 
     @classmethod

@@ -98,6 +98,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.r_q = phase_rng(options.seed, scenario_id, "queries")
         self.r_ph = phase_rng(options.seed, scenario_id, "phrasing")
         self.r_target = phase_rng(options.seed, scenario_id, "targets")
+        self.r_device = phase_rng(options.seed, scenario_id, "devices")  # drawn only with device_requests
         self.people, self.relations = make_people(self.r_people, options.people)
         start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
         self.start = start
@@ -242,7 +243,7 @@ class ScenarioBuilder(DistractorPlanner):
             self.beats.append(Beat(d1, p, q, [u1, self.ack(q)]))
             self.beats.append(Beat(d2, q, p, [u2, self.ack(p)]))
         text, when = self.situation(asker, seat, [other], None)
-        noun = slot.noun(self.r_ph)
+        noun = self.request_noun(slot)
         text += f" {self.people[asker].display} said: '{self.request(noun, comp)}'"
         return QueryPlan("preference_conflict", text, calls, [t1, t2],
                          self.question(f"What {slot.noun()} does {self.people[asker].display} want", seat),
@@ -312,7 +313,7 @@ class ScenarioBuilder(DistractorPlanner):
                      act=(a1[1] if kind == "activity" else ""))
                 for t in self.r_ph.sample(banks.CONDITION_TALK[kind], 2)]
         text, when = self.situation(p, seat, others, night, extra=extra, purpose=purpose)
-        text += f" {self.people[p].display} said: '{self.request(slot.noun(self.r_ph), comp)}'"
+        text += f" {self.people[p].display} said: '{self.request(self.request_noun(slot), comp)}'"
         return QueryPlan("conditional_constraint", text, calls, [t0, tc],
                          self.question(f"What {slot.noun()} does {self.people[p].display} want {q_cond}", seat),
                          calls[0], when, {"person": self.people[p].full, "seat": seat, "condition": kind,
@@ -345,7 +346,7 @@ class ScenarioBuilder(DistractorPlanner):
                 self.add_companion(u, comp)
             self.beats.append(Beat(ds[k], p, listener, [u, self.ack(listener)]))
         text, when = self.situation(p, seat, [], None)
-        noun = slot.noun(self.r_ph)
+        noun = self.request_noun(slot)
         if target == depth - 1:
             req = self.request(noun, comp)
             ev = [tags[target - 1], tags[target]]
@@ -392,7 +393,7 @@ class ScenarioBuilder(DistractorPlanner):
                     self.ack(listener)]))
         self.beats.append(Beat(ds[-1], p, listener, utts))
         text, when = self.situation(p, seat, [], None)
-        text += f" {self.people[p].display} said: '{self.request(slot.noun(self.r_ph), comp)}'"
+        text += f" {self.people[p].display} said: '{self.request(self.request_noun(slot), comp)}'"
         return QueryPlan("error_correction", text, calls, [t1, t2],
                          self.question(f"After correcting the first try, what {slot.noun()} does "
                                        f"{self.people[p].display} want", seat), calls[0], when,
@@ -424,7 +425,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.beats.append(Beat(d1, p, l1, [intro, self.ack(l1)]))
         self.beats.append(Beat(d2, p, l2, [u2, self.ack(l2)]))
         text, when = self.situation(p, "driver", [], None, rel=rel, rel_seat=rel_seat)
-        req = fill(self.r_ph.choice(banks.REQUEST_REL), noun=slot.noun(self.r_ph), relation=rel.relation, **pr)
+        req = fill(self.r_ph.choice(banks.REQUEST_REL), noun=self.request_noun(slot), relation=rel.relation, **pr)
         req += self.r_ph.choice(banks.COMPANION_REQ) if comp else ""
         text += f" {self.people[p].display} said: '{req}'"
         return QueryPlan("coreference_resolution", text, calls, [t1, t2],
@@ -433,6 +434,20 @@ class ScenarioBuilder(DistractorPlanner):
                          {"person": self.people[p].full, "relative": rel.name, "seat": rel_seat})
 
     # ------------------------------------------------------------------ query text pieces
+    def request_noun(self, slot: Slot) -> str:
+        """How the request names ``slot``: its noun, or for a share ``options.device_requests`` its device
+        (:data:`banks.DEVICE_NOUNS`; not for a whole-car setting or one the request states a value of).
+
+        The noun is drawn from the phrasing stream either way, so sets without the option keep their bytes.
+        """
+        noun = slot.noun(self.r_ph)
+        devices = banks.DEVICE_NOUNS.get(slot.st.module)
+        if not self.o.device_requests or devices is None or slot.whole_words or slot.st.situational:
+            return noun
+        if self.r_device.random() >= self.o.device_requests:
+            return noun
+        return self.r_device.choice(devices)
+
     def request(self, noun: str, comp: Any) -> str:
         req = fill(self.r_ph.choice(banks.REQUEST), noun=noun)
         return req + (self.r_ph.choice(banks.COMPANION_REQ) if comp else "")
