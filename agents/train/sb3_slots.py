@@ -95,6 +95,9 @@ class Args(SB3Args):
     """slots: what the line prior reads: words, vocab, cues, words+cues, minilm or both (agents/sb3/slots/line_prior.py)"""
     search_context: int = 2
     """slots: neighbouring same-day lines each memory search shows around a hit (0-3)"""
+    device_alike: bool = False
+    """slots: a request that names a device without its setting scores each of its functions alike in the rules'
+    candidates, as the rules reader does (kept in the checkpoint; the shipped one was trained without it)"""
     features: str = "hashing"
     '"hashing" or "minilm" (catalogue design only)'
 
@@ -244,7 +247,7 @@ def fit_catalogue(train_tasks: TaskSet, scenario_ids: list[int], args: Args) -> 
     return SlotCatalogue(api_examples=SlotCatalogue.examples_from_tasks(
         train_tasks.queries, lambda q: train_tasks.scenario_of(q).speakers), line_prior=line_prior,
         companion_examples=SlotCatalogue.companion_examples_from_scenarios(train_scenarios),
-        context=args.search_context)
+        context=args.search_context, device_alike=args.device_alike)
 
 
 def main(args: Args) -> dict[str, Any]:

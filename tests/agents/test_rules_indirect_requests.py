@@ -44,8 +44,17 @@ def test_a_device_without_its_setting_asks_for_each_of_its_settings_alike() -> N
     from agents.sb3.slots.analysis import rules_candidates
 
     req = read_request("At 8:00 AM, Anna told the car: 'Restore my HUD settings.'", PEOPLE)
-    cands = rules_candidates(req, score_apis(api_text(req)), [_hit("HUD height to 8.", "Anna Jackson", 20)], PEOPLE)
+    hits = [_hit("HUD height to 8.", "Anna Jackson", 20)]
+    cands = rules_candidates(req, score_apis(api_text(req)), hits, PEOPLE)
     assert (cands[0].api, cands[0].value) == ("carcontrol_HUD_set_brightness_level", 8)
+    # a catalogue trained with device_alike reads them the rules' way, and keeps the setting in its sidecar
+    cands = rules_candidates(req, score_apis(api_text(req)), hits, PEOPLE, device_alike=True)
+    assert (cands[0].api, cands[0].value) == ("carcontrol_HUD_set_height_level", 8)
+    from agents.sb3.slots import SlotCatalogue
+
+    assert SlotCatalogue.from_json(SlotCatalogue(device_alike=True).to_json()).device_alike is True
+    assert "device_alike" not in SlotCatalogue().to_json()  # older sidecars lack it: off
+    assert SlotCatalogue.from_json(SlotCatalogue().to_json()).device_alike is False
 
 
 def test_a_named_place_is_read_from_a_line_that_does_not_name_the_navigation() -> None:

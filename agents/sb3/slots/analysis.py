@@ -69,31 +69,33 @@ def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "
     return order[:N_TARGET_SLOTS]
 
 
-def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], speakers: Sequence[str]) -> list[Any]:
+def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], speakers: Sequence[str],
+                     device_alike: bool = False) -> list[Any]:
     """The rules baseline's value candidates in the hits (best first).
 
-    Without ``device_alike``: the shipped checkpoint's scorer learned on the candidate scores in which a device
-    named without its setting gives its default function the request's score. Read the rules' way, it lost 2
-    of 100 held-out tasks (1-10) and 4 of 400 (11-50) for 2 of 400 official ones; retrained on that reading, it
-    scored 0.760 held out and 0.312 official (issue #17, 2026-12-03).
+    ``device_alike`` (:meth:`agents.rules.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
+    off for the shipped checkpoint, whose scorer learned on the candidate scores in which a device named without
+    its setting gives its default function the request's score. Read the rules' way, it lost 2 of 100 held-out
+    tasks (1-10) and 4 of 400 (11-50) for 2 of 400 official ones (issue #17, 2026-12-03).
     """
     if not hits:
         return []
     policy = RulesPolicy("none")
     policy.names = tuple(speakers)  # what RulesPolicy.plan() sets from the scenario
-    return policy.candidates(req, req_scores, hits, device_alike=False)
+    return policy.candidates(req, req_scores, hits, device_alike=device_alike)
 
 
 def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], req_scores: dict[str, float],
-                  line_prior: Any = None, setting_prior: Any = None) -> tuple[EvidencePool, list[str]]:
+                  line_prior: Any = None, setting_prior: Any = None,
+                  device_alike: bool = False) -> tuple[EvidencePool, list[str]]:
     """The pooled evidence of an episode and the names of the relatives the request speaks of.
 
     ``records`` are the episode's search hits in the env's ``info["memory_hits"]`` form, in order
-    (:attr:`~agents.sb3.slots.records.SlotEpisodeText.memory_hits`).
+    (:attr:`~agents.sb3.slots.records.SlotEpisodeText.memory_hits`); ``device_alike``: see :func:`rules_candidates`.
     """
     req = read_request(request, speakers)
     hits = pool_hits(records, speakers)
-    cands = rules_candidates(req, req_scores, hits, speakers)
+    cands = rules_candidates(req, req_scores, hits, speakers, device_alike)
     extra, follow_src = continuations(cands, hits, speakers, req)
     if extra:
         cands = sorted(cands + extra, key=lambda c: -c.score)
@@ -201,7 +203,7 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
 
 def analyse(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], searched: bool,
             req_scores: dict[str, float], classify: Any = None, followups: bool = False,
-            line_prior: Any = None, setting_prior: Any = None) -> SlotAnalysis:
+            line_prior: Any = None, setting_prior: Any = None, device_alike: bool = False) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.
 
     ``records`` are the episode's search hits (``info["memory_hits"]`` form, see :func:`evidence_pool`).
@@ -210,9 +212,9 @@ def analyse(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequen
     name), and ``followups`` (after the first search round) asks for the second round's queries.
     ``line_prior`` (a :class:`agents.sb3.slots.line_prior.LinePrior`) scores every mention for the
     value features; ``setting_prior`` (the catalogue's learned API prior) tells which setting each
-    mention is about.
+    mention is about; ``device_alike``: see :func:`rules_candidates`.
     """
-    pool, relatives = evidence_pool(request, records, speakers, req_scores, line_prior, setting_prior)
+    pool, relatives = evidence_pool(request, records, speakers, req_scores, line_prior, setting_prior, device_alike)
     ranking = rank_apis(pool)
     make = slot_maker(pool, ranking)
     apis: list[ApiSlot] = []

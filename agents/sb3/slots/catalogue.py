@@ -62,15 +62,20 @@ class SlotCatalogue:
         context: neighbouring lines each search shows around a hit (``search_memory``'s
             ``context``): a correction or an exception said right after the line that names the
             setting rarely names it again.
+        device_alike: a request that names a device without its setting scores each of its functions alike in
+            the rules' candidates (:func:`agents.sb3.slots.analysis.rules_candidates`); off for checkpoints
+            trained before it existed (their sidecars lack it).
     """
 
     kind = "slots"
 
     def __init__(self, top_k: int = 20, n_queries: int = 4,
                  api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None,
-                 companion_examples: Sequence[tuple[str, str]] | None = None, context: int = 0) -> None:
+                 companion_examples: Sequence[tuple[str, str]] | None = None, context: int = 0,
+                 device_alike: bool = False) -> None:
         self.top_k = top_k
         self.context = context
+        self.device_alike = bool(device_alike)
         self.line_prior = line_prior
         self.n_queries = n_queries
         self.n = N_SLOT_ACTIONS
@@ -164,7 +169,8 @@ class SlotCatalogue:
         return {"kind": self.kind, "top_k": self.top_k, "n_queries": self.n_queries, "context": self.context,
                 "layout": [N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS], "api_examples": self.api_examples,
                 "companion_examples": self.companion_examples,
-                "line_prior": self.line_prior.to_json() if self.line_prior is not None else None}
+                "line_prior": self.line_prior.to_json() if self.line_prior is not None else None,
+                **({"device_alike": True} if self.device_alike else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SlotCatalogue:
@@ -177,7 +183,8 @@ class SlotCatalogue:
         return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
                    api_examples=[tuple(x) for x in data.get("api_examples", [])],
                    companion_examples=[tuple(x) for x in data.get("companion_examples", [])],
-                   line_prior=LinePrior.from_json(prior) if prior else None, context=int(data.get("context", 0)))
+                   line_prior=LinePrior.from_json(prior) if prior else None, context=int(data.get("context", 0)),
+                   device_alike=bool(data.get("device_alike", False)))
 
     # ------------------------------------------------------------------ index arithmetic
     @staticmethod
@@ -261,7 +268,7 @@ class SlotCatalogue:
             cached = analyse(episode.request, episode.memory_hits, speakers, episode.searched,
                              self.api_scores(episode.request, speakers), self.classify,
                              followups=search_rounds(episode) == 1, line_prior=self.line_prior,
-                             setting_prior=self._prior)
+                             setting_prior=self._prior, device_alike=self.device_alike)
             self._cache[key] = cached
             if len(self._cache) > ANALYSIS_CACHE:
                 self._cache.popitem(last=False)
