@@ -136,26 +136,29 @@ def unnamed_setting_modules(text: str) -> dict[str, float]:
 def _unnamed_cached(text: str) -> tuple[tuple[str, float], ...]:
     """:func:`unnamed_setting_modules`, cached per text."""
     named = {s.module for api, s in API_SPECS.items() if find_phrases(text, API_WORDS.get(api, ()))}
-    out = []
-    for module in sorted({s.module for s in API_SPECS.values()} - named):
-        found = find_phrases(text, module_words(module))
-        if found:
-            out.append((module, max(1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found)))
-    return tuple(out)
+    return tuple((m, score) for m, score in sorted(_module_scores(text).items()) if m not in named)
+
+
+def _phrase_weight(found: list[tuple[str, int]]) -> float:
+    """The weight of the longest matching phrase (1 for a word, +0.5 per further word; 0 for none)."""
+    return max((1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found), default=0.0)
+
+
+@lru_cache(maxsize=200_000)
+def _module_scores(text: str) -> dict[str, float]:
+    """Each module ``text`` names, with the weight of its longest matching name (cached; callers do not change it)."""
+    found = {module: find_phrases(text, module_words(module)) for module in {s.module for s in API_SPECS.values()}}
+    return {module: _phrase_weight(f) for module, f in found.items() if f}
 
 
 def _score_apis(text: str) -> dict[str, float]:
     """Module score (its longest matching phrase) plus field score per function; see :func:`score_apis`."""
-    module_score: dict[str, float] = {}
-    for module in {s.module for s in API_SPECS.values()}:
-        found = find_phrases(text, module_words(module))
-        if found:
-            module_score[module] = max(1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found)
+    module_score = _module_scores(text)
     scores: dict[str, float] = {}
     for api, spec in API_SPECS.items():
         mod = module_score.get(spec.module, 0.0)
         found = find_phrases(text, API_WORDS.get(api, ()))
-        field_score = max((1.0 + 0.5 * (len(p.split()) - 1) for p, _ in found), default=0.0)
+        field_score = _phrase_weight(found)
         if field_score == 0.0 and not (mod and MODULE_DEFAULT.get(spec.module) == api):
             continue
         if field_score and not mod:
