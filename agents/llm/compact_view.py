@@ -16,6 +16,12 @@ the memory. :class:`CompactView` is the same episode in fewer tokens:
   function (names without the ``carcontrol_`` prefix every function shares; ``call_vehicle``
   accepts both forms), ``ok`` or the error of a vehicle call.
 
+``CompactView(tags=True)`` (``view="compact_tagged"``) also ends each memory line with the vehicle
+functions it speaks of (``(about: HUD_set_height_level)``, :func:`tag_hits`): the simulator's
+vocabulary read on the line, the retrieval hint tool-use systems give a small model in place of the
+whole catalogue. Official requests rarely name the setting ("my usual calming atmosphere"); the
+person's earlier line does, in words a 135M model does not map to one of 111 functions by itself.
+
 Calls are written ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, the format TRL's
 response parser for Qwen templates reads (:func:`install`). The official prompt stays the
 default of :class:`agents.llm.hf.HFPolicy` (``view="official"``) for comparability with the paper.
@@ -33,8 +39,11 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "CompactView", "chronological", "compact_tools", "context_block", "hit_bodies",
-           "install", "render_result"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block",
+           "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
+
+#: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
+VIEWS = ("compact", "compact_tagged")
 
 def _module_names() -> str:
     from vmb_gym.vehicle.schema import MODULE_KEYS
@@ -123,14 +132,16 @@ def _signature(schema: Mapping[str, Any]) -> str:
     return f"{short_name(str(fn.get('name')))}({params}): {first}"
 
 
-def render_result(name: str, result: Any) -> str:
-    """The compact text of one tool result (what the model reads in the ``tool`` message)."""
+def render_result(name: str, result: Any, tags: bool = False) -> str:
+    """The compact text of one tool result (what the model reads in the ``tool`` message); ``tags``: memory lines
+    end with the functions they speak of (:func:`tag_hits`)."""
     if not isinstance(result, Mapping):
         return json.dumps(result, ensure_ascii=False)
     if result.get("success") is False:
         return "error: " + str(result.get("error") or result.get("message") or "the call failed")
     if name == "search_memory":
-        return chronological(str(result.get("memory_text") or "no matching memory"))
+        text = chronological(str(result.get("memory_text") or "no matching memory"))
+        return tag_hits(text) if tags else text
     if name == "list_module_tools":
         return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
     if name == "finish":
@@ -145,6 +156,31 @@ _HIT = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*))$")
 def hit_bodies(memory_text: str) -> str:
     """``memory_text`` with each hit line's rank and time stamp left out (``Frank Yamada: text``)."""
     return "\n".join(m.group(2) if (m := _HIT.match(line)) else line for line in memory_text.splitlines())
+
+
+#: The least vocabulary score (:func:`agents.rules.score_apis`) of a function a memory line is tagged with (a
+#: function's or its module's name said in the line), and the most tags per line.
+TAG_MIN_SCORE = 2.0
+MAX_TAGS = 2
+
+
+def setting_tags(body: str) -> list[str]:
+    """The vehicle functions (short names, best first) a memory line speaks of, at most :data:`MAX_TAGS`."""
+    from agents.rules import score_apis
+
+    scores = score_apis(body)
+    best = sorted((api for api, s in scores.items() if s >= TAG_MIN_SCORE), key=lambda api: (-scores[api], api))
+    return [short_name(api) for api in best[:MAX_TAGS]]
+
+
+def tag_hits(memory_text: str) -> str:
+    """Each numbered hit line of ``memory_text`` ending with ``(about: f1, f2)`` when it speaks of vehicle functions."""
+    out = []
+    for line in memory_text.splitlines():
+        m = _HIT.match(line)
+        tags = setting_tags(m.group(2)) if m else []
+        out.append(f"{line} (about: {', '.join(tags)})" if tags else line)
+    return "\n".join(out)
 
 
 def chronological(memory_text: str) -> str:
@@ -184,9 +220,12 @@ class CompactView:
     an env call record into the ``tool`` message text.
     """
 
-    name = "compact"
     template = COMPACT_TEMPLATE
     grows_tools = False
+
+    def __init__(self, tags: bool = False) -> None:
+        self.tags = bool(tags)
+        self.name = "compact_tagged" if self.tags else "compact"
 
     def start(self, observation: str, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The first messages (system, the request) and the four tools.
@@ -217,7 +256,7 @@ class CompactView:
 
     def tool_content(self, name: str, result: Any) -> str:
         """The ``tool`` message text for a call's result."""
-        return render_result(name, result)
+        return render_result(name, result, self.tags)
 
 
 def context_block(system: str) -> str:

@@ -354,7 +354,7 @@ class HFPolicy(ToolChatPolicy):
 
 
 def resolve_view(view: Any) -> Any:
-    """A view object from ``"official"``, ``"compact"`` or a view object.
+    """A view object from ``"official"``, ``"compact"``, ``"compact_tagged"`` or a view object.
 
     Raises:
         ConfigError: an unknown view name.
@@ -365,12 +365,13 @@ def resolve_view(view: Any) -> Any:
         return view
     if view == "official":
         return OfficialView()
-    if view == "compact":
+    if view in ("compact", "compact_tagged"):
         from agents.llm.compact_view import CompactView
 
-        return CompactView()
-    raise ConfigError(f"unknown chat view {view!r}; expected 'official' (the env's prompt) or 'compact' "
-                      "(short prompt for small models)")
+        return CompactView(tags=view == "compact_tagged")
+    raise ConfigError(f"unknown chat view {view!r}; expected 'official' (the env's prompt), 'compact' "
+                      "(short prompt for small models) or 'compact_tagged' (compact, memory lines tagged with the "
+                      "functions they speak of)")
 
 
 def adapter_settings(adapter: str | os.PathLike[str]) -> dict[str, Any]:

@@ -54,7 +54,8 @@ from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
 from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
-__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "LocalToolEpisode", "VehicleMemToolEnv",
+__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "LocalToolEpisode", "TaggedCompactToolEnv",
+           "VehicleMemToolEnv",
            "compact_prompt", "component_rewards", "make_tool_env_class"]
 
 
@@ -121,6 +122,9 @@ class CompactToolEnv(LocalToolEpisode):
     the supervised data and ``HFPolicy(view="compact")`` see. Arguments: see :class:`LocalToolEpisode`.
     """
 
+    #: memory lines end with the functions they speak of (``view="compact_tagged"``; :class:`TaggedCompactToolEnv`)
+    tags = False
+
     def _start(self, task_id: str | None, seed: int | None) -> tuple[str, dict[str, Any]]:
         from agents.llm.compact_view import CompactView
 
@@ -135,7 +139,14 @@ class CompactToolEnv(LocalToolEpisode):
         _, reward, over, info = super()._advance(action)
         records = info.get("calls") or []
         result = records[-1].get("result") if records else {"success": False, "error": info.get("action_error")}
-        return render_result(str(action["name"]), result), reward, over, info
+        return render_result(str(action["name"]), result, self.tags), reward, over, info
+
+
+class TaggedCompactToolEnv(CompactToolEnv):
+    """:class:`CompactToolEnv` in the tagged view (``HFPolicy(view="compact_tagged")``): memory lines end with the
+    functions they speak of (:func:`agents.llm.compact_view.tag_hits`)."""
+
+    tags = True
 
 
 def compact_prompt(env: LocalToolEpisode, task_id: str) -> list[dict[str, str]]:

@@ -34,6 +34,7 @@ from agents.rules.words import (
     phrase_pattern,
     score_apis,
     top_scores,
+    unnamed_setting_modules,
 )
 from vmb_gym.vehicle.lexicon import (
     API_WORDS,
@@ -81,5 +82,6 @@ __all__ = [
     "selector_param",
     "selector_value",
     "top_scores",
+    "unnamed_setting_modules",
     "value_param",
 ]

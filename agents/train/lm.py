@@ -87,6 +87,9 @@ class Args:
     teacher_order: str = "list_first"
     """the teacher episode's turns: "list_first" (list the module, search, call) or "search_first" (search the
     request's words first, then list, search the setting, call: the module is chosen after reading the memory)"""
+    view: str = "compact"
+    """the chat view the model learns and is evaluated in: "compact" or "compact_tagged" (memory lines end with the
+    vehicle functions they speak of, read with the simulator vocabulary; kept in the adapter's settings)"""
     gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
     top_k: int = 8
@@ -222,7 +225,7 @@ def evaluate(model: Any, tok: Any, args: Args, data: str, task_ids: list[str], t
     if not task_ids:
         return {}
     model.eval()
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=args.max_new_tokens, max_turns=args.max_turns)
+    policy = HFPolicy(model, tok, view=args.view, max_new_tokens=args.max_new_tokens, max_turns=args.max_turns)
     rows = evaluate_batched(policy, data, task_ids, memory=args.memory, batch=args.eval_batch,
                             max_steps=args.max_steps, desc=f"eval {tag}")
     with open(out / f"eval_{tag}.jsonl", "w", encoding="utf-8") as f:
@@ -364,7 +367,7 @@ def _teacher_split(args: Args, train_dir: str, train_ids: list[str], n: int) -> 
 
     n_gold = round(n * args.gold_share)
     keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k,
-            "order": args.teacher_order}
+            "order": args.teacher_order, "view": args.view}
     rows = teacher_rows(train_dir, train_ids[:n_gold], memory="gold", **keep)
     rows += teacher_rows(train_dir, train_ids[n_gold:], memory=args.memory, limit=n - len(rows), **keep)
     return [{**r, "train_dir": train_dir} for r in rows]
@@ -375,7 +378,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
     from agents.llm.hf import ADAPTER_SETTINGS
 
     model.save_pretrained(folder)
-    settings = {"base": base, "view": "compact", "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
+    settings = {"base": base, "view": args.view, "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
                 "memory": args.memory, "renderers": args.renderers, "init_adapter": args.init_adapter,
                 "teacher_order": args.teacher_order,
                 **({"device_requests": args.device_requests} if args.device_requests else {}),
@@ -387,9 +390,11 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
 # ----------------------------------------------------------------------------------------- CLI
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--train-tasks`` for ``train_tasks``)."""
+    from agents.llm.compact_view import VIEWS
     from agents.train.lm_data import ORDERS
 
-    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"], "teacher_order": list(ORDERS)})  # --reward: checked by grpo_reward
+    add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"], "teacher_order": list(ORDERS),
+                                           "view": list(VIEWS)})  # --reward: checked by grpo_reward
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

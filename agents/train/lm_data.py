@@ -133,11 +133,12 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
 
 def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20, top_k: int = 8,
                  supported_only: bool = True, limit: int | None = None, progress: bool = True,
-                 order: str = "list_first") -> list[dict[str, Any]]:
+                 order: str = "list_first", view: str = "compact") -> list[dict[str, Any]]:
     """Teacher episodes for ``task_ids`` of ``data`` with ``memory``, at most ``limit`` of them.
 
     Tasks without gold calls are skipped, and with ``supported_only`` so are episodes whose gold
-    values are not in the hits (:func:`supported`).
+    values are not in the hits (:func:`supported`). ``view``: ``"compact"`` or ``"compact_tagged"``
+    (:class:`~agents.llm.compact_view.CompactView` with ``tags``).
     """
     from tqdm.auto import tqdm
 
@@ -145,7 +146,7 @@ def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", ma
     rows: list[dict[str, Any]] = []
     bar = tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False)
     for task_id in bar:
-        row = teacher_episode(env, task_id, top_k=top_k, order=order)
+        row = teacher_episode(env, task_id, CompactView(tags=view == "compact_tagged"), top_k=top_k, order=order)
         if row is not None and (row["supported"] or not supported_only):
             rows.append(row)
             if limit is not None and len(rows) >= limit:

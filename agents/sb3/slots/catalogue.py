@@ -16,7 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.rules import RulesPolicy, api_text, clamp_to_param, read_request, request_destination, score_apis
+from agents.rules import (
+    RulesPolicy,
+    api_text,
+    clamp_to_param,
+    read_request,
+    request_destination,
+    score_apis,
+    unnamed_setting_modules,
+)
 from agents.sb3.slots.analysis import analyse
 from agents.sb3.slots.layout import (
     FOLLOWUP_K,
@@ -40,6 +48,24 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText, call_key
 from vmb_gym.wrappers.features import WORD_RE
+
+
+def device_alike_scores(scores: Mapping[str, float], text: str) -> dict[str, float]:
+    """``scores`` with every function of a device that ``text`` names without its setting at the device's best score.
+
+    "Restore my HUD settings" names the HUD and none of its settings, so neither the vocabulary nor the learned
+    prior can tell which HUD function is meant; the prior still ranks one first from the wordings it was fitted
+    on (the brightness, 2.6 against 0.8 for the height), and the rules filter then drops the others before the
+    memory is read. Scored alike, the lines decide, as in the rules' candidates
+    (:func:`agents.rules.words.unnamed_setting_modules`).
+    """
+    out = dict(scores)
+    for module in unnamed_setting_modules(text):
+        apis = [api for api, spec in API_SPECS.items() if spec.module == module]
+        best = max((out.get(api, 0.0) for api in apis), default=0.0)
+        if best > 0:
+            out.update({api: best for api in apis})
+    return out
 
 
 class SlotCatalogue:
@@ -159,6 +185,8 @@ class SlotCatalogue:
                 if probs[i] >= 0.05:
                     api = str(self._prior.classes_[i])
                     scores[api] = scores.get(api, 0.0) + PRIOR_WEIGHT * float(probs[i])
+        if self.device_alike:
+            scores = device_alike_scores(scores, api_text(req))
         if len(self._scores_cache) > 20_000:
             self._scores_cache.clear()
         self._scores_cache[request] = scores
