@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.llm.compact_view import full_name, short_name
+from agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
            "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
@@ -453,8 +453,8 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
                 name_in_query: bool = False) -> CallGrammar:
-    """The :class:`CallGrammar` of one request of ``view`` (``"compact"``: call_vehicle's functions and modules
-    too); ``names``: constrain the names and the JSON around them; ``values``: the fixed value sets of string
+    """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
+    call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``: the fixed value sets of string
     parameters (:func:`value_choices`) and the literals of bounded integers and booleans (:func:`literal_choices`);
     ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`); ``name_in_query``: a memory
     query starts with a name of the request (:func:`agents.llm.query_names.request_names`)."""
@@ -465,7 +465,7 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     literals = literal_choices() if values else {}
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
     people = tuple(request_names(request_text(messages))) if name_in_query else ()
-    if getattr(view, "name", "") != "compact" or "call_vehicle" not in tool_params:
+    if getattr(view, "name", "") not in VIEWS or "call_vehicle" not in tool_params:
         return CallGrammar(tool_params, choices=choices, constrain_names=names, literals=literals, next_tools=after,
                            query_names=people)
     from vmb_gym.vehicle.schema import MODULE_KEYS, all_vehicle_schemas

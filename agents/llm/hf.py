@@ -365,7 +365,9 @@ def resolve_view(view: Any) -> Any:
         return view
     if view == "official":
         return OfficialView()
-    if view in ("compact", "compact_tagged"):
+    from agents.llm.compact_view import VIEWS
+
+    if view in VIEWS:
         from agents.llm.compact_view import CompactView
 
         return CompactView(tags=view == "compact_tagged")

@@ -62,3 +62,15 @@ def test_a_tagged_teacher_episode_reads_tagged_hits_and_keeps_its_reward() -> No
     assert [m["role"] for m in row["messages"]] == [m["role"] for m in plain["messages"]]
     assert row["supported"] == plain["supported"]  # tags name functions, never values
     assert supported([c.to_json() for c in task.gold_calls], "\n".join(searches[1:])) == row["supported"]
+
+
+def test_the_tagged_view_constrains_call_names_as_the_compact_view_does() -> None:
+    from agents.llm.compact_view import compact_tools
+    from agents.llm.constrained import grammar_for
+
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "Restore my HUD settings."}]
+    for name in ("compact", "compact_tagged"):
+        grammar = grammar_for(resolve_view(name), messages, compact_tools())
+        # list_module_tools takes a module, not the function a tag names; call_vehicle one of the 111 functions
+        assert "HUD" in grammar.modules and "HUD_set_height_level" not in grammar.modules
+        assert "HUD_set_height_level" in grammar.functions
