@@ -88,9 +88,9 @@ class SlotCatalogue:
         context: neighbouring lines each search shows around a hit (``search_memory``'s
             ``context``): a correction or an exception said right after the line that names the
             setting rarely names it again.
-        device_alike: a request that names a device without its setting scores each of its functions alike in
-            the rules' candidates (:func:`agents.sb3.slots.analysis.rules_candidates`); off for checkpoints
-            trained before it existed (their sidecars lack it).
+        device_alike: a request that names a device without its setting scores each of its functions alike, in
+            the rules' candidates (:func:`agents.sb3.slots.analysis.rules_candidates`) and in the request scores
+            (:func:`device_alike_scores`); off for checkpoints trained before it existed (their sidecars lack it).
     """
 
     kind = "slots"
