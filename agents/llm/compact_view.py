@@ -39,8 +39,8 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block",
-           "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "VIEWS", "CompactView", "chronological", "compact_tools",
+           "context_block", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged")

@@ -454,10 +454,11 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
                 name_in_query: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
-    call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``: the fixed value sets of string
-    parameters (:func:`value_choices`) and the literals of bounded integers and booleans (:func:`literal_choices`);
-    ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`); ``name_in_query``: a memory
-    query starts with a name of the request (:func:`agents.llm.query_names.request_names`)."""
+    call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
+    the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
+    booleans (:func:`literal_choices`); ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`);
+    ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`).
+    """
     from agents.llm.query_names import request_names, request_text
 
     tool_params = {_tool_name(t): _params(t) for t in tools}

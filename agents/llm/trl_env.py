@@ -55,8 +55,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
 __all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "LocalToolEpisode", "TaggedCompactToolEnv",
-           "VehicleMemToolEnv",
-           "compact_prompt", "component_rewards", "make_tool_env_class"]
+           "VehicleMemToolEnv", "compact_prompt", "component_rewards", "make_tool_env_class"]
 
 
 class LocalToolEpisode(ToolEpisode):

@@ -111,20 +111,23 @@ def test_a_device_alike_catalogue_does_not_let_its_learned_prior_pick_the_device
     request = "At 8:00 AM, Anna Jackson got into the driver's seat. She told the car: 'Restore my HUD settings.'"
     # a prior fitted on wordings that asked for the brightness ranks it first for the bare device too
     examples = [("restore my hud brightness", "carcontrol_HUD_set_brightness_level")] * 3 + [
-        ("put the hud height back", "carcontrol_HUD_set_height_level"), ("set the seat heating", "carcontrol_seat_set_heating_level")]
+        ("put the hud height back", "carcontrol_HUD_set_height_level"),
+        ("set the seat heating", "carcontrol_seat_set_heating_level")]
     learned, alike = SlotCatalogue(api_examples=examples), SlotCatalogue(api_examples=examples, device_alike=True)
     before = learned.api_scores(request, PEOPLE)
     assert before["carcontrol_HUD_set_brightness_level"] > before.get("carcontrol_HUD_set_height_level", 0.0) + 1.0
     after = alike.api_scores(request, PEOPLE)
     hud = {api: s for api, s in after.items() if "_HUD_" in api}
-    assert set(hud) == {"carcontrol_HUD_switch", "carcontrol_HUD_set_brightness_level", "carcontrol_HUD_set_height_level"}
+    assert set(hud) == {"carcontrol_HUD_switch", "carcontrol_HUD_set_brightness_level",
+                        "carcontrol_HUD_set_height_level"}
     assert len(set(hud.values())) == 1  # every HUD function at the device's best score
     assert hud["carcontrol_HUD_set_height_level"] == before["carcontrol_HUD_set_brightness_level"]
     assert "carcontrol_seat_set_heating_level" not in hud  # other devices keep their scores
     # so the person's line about the height decides, where the prior's brightness passed the rules filter alone
     records = [{"entry_id": "1", "text": "Anna Jackson: Okay, HUD height to 8, much better for visibility.",
                 "score": 1.0, "timestamp": "2025-04-20T09:00:00", "people": ["Anna Jackson"]}]
-    for catalogue, first in ((learned, "carcontrol_HUD_set_brightness_level"), (alike, "carcontrol_HUD_set_height_level")):
+    for catalogue, first in ((learned, "carcontrol_HUD_set_brightness_level"),
+                             (alike, "carcontrol_HUD_set_height_level")):
         slots = analyse(request, records, PEOPLE, True, catalogue.api_scores(request, PEOPLE),
                         device_alike=catalogue.device_alike)
         assert slots.apis[0].api == first
