@@ -225,7 +225,11 @@ class CompactView:
 
     def __init__(self, tags: bool = False) -> None:
         self.tags = bool(tags)
-        self.name = "compact_tagged" if self.tags else "compact"
+
+    @property
+    def name(self) -> str:
+        """The view's name (:data:`VIEWS`): ``"compact_tagged"`` with tags, else ``"compact"``."""
+        return VIEWS[1] if self.tags else VIEWS[0]
 
     def start(self, observation: str, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The first messages (system, the request) and the four tools.

@@ -365,11 +365,9 @@ def resolve_view(view: Any) -> Any:
         return view
     if view == "official":
         return OfficialView()
-    from agents.llm.compact_view import VIEWS
+    from agents.llm.compact_view import VIEWS, CompactView
 
     if view in VIEWS:
-        from agents.llm.compact_view import CompactView
-
         return CompactView(tags=view == "compact_tagged")
     raise ConfigError(f"unknown chat view {view!r}; expected 'official' (the env's prompt), 'compact' "
                       "(short prompt for small models) or 'compact_tagged' (compact, memory lines tagged with the "

@@ -143,10 +143,11 @@ def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", ma
     from tqdm.auto import tqdm
 
     env = gym.make("VehicleMem-v0", data=data, memory=memory, max_steps=max_steps)
+    chat_view = CompactView(tags=view == "compact_tagged")
     rows: list[dict[str, Any]] = []
     bar = tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False)
     for task_id in bar:
-        row = teacher_episode(env, task_id, CompactView(tags=view == "compact_tagged"), top_k=top_k, order=order)
+        row = teacher_episode(env, task_id, chat_view, top_k=top_k, order=order)
         if row is not None and (row["supported"] or not supported_only):
             rows.append(row)
             if limit is not None and len(rows) >= limit:
