@@ -130,6 +130,10 @@ class SB3Args:
     device_requests: float = 0.0
     """share (0-1) of the generated train split's requests that name the device and not its setting ("Put my seat
     back the way I like it"; `vmb generate --device-requests`; written to train_N_device<S>); 0 = the setting"""
+    indirect_requests: float = 0.0
+    """share (0-1) of the generated train split's requests whose history ties the setting to a situation or a reason
+    that name neither the setting nor its device, only that ("My back is acting up again. Put things back the way I
+    had them then."; `vmb generate --indirect-requests`; written to train_N_indirect<S>); 0 = the setting"""
     train_files: str = ""
     """scenarios of `data` to train on ("" = all)"""
     eval_data: str | None = "default"
@@ -251,7 +255,7 @@ GENERATED_STAMP = "generator_fingerprint.txt"
 
 
 def train_split_options(scenarios: int, renderer: str = "template", whole_car: float = 0.0,
-                        device_requests: float = 0.0) -> Any:
+                        device_requests: float = 0.0, indirect_requests: float = 0.0) -> Any:
     """The generator options of the first ``scenarios`` households of the shipped manifest's train split."""
     import vmb_gym
     from vmb_gym.generator import split_options
@@ -259,7 +263,8 @@ def train_split_options(scenarios: int, renderer: str = "template", whole_car: f
     manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
     return dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer,
-                               whole_car=whole_car, device_requests=device_requests)
+                               whole_car=whole_car, device_requests=device_requests,
+                               indirect_requests=indirect_requests)
 
 
 def generated_train(args: Any, renderer: str = "template") -> Path:
@@ -267,7 +272,8 @@ def generated_train(args: Any, renderer: str = "template") -> Path:
     (``""``: ``generated/`` under :func:`vmb_gym.cache_root.cache_dir`); an absolute path. ``renderer``: how its
     lines and requests are worded (``"natural"``: requests in the official query style; folder ``train_N_natural``);
     ``args.whole_car`` > 0 sets that share of the cabin-wide settings for the whole car (folder ``train_N_whole<S>``);
-    ``args.device_requests`` > 0 makes that share of the requests name the device only (``..._device<S>``).
+    ``args.device_requests`` > 0 makes that share of the requests name the device only (``..._device<S>``), and
+    ``args.indirect_requests`` > 0 that share name only a situation or a reason (``..._indirect<S>``).
     A cached split is reused only when its :data:`GENERATED_STAMP` matches the generator's sources and options;
     otherwise it is written again (a changed renderer never trains on stale text)."""
     from vmb_gym.cache_root import cache_dir
@@ -277,9 +283,11 @@ def generated_train(args: Any, renderer: str = "template") -> Path:
     root = Path(args.cache_dir).expanduser() if args.cache_dir else cache_dir() / "generated"
     whole = float(getattr(args, "whole_car", 0.0))
     device = float(getattr(args, "device_requests", 0.0))
+    indirect = float(getattr(args, "indirect_requests", 0.0))
     name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
-    out = root.resolve() / (name + (f"_whole{whole:g}" if whole else "") + (f"_device{device:g}" if device else ""))
-    opts = train_split_options(args.train_scenarios, renderer, whole, device)
+    out = root.resolve() / (name + (f"_whole{whole:g}" if whole else "") + (f"_device{device:g}" if device else "")
+                            + (f"_indirect{indirect:g}" if indirect else ""))
+    opts = train_split_options(args.train_scenarios, renderer, whole, device, indirect)
     stamp, want = out / GENERATED_STAMP, fingerprint(opts)
     found = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     cached = (out / "qa_data").is_dir()

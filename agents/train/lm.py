@@ -84,6 +84,9 @@ class Args:
     device_requests: float = 0.0
     """share (0-1) of the train split's requests that name the device and not its setting ("Set the dash for me"),
     as many official requests do (`vmb generate --device-requests`); 0 = the setting is named"""
+    indirect_requests: float = 0.0
+    """share (0-1) of the train split's requests that name neither the setting nor its device, only the situation or
+    the reason the history ties to it (`vmb generate --indirect-requests`); 0 = the setting is named"""
     teacher_order: str = "list_first"
     """the teacher episode's turns: "list_first" (list the module, search, call) or "search_first" (search the
     request's words first, then list, search the setting, call: the module is chosen after reading the memory)"""
@@ -382,6 +385,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
                 "memory": args.memory, "renderers": args.renderers, "init_adapter": args.init_adapter,
                 "teacher_order": args.teacher_order,
                 **({"device_requests": args.device_requests} if args.device_requests else {}),
+                **({"indirect_requests": args.indirect_requests} if args.indirect_requests else {}),
                 "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
                 + (", then GRPOTrainer)" if folder.name.endswith("grpo") else ")")}
     (folder / ADAPTER_SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

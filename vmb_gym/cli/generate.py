@@ -47,6 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "back the way I like it\"): which setting is meant is for the history to tell, as in "
                              "many official requests; 0 = the request names the setting, as in the embedded "
                              "benchmark (also with --split; recorded in the meta sidecars' options when set)")
+    parser.add_argument("--indirect-requests", type=float, default=0.0, metavar="SHARE",
+                        help="share (0-1) of the requests whose history ties the setting to a situation or a reason "
+                             "(a conditional rule that holds, a state-shift revision) that name neither the setting "
+                             "nor its device, only the situation or the reason (\"My back is acting up again. Put "
+                             "things back the way I had them then.\"): the function is for the memory to tell, as in "
+                             "a quarter of the official requests; 0 = the request names the setting (also with "
+                             "--split; recorded in the meta sidecars' options when set)")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (natural: conversations with authored "
                              "scenes, the default; template: the embedded benchmark's short fixed sentences, the "
@@ -121,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
             if args.benchmark:
                 raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
             renderer = _run_llm_renderer(args)
-        if args.benchmark and (args.whole_car or args.device_requests):
-            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car and --device-requests go with "
-                              "--out DIR")
+        if args.benchmark and (args.whole_car or args.device_requests or args.indirect_requests):
+            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests and "
+                              "--indirect-requests go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -147,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
             opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
         if args.device_requests:
             opts = dataclasses.replace(opts, device_requests=args.device_requests)
+        if args.indirect_requests:
+            opts = dataclasses.replace(opts, indirect_requests=args.indirect_requests)
         offline = _offline_renderer(args)
         if offline is not None:
             opts = dataclasses.replace(opts, renderer=offline)

@@ -367,6 +367,28 @@ REQUEST_PAST: tuple[str, ...] = (
     "{again}, so put {noun} back to what I used at that time.",
     "{again}. Go back to my old setting for {noun} from then.",
 )
+#: Requests that name neither the setting nor its device (``GeneratorOptions.indirect_requests``): the situation
+#: the query's narrative describes is the one a conditional rule in the history names.
+REQUEST_SITUATION: tuple[str, ...] = (
+    "You know what I like for a drive like this. Set it up, please.",
+    "Do the usual for this, please.",
+    "Set things up the way I always have them in this situation.",
+    "Make the car the way I want it for this.",
+    "Adjust things the way I like them for a drive like this.",
+    "Use the setting I always pick for this.",
+)
+#: The same for a state-shift query: the reason given with a revision, said again ({again}); the target is an
+#: earlier revision (``_PAST``) or the latest one (``_NOW``).
+REQUEST_REASON_PAST: tuple[str, ...] = (
+    "{again}. Put things back the way I had them then.",
+    "{again}, so go back to what I used at that time.",
+    "{again}. Change it to how it was back then.",
+)
+REQUEST_REASON_NOW: tuple[str, ...] = (
+    "{again}. Set it to what I switched to for that.",
+    "{again}, so use what I changed it to.",
+    "{again}. Do what I asked for last time.",
+)
 COMPANION_REQ: tuple[str, ...] = (" And the rest of my usual routine with it.", " Do my whole routine for that.", "")
 
 # ----------------------------------------------------------------------------- chit-chat

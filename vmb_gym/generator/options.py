@@ -45,6 +45,11 @@ class GeneratorOptions:
             seat back the way I like it" for the seat's cushion length): which setting is meant is
             for the history to tell, as in many official requests. 0 (the default, the embedded
             benchmark's behaviour) names the setting.
+        indirect_requests: share of the requests whose history gives a situation or a reason for the setting
+            (a conditional rule that holds, a state-shift revision with its reason) that name neither the
+            setting nor its device, only the situation or the reason ("My back is acting up again. Put things
+            back the way I had them then."): the function is for the memory to tell, as in a quarter of the
+            official requests. 0 (the default, the embedded benchmark's behaviour) names the setting.
     """
 
     seed: int = 0
@@ -61,6 +66,7 @@ class GeneratorOptions:
     whole_car: float = 0.0
     whole_car_words: float = 1.0
     device_requests: float = 0.0
+    indirect_requests: float = 0.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -78,7 +84,7 @@ class GeneratorOptions:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
-        for name in ("whole_car", "whole_car_words", "device_requests"):
+        for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
         if self.days < 7:
@@ -87,8 +93,8 @@ class GeneratorOptions:
     def to_json(self) -> dict[str, Any]:
         """The options as a JSON object (for manifests and sidecars).
 
-        The template renderer, ``whole_car`` 0, ``whole_car_words`` 1 and ``device_requests`` 0 are left
-        out, so sets made before the options existed keep their bytes.
+        The template renderer, ``whole_car`` 0, ``whole_car_words`` 1, ``device_requests`` 0 and
+        ``indirect_requests`` 0 are left out, so sets made before the options existed keep their bytes.
         """
         out = asdict(self)
         if out["renderer"] == "template":
@@ -97,8 +103,9 @@ class GeneratorOptions:
             del out["whole_car"]
         if out["whole_car_words"] == 1.0:
             del out["whole_car_words"]
-        if not out["device_requests"]:
-            del out["device_requests"]
+        for name in ("device_requests", "indirect_requests"):
+            if not out[name]:
+                del out[name]
         return out
 
     @classmethod

@@ -18,7 +18,8 @@ from vmb_gym.generator.catalog import FIXED_LABELS, SlotType
 from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import API_SPECS
 
-PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing", "targets", "devices")
+PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing", "targets", "devices",
+                          "indirect")
 
 
 def phase_rng(seed: int, scenario_id: int, phase: str) -> random.Random:

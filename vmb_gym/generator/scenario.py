@@ -99,6 +99,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.r_ph = phase_rng(options.seed, scenario_id, "phrasing")
         self.r_target = phase_rng(options.seed, scenario_id, "targets")
         self.r_device = phase_rng(options.seed, scenario_id, "devices")  # drawn only with device_requests
+        self.r_indirect = phase_rng(options.seed, scenario_id, "indirect")  # drawn only with indirect_requests
         self.people, self.relations = make_people(self.r_people, options.people)
         start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
         self.start = start
@@ -313,7 +314,10 @@ class ScenarioBuilder(DistractorPlanner):
                      act=(a1[1] if kind == "activity" else ""))
                 for t in self.r_ph.sample(banks.CONDITION_TALK[kind], 2)]
         text, when = self.situation(p, seat, others, night, extra=extra, purpose=purpose)
-        text += f" {self.people[p].display} said: '{self.request(self.request_noun(slot), comp)}'"
+        req = self.request(self.request_noun(slot), comp)
+        if holds:  # the situation names the rule's condition; without it the request must name the setting
+            req = self.indirect(slot, req, comp, banks.REQUEST_SITUATION)
+        text += f" {self.people[p].display} said: '{req}'"
         return QueryPlan("conditional_constraint", text, calls, [t0, tc],
                          self.question(f"What {slot.noun()} does {self.people[p].display} want {q_cond}", seat),
                          calls[0], when, {"person": self.people[p].full, "seat": seat, "condition": kind,
@@ -349,11 +353,13 @@ class ScenarioBuilder(DistractorPlanner):
         noun = self.request_noun(slot)
         if target == depth - 1:
             req = self.request(noun, comp)
+            req = self.indirect(slot, req, comp, banks.REQUEST_REASON_NOW, again=reasons[target][2])
             ev = [tags[target - 1], tags[target]]
             q = f"What {slot.noun()} does {self.people[p].display} want now"
         else:
             req = fill(self.r_ph.choice(banks.REQUEST_PAST), again=reasons[target][2], noun=noun)
             req += self.r_ph.choice(banks.COMPANION_REQ) if comp else ""
+            req = self.indirect(slot, req, comp, banks.REQUEST_REASON_PAST, again=reasons[target][2])
             ev = [tags[target], tags[target + 1]]
             q = f"What {slot.noun()} did {self.people[p].display} use back when {reasons[target][1]}"
         text += f" {self.people[p].display} said: '{req}'"
@@ -447,6 +453,20 @@ class ScenarioBuilder(DistractorPlanner):
         if self.r_device.random() >= self.o.device_requests:
             return noun
         return self.r_device.choice(devices)
+
+    def indirect(self, slot: Slot, req: str, comp: Any, bank: tuple[str, ...], again: str = "") -> str:
+        """``req``, or for a share ``options.indirect_requests`` a request from ``bank`` that names neither the
+        setting nor its device, only the situation or the reason (``again``) a line of the history ties to it.
+
+        Not for a whole-car setting or one the request states a value of. Drawn from its own stream after
+        ``req``, so sets without the option keep their bytes.
+        """
+        if not self.o.indirect_requests or slot.whole_words or slot.st.situational:
+            return req
+        if self.r_indirect.random() >= self.o.indirect_requests:
+            return req
+        out = fill(self.r_indirect.choice(bank), again=again)
+        return out + (self.r_indirect.choice(banks.COMPANION_REQ) if comp else "")
 
     def request(self, noun: str, comp: Any) -> str:
         req = fill(self.r_ph.choice(banks.REQUEST), noun=noun)

@@ -19,7 +19,7 @@ from vmb_gym.generator.talk import expand
 
 __all__ = ["NATURAL_REQUESTS", "restyle", "reword_request"]
 
-#: Natural forms of the template request banks (same placeholders; the setting stays named).
+#: Natural forms of the template request banks (same placeholders; a setting named stays named).
 NATURAL_REQUESTS: dict[str, tuple[str, ...]] = {
     "REQUEST": (
         "Could you get {noun} the way I usually have it? [I'm worn out|My feet are killing me].",
@@ -39,6 +39,20 @@ NATURAL_REQUESTS: dict[str, tuple[str, ...]] = {
         "{again}, so could you put {noun} back the way I had it then?",
         "{again}. Let's go back to what I used for {noun} at that time.",
         "{again}, so I'd like {noun} the way I had it back then, please.",
+    ),
+    "REQUEST_SITUATION": (
+        "You know what I go for on a drive like this. [Could you set it up?|Sort it out for me.]",
+        "Just do my usual for this one, [please|would you]?",
+        "Can you get things the way I always have them for this?",
+        "Same as always in this situation, please. [I don't want to think about it|You know the drill].",
+    ),
+    "REQUEST_REASON_PAST": (
+        "{again}, so could you put things back the way I had them then?",
+        "{again}. Let's go back to what I used at that time.",
+    ),
+    "REQUEST_REASON_NOW": (
+        "{again}, so could you use what I changed it to?",
+        "{again}. Let's have what I switched to for that, please.",
     ),
 }
 
