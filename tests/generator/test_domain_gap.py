@@ -154,6 +154,8 @@ def test_add_domain_gap_writes_it_into_the_report(tmp_path: Path) -> None:
     saved = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert saved["domain_gap"]["auc"] > 0.97 and saved["domain_gap"]["against"] == str(b)
     assert "line classifier AUC" in section and section in (out / "report.md").read_text(encoding="utf-8")
+    # histories without QA files: what the requests name is not measured, and the report says why
+    assert "qa" in saved["request_profile"]["error"].lower() and "not measured" in section
 
 
 @pytest.mark.needs_shared

@@ -1,8 +1,9 @@
 """``vmb validate-benchmark``: oracle, memory-free baseline, coverage and balance of a generated set.
 
 With ``--against official:DIR`` it also measures the domain gap between the set's history lines
-and the official ones (:func:`vmb_gym.generator.domain_gap.domain_gap`), prints it and adds it to
-the report (``report.json`` key ``domain_gap``, a section of ``report.md``).
+and the official ones (:func:`vmb_gym.generator.domain_gap.domain_gap`) and between what their
+requests name (:func:`vmb_gym.generator.request_profile.request_profile`), prints both and adds them
+to the report (``report.json`` keys ``domain_gap`` and ``request_profile``, sections of ``report.md``).
 """
 
 from __future__ import annotations
@@ -24,21 +25,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or a folder with history/): cross-validated AUC of a line classifier telling "
                              "generated from official lines (names, numbers, timestamps masked; 0.5 = "
                              "indistinguishable), the 8-word copy share, words per line and vocabulary "
-                             "statistics; printed and written into the report")
+                             "statistics, and what share of the requests name their setting, only its device or neither; "
+                             "printed and written into the report")
     parser.add_argument("--gap-lines", type=int, default=4000,
                         help="history lines sampled per side for the domain gap (default 4000)")
 
 
 def add_domain_gap(report: dict, out: str, data: str, against: str, lines: int) -> str:
-    """Measure the gap, add it to ``report`` and to ``out/report.json`` / ``report.md``; its markdown."""
+    """Measure the gap of the history lines (:mod:`vmb_gym.generator.domain_gap`) and of what the requests name
+    (:mod:`vmb_gym.generator.request_profile`), add both to ``report`` and to ``out/report.json`` / ``report.md``;
+    their markdown."""
     import json
     from pathlib import Path
 
+    from vmb_gym.errors import DataError
+    from vmb_gym.generator import request_profile as rp
     from vmb_gym.generator.domain_gap import domain_gap
 
     gap = domain_gap(data, against, lines=lines)
     report["domain_gap"] = {"against": against, **gap.to_json()}
-    section = gap.render_markdown()
+    try:
+        gen, off = rp.request_profile(data), rp.request_profile(against)
+    except DataError as exc:  # histories without QA files: the lines still compare
+        report["request_profile"] = {"against": against, "error": str(exc)}
+        section = gap.render_markdown() + f"\nWhat the requests name: not measured ({exc}).\n"
+    else:
+        report["request_profile"] = {"against": against, "generated": gen.to_json(), "official": off.to_json(),
+                                     "distance": gen.distance(off)}
+        section = gap.render_markdown() + "\n" + rp.render_markdown(gen, off)
     folder = Path(out)
     (folder / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     md = folder / "report.md"
