@@ -7,23 +7,12 @@ import re
 
 import pytest
 
+from tests.generator.built_queries import QUOTE, SMALL
+from tests.generator.built_queries import built as _built
 from vmb_gym.errors import ConfigError
-from vmb_gym.generator import GeneratorOptions, build_scenario
+from vmb_gym.generator import GeneratorOptions
 from vmb_gym.generator.banks import DEVICE_NOUNS, REASONS
 from vmb_gym.generator.catalog import catalogue
-
-SMALL = GeneratorOptions(seed=3, scenarios=6, history_length=200)
-QUOTE = re.compile(r"said: '(.*)'$")
-
-
-def _built(options: GeneratorOptions) -> list[tuple[dict, str, list[str], str]]:
-    """Per query: its meta, the request, the gold calls and the scenario's history text."""
-    out = []
-    for k in range(options.scenarios):
-        sc = build_scenario(options, k)
-        for meta, item in zip(sc.meta["queries"], sc.qa["related_to_vehicle_preference"], strict=True):
-            out.append((meta, item["query"], item["new_answer"], sc.history))
-    return out
 
 
 def test_option_is_validated_and_left_out_of_json_when_off() -> None:
