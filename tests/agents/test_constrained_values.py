@@ -250,3 +250,18 @@ def test_failure_tool_reads_the_memory_it_is_given() -> None:
     assert (gold["exact_match_rate"], bm25["exact_match_rate"]) == (0.4, 0.1)
     with pytest.raises(SystemExit):
         main(["--memory"])  # the option needs a value
+
+
+def test_task_sets_keep_the_tables_tasks_first_and_take_more() -> None:
+    from agents.train.lm_failures import task_sets
+    from tests.conftest import official_dir
+
+    table = task_sets(40, 40 if official_dir() else 0)
+    more = task_sets(100, 0)
+    assert "official" not in more and len(more["held_out"][1]) == 100
+    assert more["held_out"][1][:40] == table["held_out"][1]  # the README table's 40 come first
+    assert len(set(more["held_out"][1])) == 100
+    if official_dir():
+        official = task_sets(0, 100)["official"][1]
+        assert len(official) == len(set(official)) == 100 and "held_out" not in task_sets(0, 100)
+        assert task_sets(0, 16)["official"][1] == table["official"][1][:16]
