@@ -48,8 +48,8 @@ class GeneratorOptions:
         indirect_requests: share of the requests whose history gives a situation or a reason for the setting
             (a conditional rule that holds, a state-shift revision with its reason) that name neither the
             setting nor its device, only the situation or the reason ("My back is acting up again. Put things
-            back the way I had them then."): the function is for the memory to tell, as in a quarter of the
-            official requests. 0 (the default, the embedded benchmark's behaviour) names the setting.
+            back the way I had them then."): the function is for the memory to tell, as in 30% of the
+            official requests (:mod:`vmb_gym.generator.request_profile`). 0 (the default, the embedded benchmark's behaviour) names the setting.
     """
 
     seed: int = 0

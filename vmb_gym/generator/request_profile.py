@@ -5,7 +5,7 @@ this compares the *tasks*. A request that names its setting ("Set the seat heati
 it") leaves the memory only the value to find; one that names the device ("Put my seat back") leaves
 it the setting too; one that names neither ("My back is acting up again. Put things back the way I
 had them then.") leaves it everything. A policy trained where nearly every request names its setting
-never learns to read the function from the history, and about a quarter of the official requests
+never learns to read the function from the history, and 30% of the official requests (files 1-40)
 name neither.
 
 Each request's quoted words (its whole text when it quotes nobody) are matched, whole words and
