@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from vmb_gym.vehicle import API_SPECS
-from vmb_gym.vehicle.lexicon import API_WORDS, CONDITIONS, MODULE_DEFAULT, MODULE_WORDS, NUMBER_WORDS, TENS_WORDS
+from vmb_gym.vehicle.lexicon import (
+    API_WORDS,
+    CONDITIONS,
+    MODULE_DEFAULT,
+    MODULE_WORDS,
+    NUMBER_WORDS,
+    TENS_WORDS,
+    phrase_pattern,
+)
 
 _NUM_RE = re.compile(
     r"(?<![\w.:])(\d{1,3})(?!\d)(?!:\d)(?:\s*(?:%|percent|degrees?|°c?|c\b))?"
@@ -61,13 +69,6 @@ def number_word(word: str) -> int | None:
     if w in ("a", "an", "one", "a bit", "a little", "a touch", "slightly"):
         return 1
     return NUMBER_WORDS.get(w)
-
-
-@lru_cache(maxsize=4096)
-def phrase_pattern(phrase: str) -> re.Pattern[str]:
-    """A whole-word, case-insensitive pattern for ``phrase`` (spaces match any run of spaces or hyphens)."""
-    body = r"[\s-]+".join(re.escape(p) for p in phrase.split())
-    return re.compile(rf"(?<![\w]){body}(?![\w])", re.IGNORECASE)
 
 
 def find_phrases(text: str, phrases: Iterable[str]) -> list[tuple[str, int]]:

@@ -22,11 +22,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from vmb_gym.vehicle import API_SPECS
-from vmb_gym.vehicle.lexicon import API_WORDS, MODULE_WORDS
+from vmb_gym.vehicle.lexicon import API_WORDS, MODULE_WORDS, phrase_pattern
 
 __all__ = ["NAMINGS", "RequestProfile", "profile_of", "render_markdown", "request_naming", "request_profile"]
 
@@ -36,13 +35,6 @@ NAMINGS: tuple[str, ...] = ("setting", "device", "neither")
 _QUOTE = re.compile(r"(?<![\w])['\u2018](.+?)['\u2019](?![\w])")
 
 
-@lru_cache(maxsize=512)
-def _pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One whole-word, case-insensitive pattern for any of ``phrases`` (spaces also match hyphens)."""
-    bodies = [r"[\s-]+".join(re.escape(w) for w in p.split()) for p in phrases if p.strip()]
-    return re.compile(rf"(?<![\w])(?:{'|'.join(bodies)})(?![\w])", re.IGNORECASE) if bodies else None
-
-
 def request_naming(request: str, function: str) -> str:
     """``"setting"``, ``"device"`` or ``"neither"``: what ``request`` names of ``function`` (see the module docstring)."""
     quotes = _QUOTE.findall(request)
@@ -50,8 +42,7 @@ def request_naming(request: str, function: str) -> str:
     spec = API_SPECS.get(function)
     for naming, phrases in (("setting", API_WORDS.get(function, ())),
                             ("device", MODULE_WORDS.get(spec.module, ()) if spec is not None else ())):
-        rx = _pattern(tuple(phrases))
-        if rx is not None and rx.search(said):
+        if any(phrase_pattern(p).search(said) for p in phrases if p.strip()):
             return naming
     return "neither"
 

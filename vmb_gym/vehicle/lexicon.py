@@ -19,6 +19,15 @@ them changes results. Each entry's comment says who reads it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+
+@lru_cache(maxsize=4096)
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A whole-word, case-insensitive pattern for ``phrase`` (spaces match any run of spaces or hyphens): how every
+    reader matches the phrases of these tables."""
+    body = r"[\s-]+".join(re.escape(p) for p in phrase.split())
+    return re.compile(rf"(?<![\w]){body}(?![\w])", re.IGNORECASE)
 
 # ---------------------------------------------------------------------- devices and functions
 # (read by the rules baseline and the SB3 slot design)
