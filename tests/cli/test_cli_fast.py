@@ -59,6 +59,15 @@ def test_every_command_has_a_module_and_bench_is_gone() -> None:
     assert sorted(sub.choices) == sorted(COMMANDS)
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_help_formats(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # A help string with a bare "%" (argparse formats help with %) breaks --help of the whole command.
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: vmb {command}")
+
+
 def test_unknown_option_of_a_plain_command_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["score", "--predictions", "p.jsonl", "--out", "o", "--no-such-flag"])

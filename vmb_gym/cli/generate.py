@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(a conditional rule that holds, a state-shift revision) that name neither the setting "
                              "nor its device, only the situation or the reason (\"My back is acting up again. Put "
                              "things back the way I had them then.\"): the function is for the memory to tell, as in "
-                             "30% of the official requests; 0 = the request names the setting (also with "
+                             "30%% of the official requests; 0 = the request names the setting (also with "
                              "--split; recorded in the meta sidecars' options when set)")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (natural: conversations with authored "
