@@ -21,6 +21,7 @@ import argparse
 import ast
 import csv
 import dataclasses
+import hashlib
 import inspect
 import json
 import re
@@ -134,6 +135,11 @@ class SB3Args:
     """share (0-1) of the generated train split's requests whose history ties the setting to a situation or a reason
     that name neither the setting nor its device, only that ("My back is acting up again. Put things back the way I
     had them then."; `vmb generate --indirect-requests`; written to train_N_indirect<S>); 0 = the setting"""
+    generator_options: str = ""
+    """more options of the generated train split: "official" (`vmb generate --like official`: the options measured
+    to bring generated tasks close to official files 1-40) or a JSON object of GeneratorOptions fields, e.g.
+    '{"valued_near_misses": 0.1, "driver_seat": 0.9}' (written to train_N_opts<hash>); --whole-car,
+    --device-requests and --indirect-requests, when set, win; "" = none"""
     train_files: str = ""
     """scenarios of `data` to train on ("" = all)"""
     eval_data: str | None = "default"
@@ -255,16 +261,45 @@ GENERATED_STAMP = "generator_fingerprint.txt"
 
 
 def train_split_options(scenarios: int, renderer: str = "template", whole_car: float = 0.0,
-                        device_requests: float = 0.0, indirect_requests: float = 0.0) -> Any:
-    """The generator options of the first ``scenarios`` households of the shipped manifest's train split."""
+                        device_requests: float = 0.0, indirect_requests: float = 0.0,
+                        extra: Mapping[str, Any] | None = None) -> Any:
+    """The generator options of the first ``scenarios`` households of the shipped manifest's train split;
+    ``extra`` (:func:`generator_extra`) first, then the three shares where they are set."""
     import vmb_gym
     from vmb_gym.generator import split_options
 
     manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-    return dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer,
-                               whole_car=whole_car, device_requests=device_requests,
-                               indirect_requests=indirect_requests)
+    opts = dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer, **(extra or {}))
+    shares = {"whole_car": whole_car, "device_requests": device_requests, "indirect_requests": indirect_requests}
+    return dataclasses.replace(opts, **{k: v for k, v in shares.items() if v})
+
+
+def generator_extra(spec: str) -> dict[str, Any]:
+    """The ``--generator-options`` of a trainer as GeneratorOptions fields: ``""`` none, ``"official"``
+    :data:`vmb_gym.generator.OFFICIAL_LIKE`, else a JSON object.
+
+    Raises:
+        ConfigError: not JSON, not an object, or a field GeneratorOptions does not have (says which it has).
+    """
+    from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions
+
+    spec = (spec or "").strip()
+    if not spec:
+        return {}
+    if spec == "official":
+        return dict(OFFICIAL_LIKE)
+    try:
+        extra = json.loads(spec)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--generator-options must be 'official' or a JSON object, got {spec!r} ({exc})") from None
+    if not isinstance(extra, dict):
+        raise ConfigError(f"--generator-options must be 'official' or a JSON object, got {type(extra).__name__}")
+    known = {f.name for f in dataclasses.fields(GeneratorOptions)} - {"seed", "scenarios", "first_scenario_id"}
+    unknown = sorted(set(extra) - known)
+    if unknown:
+        raise ConfigError(f"--generator-options: unknown GeneratorOptions fields {unknown}; known: {sorted(known)}")
+    return extra
 
 
 def generated_train(args: Any, renderer: str = "template") -> Path:
@@ -284,10 +319,12 @@ def generated_train(args: Any, renderer: str = "template") -> Path:
     whole = float(getattr(args, "whole_car", 0.0))
     device = float(getattr(args, "device_requests", 0.0))
     indirect = float(getattr(args, "indirect_requests", 0.0))
+    extra = generator_extra(getattr(args, "generator_options", ""))
     name = f"train_{args.train_scenarios}" + ("" if renderer == "template" else f"_{renderer}")
+    tag = hashlib.sha256(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8] if extra else ""
     out = root.resolve() / (name + (f"_whole{whole:g}" if whole else "") + (f"_device{device:g}" if device else "")
-                            + (f"_indirect{indirect:g}" if indirect else ""))
-    opts = train_split_options(args.train_scenarios, renderer, whole, device, indirect)
+                            + (f"_indirect{indirect:g}" if indirect else "") + (f"_opts{tag}" if tag else ""))
+    opts = train_split_options(args.train_scenarios, renderer, whole, device, indirect, extra)
     stamp, want = out / GENERATED_STAMP, fingerprint(opts)
     found = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
     cached = (out / "qa_data").is_dir()

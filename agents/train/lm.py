@@ -87,6 +87,9 @@ class Args:
     indirect_requests: float = 0.0
     """share (0-1) of the train split's requests that name neither the setting nor its device, only the situation or
     the reason the history ties to it (`vmb generate --indirect-requests`); 0 = the setting is named"""
+    generator_options: str = ""
+    """more options of the train split: "official" (`vmb generate --like official`) or a JSON object of
+    GeneratorOptions fields; "" = none"""
     teacher_order: str = "list_first"
     """the teacher episode's turns: "list_first" (list the module, search, call) or "search_first" (search the
     request's words first, then list, search the setting, call: the module is chosen after reading the memory)"""
@@ -386,6 +389,7 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
                 "teacher_order": args.teacher_order,
                 **({"device_requests": args.device_requests} if args.device_requests else {}),
                 **({"indirect_requests": args.indirect_requests} if args.indirect_requests else {}),
+                **({"generator_options": args.generator_options} if args.generator_options else {}),
                 "trained_with": "vmb train lm (TRL SFTTrainer + peft LoRA"
                 + (", then GRPOTrainer)" if folder.name.endswith("grpo") else ")")}
     (folder / ADAPTER_SETTINGS).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

@@ -54,6 +54,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "things back the way I had them then.\"): the function is for the memory to tell, as in "
                              "30%% of the official requests; 0 = the request names the setting (also with "
                              "--split; recorded in the meta sidecars' options when set)")
+    parser.add_argument("--valued-near-misses", type=float, default=None, metavar="SHARE",
+                        help="share (0-1) of a queried setting's near-miss lines (hypotheticals, other cars, other "
+                             "people's settings) that state a value; the others name the setting without one "
+                             "(default 0.75, as in the embedded benchmark: about 14 other values of the asked "
+                             "setting per task outside its evidence, against 1.5 in the official files)")
+    parser.add_argument("--driver-seat", type=float, default=None, metavar="SHARE",
+                        help="share (0-1) of the queries on a person's seat or zone planned at the driver's seat "
+                             "(default: the embedded benchmark's draw, about 45%%; nearly every official seat or "
+                             "zone request is the driver's)")
+    parser.add_argument("--like", choices=["official"], default=None,
+                        help="start from the options measured to bring generated tasks close to official files "
+                             "1-40: --whole-car 0.6 --indirect-requests 0.7 --valued-near-misses 0.1 "
+                             "--driver-seat 0.9 (the flags above override each one)")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (natural: conversations with authored "
                              "scenes, the default; template: the embedded benchmark's short fixed sentences, the "
@@ -119,7 +132,7 @@ def _offline_renderer(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
     from vmb_gym.errors import ConfigError, VmbError
-    from vmb_gym.generator import GeneratorOptions, generate, split_options, write_benchmark
+    from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions, generate, split_options, write_benchmark
 
     t0 = time.perf_counter()
     renderer = None
@@ -128,9 +141,10 @@ def run(args: argparse.Namespace) -> int:
             if args.benchmark:
                 raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
             renderer = _run_llm_renderer(args)
-        if args.benchmark and (args.whole_car or args.device_requests or args.indirect_requests):
-            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests and "
-                              "--indirect-requests go with --out DIR")
+        if args.benchmark and (args.whole_car or args.device_requests or args.indirect_requests or args.like
+                               or args.valued_near_misses is not None or args.driver_seat is not None):
+            raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests, "
+                              "--indirect-requests, --valued-near-misses, --driver-seat and --like go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -150,8 +164,13 @@ def run(args: argparse.Namespace) -> int:
                                     history_length=args.history_length, distractor_ratio=args.distractor_ratio,
                                     max_revision_depth=args.max_revision_depth, days=args.days)
             out = Path(args.out or f"vmb_data/seed_{args.seed}")
+        if args.like:
+            opts = dataclasses.replace(opts, **OFFICIAL_LIKE)
         if args.whole_car:
             opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
+        for name in ("valued_near_misses", "driver_seat"):
+            if getattr(args, name) is not None:
+                opts = dataclasses.replace(opts, **{name: getattr(args, name)})
         if args.device_requests:
             opts = dataclasses.replace(opts, device_requests=args.device_requests)
         if args.indirect_requests:

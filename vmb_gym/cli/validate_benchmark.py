@@ -2,13 +2,16 @@
 
 With ``--against official:DIR`` it also measures the domain gap between the set's history lines
 and the official ones (:func:`vmb_gym.generator.domain_gap.domain_gap`) and between what their
-requests name (:func:`vmb_gym.generator.request_profile.request_profile`), prints both and adds them
-to the report (``report.json`` keys ``domain_gap`` and ``request_profile``, sections of ``report.md``).
+requests name and whose seat they are for (:mod:`vmb_gym.generator.request_profile`), and how often a
+history states a value for the asked setting outside its evidence (:mod:`vmb_gym.generator.conflict_profile`);
+prints them and adds them to the report (``report.json`` keys ``domain_gap``, ``request_profile`` and
+``conflict_profile``, sections of ``report.md``).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 HELP = "Validate a generated benchmark (oracle ESM, memory-free baseline, coverage, balance, retrieval)."
 
@@ -39,6 +42,7 @@ def add_domain_gap(report: dict, out: str, data: str, against: str, lines: int) 
     from pathlib import Path
 
     from vmb_gym.errors import DataError
+    from vmb_gym.generator import conflict_profile as cp
     from vmb_gym.generator import request_profile as rp
     from vmb_gym.generator.domain_gap import domain_gap
 
@@ -46,18 +50,40 @@ def add_domain_gap(report: dict, out: str, data: str, against: str, lines: int) 
     report["domain_gap"] = {"against": against, **gap.to_json()}
     try:
         gen, off = rp.request_profile(data), rp.request_profile(against)
+        targets = rp.target_profile(data), rp.target_profile(against)
+        conflicts = cp.conflict_profile(data, _value_reader()), cp.conflict_profile(against, _value_reader())
     except DataError as exc:  # histories without QA files: the lines still compare
         report["request_profile"] = {"against": against, "error": str(exc)}
         section = gap.render_markdown() + f"\nWhat the requests name: not measured ({exc}).\n"
     else:
         report["request_profile"] = {"against": against, "generated": gen.to_json(), "official": off.to_json(),
-                                     "distance": gen.distance(off)}
-        section = gap.render_markdown() + "\n" + rp.render_markdown(gen, off)
+                                     "distance": gen.distance(off),
+                                     "targets": {"generated": targets[0].to_json(), "official": targets[1].to_json(),
+                                                 "distance": targets[0].distance(targets[1])}}
+        report["conflict_profile"] = {"against": against, "generated": conflicts[0].to_json(),
+                                      "official": conflicts[1].to_json()}
+        section = (gap.render_markdown() + "\n" + rp.render_markdown(gen, off, targets) + "\n"
+                   + cp.render_markdown(*conflicts))
     folder = Path(out)
     (folder / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     md = folder / "report.md"
     md.write_text(md.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + section, encoding="utf-8")
     return section
+
+
+def _value_reader() -> Any:
+    """The rules reader's value matcher, asked only about lines that name the function (the reader the baselines
+    read lines with; :func:`~vmb_gym.generator.render_verify.vocabulary_reader` when ``agents`` is not importable)."""
+    try:
+        from agents.rules.values import extract_value
+    except ImportError:
+        from vmb_gym.generator.render_verify import vocabulary_reader
+
+        return vocabulary_reader
+    from vmb_gym.generator.render_verify import gated
+    from vmb_gym.vehicle import API_SPECS
+
+    return gated(lambda api, text: extract_value(API_SPECS[api], text))
 
 
 def run(args: argparse.Namespace) -> int:

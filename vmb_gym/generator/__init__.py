@@ -9,7 +9,7 @@ diagnostic track by exact match.
 
 from __future__ import annotations
 
-from vmb_gym.generator.options import GENERATOR_VERSION, GeneratorOptions
+from vmb_gym.generator.options import GENERATOR_VERSION, OFFICIAL_LIKE, GeneratorOptions
 from vmb_gym.generator.qa import answers_match, score_qa
 from vmb_gym.generator.writer import (
     DEFAULT_SPLITS,
@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_SPLITS",
     "GENERATOR_VERSION",
     "GeneratorOptions",
+    "OFFICIAL_LIKE",
     "answers_match",
     "build_scenario",
     "generate",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from vmb_gym.generator import banks
 from vmb_gym.generator.catalog import FIXED_LABELS, SEAT_LABELS, catalogue, primaries
+from vmb_gym.generator.options import DEFAULT_VALUED_NEAR_MISSES
 from vmb_gym.generator.records import Beat, QueryPlan, Slot, Utt, fill, pronouns
 
 if TYPE_CHECKING:
@@ -76,6 +77,13 @@ class DistractorPlanner:
             return 0
         return max(1, round(self.o.distractor_ratio * self.o.history_length / 150))
 
+    def near_miss_kind(self) -> str:
+        """The kind of one near miss: ``"own"``, ``"other"``, ``"relative"`` (all state a value) or ``"mention"``
+        (names the setting only); ``options.valued_near_misses`` sets the valued share (9 in 12 by default)."""
+        share = self.o.valued_near_misses
+        weights = (4, 3, 2, 3) if share == DEFAULT_VALUED_NEAR_MISSES else (4 * share, 3 * share, 2 * share, 9 * (1 - share))
+        return self.r_pref.choices(("own", "other", "relative", "mention"), weights)[0]
+
     def plan_near_misses(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
         """Lines that share a queried setting's words but state no preference of the asker.
 
@@ -90,7 +98,7 @@ class DistractorPlanner:
             p = index[plan.info["person"]]
             protected = plan.info.get("relative")
             for _ in range(n):
-                kind = self.r_pref.choices(("own", "other", "relative", "mention"), (4, 3, 2, 3))[0]
+                kind = self.near_miss_kind()
                 val = self.r_pref.choice(list(slot.st.values))
                 if kind == "own":
                     speaker = p

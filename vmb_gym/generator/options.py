@@ -13,6 +13,19 @@ GENERATOR_VERSION = "1.1.0"
 RENDERERS: tuple[str, ...] = ("template", "natural")
 
 
+#: The near-miss mix of the embedded benchmark: 9 in 12 near misses state a value.
+DEFAULT_VALUED_NEAR_MISSES = 0.75
+
+#: Options measured to bring generated tasks close to official files 1-40 (``vmb validate-benchmark
+#: --against official``): the share of whole-car climate and window calls (official: about 2 in 3), requests
+#: that name only a situation or a reason (request-profile distance 0.058), near misses that state a value
+#: (other values of the asked setting outside its evidence: official 1.5 per task) and the driver's seat
+#: (nearly every official seat or zone request). ``vmb generate --like official`` and ``vmb train sb3
+#: --generator-options official`` apply it.
+OFFICIAL_LIKE: dict[str, float] = {"whole_car": 0.6, "indirect_requests": 0.7, "valued_near_misses": 0.1,
+                                   "driver_seat": 0.9}
+
+
 @dataclass(frozen=True)
 class GeneratorOptions:
     """What to generate.
@@ -50,6 +63,15 @@ class GeneratorOptions:
             setting nor its device, only the situation or the reason ("My back is acting up again. Put things
             back the way I had them then."): the function is for the memory to tell, as in 30% of the
             official requests (:mod:`vmb_gym.generator.request_profile`). 0 (the default, the embedded benchmark's behaviour) names the setting.
+        valued_near_misses: share of a queried setting's near-miss lines that state a value (a hypothetical,
+            another car, another person's or a relative's setting); the others name the setting without one
+            ("Who touched the fan again?"). 0.75 (the default, the embedded benchmark's behaviour). Official histories state another value for the asked setting outside
+            its evidence in about 1.5 lines per task, the default mix in about 14
+            (:mod:`vmb_gym.generator.conflict_profile`).
+        driver_seat: share of the queries on a person's seat or zone (not a relative's, not the whole car)
+            planned at the driver's seat; the others go to the passenger and rear seats 4:1:1. ``None``
+            (the default, the embedded benchmark's behaviour) draws all four 5:4:1:1 (driver about 45%).
+            Nearly every official request on a seat or zone is the driver's (:mod:`vmb_gym.generator.request_profile`).
     """
 
     seed: int = 0
@@ -67,6 +89,8 @@ class GeneratorOptions:
     whole_car_words: float = 1.0
     device_requests: float = 0.0
     indirect_requests: float = 0.0
+    valued_near_misses: float = 0.75
+    driver_seat: float | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -84,9 +108,11 @@ class GeneratorOptions:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
-        for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests"):
+        for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests", "valued_near_misses"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
+        if self.driver_seat is not None and not 0.0 <= self.driver_seat <= 1.0:
+            raise ConfigError(f"driver_seat must be a share in [0, 1] or None, got {self.driver_seat}")
         if self.days < 7:
             raise ConfigError(f"days must be >= 7, got {self.days}")
 
@@ -94,7 +120,8 @@ class GeneratorOptions:
         """The options as a JSON object (for manifests and sidecars).
 
         The template renderer, ``whole_car`` 0, ``whole_car_words`` 1, ``device_requests`` 0 and
-        ``indirect_requests`` 0 are left out, so sets made before the options existed keep their bytes.
+        ``indirect_requests`` 0, ``valued_near_misses`` 0.75 and ``driver_seat`` None are left out, so sets made before the options
+        existed keep their bytes.
         """
         out = asdict(self)
         if out["renderer"] == "template":
@@ -106,6 +133,10 @@ class GeneratorOptions:
         for name in ("device_requests", "indirect_requests"):
             if not out[name]:
                 del out[name]
+        if out["valued_near_misses"] == DEFAULT_VALUED_NEAR_MISSES:
+            del out["valued_near_misses"]
+        if out["driver_seat"] is None:
+            del out["driver_seat"]
         return out
 
     @classmethod

@@ -179,6 +179,12 @@ class ScenarioBuilder(DistractorPlanner):
         if prefer in choices:
             return prefer
         weights = {"driver": 5, "passenger": 4, "rear_left": 1, "rear_right": 1}
+        share = self.o.driver_seat
+        if share is not None and "driver" in choices:  # its own generator: sets without the option keep their bytes
+            if self.r_target.random() < share or choices == ["driver"]:
+                return "driver"
+            choices = [c for c in choices if c != "driver"]
+            return self.r_target.choices(choices, [weights[c] for c in choices])[0]
         return self.r_q.choices(choices, [weights[c] for c in choices])[0]
 
     def situation(self, asker: int, asker_seat: str | None, others: list[int], night: bool | None,
