@@ -452,12 +452,14 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
-                name_in_query: bool = False) -> CallGrammar:
+                name_in_query: bool = False, shortlist: int = 0) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
     booleans (:func:`literal_choices`); ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`);
-    ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`).
+    ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`);
+    ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
+    :func:`agents.llm.tool_shortlist.shortlist`.
     """
     from agents.llm.query_names import request_names, request_text
 
@@ -473,7 +475,16 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
 
     functions = listed_functions(messages) or {short_name(_tool_name(s)): _params(s)
                                                for s in all_vehicle_schemas("official")}
-    return CallGrammar(tool_params, functions, tuple(MODULE_KEYS), choices, names, literals, after, people)
+    modules = tuple(MODULE_KEYS)
+    if shortlist > 0:
+        from agents.llm.tool_shortlist import shortlist as rank
+        from vmb_gym.vehicle import API_SPECS
+
+        kept = rank(messages, shortlist)
+        if kept:
+            modules = tuple(dict.fromkeys(API_SPECS[api].module for api in kept))
+            functions = {n: p for n, p in functions.items() if full_name(n) in kept} or functions
+    return CallGrammar(tool_params, functions, modules, choices, names, literals, after, people)
 
 
 class NameConstraint:

@@ -123,6 +123,10 @@ class HFPolicy(ToolChatPolicy):
         name_in_query: every ``search_memory`` query starts with a name the request narrates and a space
             (:mod:`agents.llm.query_names`; a search finds a person's preferences by the name). Default: the
             adapter's setting, else the named model's (:data:`NAMED_DEFAULTS`), else off.
+        tool_shortlist: K > 0 (compact view, with ``constrain_names``): ``list_module_tools`` names only the
+            modules of the K functions a lexical retriever ranks highest for the request and the memory lines
+            retrieved so far, and ``call_vehicle`` only those functions (:mod:`agents.llm.tool_shortlist`).
+            Default: the adapter's setting, else 0 (off).
     """
 
     def __init__(
@@ -147,6 +151,7 @@ class HFPolicy(ToolChatPolicy):
         constrain_values: bool | None = None,
         require_vehicle_call: bool | None = None,
         name_in_query: bool | None = None,
+        tool_shortlist: int | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -208,6 +213,10 @@ class HFPolicy(ToolChatPolicy):
             raise ConfigError("require_vehicle_call constrains the tool names: expected constrain_names=True with it, "
                               "found constrain_names=False; fix: turn both on or require_vehicle_call off")
         self.name_in_query = bool(settings.get("name_in_query", False) if name_in_query is None else name_in_query)
+        self.tool_shortlist = int(settings.get("tool_shortlist", 0) if tool_shortlist is None else tool_shortlist)
+        if self.tool_shortlist < 0 or (self.tool_shortlist and not self.constrain_names):
+            raise ConfigError(f"tool_shortlist must be 0 (off) or K > 0 with constrain_names=True; found "
+                              f"tool_shortlist={self.tool_shortlist}, constrain_names={self.constrain_names}")
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -332,7 +341,8 @@ class HFPolicy(ToolChatPolicy):
         return [NameConstraint(self._token_index, grammar_for(self.view, m, t, names=self.constrain_names,
                                                               values=self.constrain_values,
                                                               require_vehicle=self.require_vehicle_call,
-                                                              name_in_query=self.name_in_query))
+                                                              name_in_query=self.name_in_query,
+                                                              shortlist=self.tool_shortlist))
                 for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
@@ -350,7 +360,8 @@ class HFPolicy(ToolChatPolicy):
         return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
                 f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
-                f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query})")
+                f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query}, "
+                f"tool_shortlist={self.tool_shortlist})")
 
 
 def resolve_view(view: Any) -> Any:
