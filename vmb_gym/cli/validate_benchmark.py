@@ -51,7 +51,7 @@ def add_domain_gap(report: dict, out: str, data: str, against: str, lines: int) 
     try:
         gen, off = rp.request_profile(data), rp.request_profile(against)
         targets = rp.target_profile(data), rp.target_profile(against)
-        conflicts = cp.conflict_profile(data, _value_reader()), cp.conflict_profile(against, _value_reader())
+        conflicts = cp.conflict_profile(data, _run_value_reader()), cp.conflict_profile(against, _run_value_reader())
     except DataError as exc:  # histories without QA files: the lines still compare
         report["request_profile"] = {"against": against, "error": str(exc)}
         section = gap.render_markdown() + f"\nWhat the requests name: not measured ({exc}).\n"
@@ -71,7 +71,7 @@ def add_domain_gap(report: dict, out: str, data: str, against: str, lines: int) 
     return section
 
 
-def _value_reader() -> Any:
+def _run_value_reader() -> Any:
     """The rules reader's value matcher, asked only about lines that name the function (the reader the baselines
     read lines with; :func:`~vmb_gym.generator.render_verify.vocabulary_reader` when ``agents`` is not importable)."""
     try:
