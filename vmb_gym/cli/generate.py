@@ -57,8 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--valued-near-misses", type=float, default=None, metavar="SHARE",
                         help="share (0-1) of a queried setting's near-miss lines (hypotheticals, other cars, other "
                              "people's settings) that state a value; the others name the setting without one "
-                             "(default 0.75, as in the embedded benchmark: about 14 other values of the asked "
-                             "setting per task outside its evidence, against 1.5 in the official files)")
+                             "(default 0.75, as in the embedded benchmark: 13-14 lines per task state a value of the "
+                             "asked setting outside its evidence, against 1.5-2.4 in the official files, by the "
+                             "vocabulary or the rules reader's matcher)")
     parser.add_argument("--driver-seat", type=float, default=None, metavar="SHARE",
                         help="share (0-1) of the queries on a person's seat or zone planned at the driver's seat "
                              "(default: the embedded benchmark's draw, about 45%%; nearly every official seat or "

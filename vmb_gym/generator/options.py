@@ -65,8 +65,8 @@ class GeneratorOptions:
             official requests (:mod:`vmb_gym.generator.request_profile`). 0 (the default, the embedded benchmark's behaviour) names the setting.
         valued_near_misses: share of a queried setting's near-miss lines that state a value (a hypothetical,
             another car, another person's or a relative's setting); the others name the setting without one
-            ("Who touched the fan again?"). 0.75 (the default, the embedded benchmark's behaviour). Official histories state another value for the asked setting outside
-            its evidence in about 1.5 lines per task, the default mix in about 14
+            ("Who touched the fan again?"). 0.75 (the default, the embedded benchmark's behaviour). Official histories state a value for the asked setting outside its
+            evidence in 1.5-2.4 lines per task, the default mix in 13-14 (the vocabulary or the rules reader's matcher)
             (:mod:`vmb_gym.generator.conflict_profile`).
         driver_seat: share of the queries on a person's seat or zone (not a relative's, not the whole car)
             planned at the driver's seat; the others go to the passenger and rear seats 4:1:1. ``None``
