@@ -39,8 +39,8 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "VIEWS", "CompactView", "chronological", "compact_tools",
-           "context_block", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "HIT_LINE", "TAG_OPEN", "VIEWS", "CompactView", "chronological",
+           "compact_tools", "context_block", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged")
@@ -149,14 +149,17 @@ def render_result(name: str, result: Any, tags: bool = False) -> str:
     return "ok"
 
 
-#: A retrieval hit line: ``3. [2025-02-27 13:24] Frank Yamada: text``.
-_HIT = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*))$")
+#: A retrieval hit line: ``3. [2025-02-27 13:24] Frank Yamada: text`` (group 2: the body, ``Frank Yamada: text``).
+HIT_LINE = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*))$")
 
 
 def hit_bodies(memory_text: str) -> str:
     """``memory_text`` with each hit line's rank and time stamp left out (``Frank Yamada: text``)."""
-    return "\n".join(m.group(2) if (m := _HIT.match(line)) else line for line in memory_text.splitlines())
+    return "\n".join(m.group(2) if (m := HIT_LINE.match(line)) else line for line in memory_text.splitlines())
 
+
+#: What :func:`tag_hits` puts between a memory line and its functions (the tag ends with ``)``).
+TAG_OPEN = " (about: "
 
 #: The least vocabulary score (:func:`agents.rules.score_apis`) of a function a memory line is tagged with (a
 #: function's or its module's name said in the line), and the most tags per line.
@@ -177,9 +180,9 @@ def tag_hits(memory_text: str) -> str:
     """Each numbered hit line of ``memory_text`` ending with ``(about: f1, f2)`` when it speaks of vehicle functions."""
     out = []
     for line in memory_text.splitlines():
-        m = _HIT.match(line)
+        m = HIT_LINE.match(line)
         tags = setting_tags(m.group(2)) if m else []
-        out.append(f"{line} (about: {', '.join(tags)})" if tags else line)
+        out.append(f"{line}{TAG_OPEN}{', '.join(tags)})" if tags else line)
     return "\n".join(out)
 
 
@@ -191,7 +194,7 @@ def chronological(memory_text: str) -> str:
     theirs, a position a small model can read.
     """
     lines = memory_text.splitlines()
-    found = [_HIT.match(line) for line in lines]
+    found = [HIT_LINE.match(line) for line in lines]
     if not lines or not all(found):
         return memory_text
     hits = sorted((m.group(1) for m in found if m), key=lambda hit: hit[1:17])

@@ -19,15 +19,12 @@ whose request and memory name no function is not constrained.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents.llm.compact_view import HIT_LINE, TAG_OPEN
+
 __all__ = ["memory_lines", "shortlist"]
-
-#: A retrieval hit line of the compact view: ``3. [2025-02-27 13:24] Frank Yamada: text`` (with tags: `` (about: f)``).
-_HIT = re.compile(r"^\d+\. \[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*?)(?: \(about: [^)]*\))?$")
-
 
 def memory_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     """The bodies (``Speaker: text``) of the memory lines the conversation's ``search_memory`` results hold."""
@@ -35,9 +32,10 @@ def memory_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     for m in messages:
         if m.get("role") == "tool" and m.get("name") == "search_memory":
             for line in str(m.get("content") or "").splitlines():
-                hit = _HIT.match(line.strip())
-                if hit and hit.group(1) not in out:
-                    out.append(hit.group(1))
+                hit = HIT_LINE.match(line.strip())
+                body = hit.group(2).split(TAG_OPEN)[0] if hit else None  # without the tagged view's tags
+                if body and body not in out:
+                    out.append(body)
     return out
 
 
@@ -50,7 +48,8 @@ def shortlist(messages: Sequence[Mapping[str, Any]], k: int) -> tuple[str, ...]:
     from agents.rules.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
-    request = read_request(request_text(messages), request_names(request_text(messages)))
+    text = request_text(messages)
+    request = read_request(text, request_names(text))
     asked = score_apis(api_text(request))
     scores = {api: 2.0 * s for api, s in asked.items() if s > 0}
     for body in memory_lines(messages):

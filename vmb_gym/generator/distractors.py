@@ -81,6 +81,7 @@ class DistractorPlanner:
         """The kind of one near miss: ``"own"``, ``"other"``, ``"relative"`` (all state a value) or ``"mention"``
         (names the setting only); ``options.valued_near_misses`` sets the valued share (9 in 12 by default)."""
         share = self.o.valued_near_misses
+        # the default keeps the integer weights: the same draws, so the embedded benchmark keeps its bytes
         weights = (4, 3, 2, 3) if share == DEFAULT_VALUED_NEAR_MISSES else (4 * share, 3 * share, 2 * share, 9 * (1 - share))
         return self.r_pref.choices(("own", "other", "relative", "mention"), weights)[0]
 
