@@ -8,7 +8,9 @@ request and the lines it retrieved holds the right module among its first few in
 requests of ten.
 
 :func:`shortlist` ranks the 111 functions for a conversation: each function scores twice the
-simulator vocabulary's score of the request's quoted words (:func:`agents.rules.score_apis`), plus
+simulator vocabulary's score of the request's quoted words (:func:`agents.rules.score_apis`; the whole
+request's only when the quotes name no function, since the narrative's places and errands name other
+devices: "driving to Central Station" is a radio station to the vocabulary), plus
 the best score of a retrieved memory line that names the function and states a value for it (the
 rules reader's value matcher, :func:`agents.rules.values.extract_value`). With
 ``HFPolicy(tool_shortlist=K)`` the decoder (:func:`agents.llm.constrained.grammar_for`) lets
@@ -20,11 +22,16 @@ whose request and memory name no function is not constrained.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from agents.llm.compact_view import HIT_LINE, TAG_OPEN
 
-__all__ = ["memory_lines", "shortlist"]
+if TYPE_CHECKING:
+    from agents.rules.request import Request
+
+__all__ = ["asked_functions", "memory_lines", "shortlist"]
+
 
 def memory_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     """The bodies (``Speaker: text``) of the memory lines the conversation's ``search_memory`` results hold."""
@@ -39,18 +46,28 @@ def memory_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
+def asked_functions(request: Request) -> dict[str, float]:
+    """How strongly the request's quoted words name each function; the whole request's scores when the quotes name
+    none (or there are no quotes)."""
+    from agents.rules import score_apis
+    from agents.rules.request import api_text
+
+    quoted = score_apis(api_text(replace(request, text=""))) if request.quotes else {}
+    return quoted if any(s > 0 for s in quoted.values()) else score_apis(api_text(request))
+
+
 def shortlist(messages: Sequence[Mapping[str, Any]], k: int) -> tuple[str, ...]:
     """The ``k`` best-ranked vehicle functions (env names, best first) for ``messages`` (see the module
     docstring); ``()`` when neither the request nor a memory line names a function."""
     from agents.llm.query_names import request_names, request_text
     from agents.rules import score_apis
-    from agents.rules.request import api_text, read_request
+    from agents.rules.request import read_request
     from agents.rules.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     text = request_text(messages)
     request = read_request(text, request_names(text))
-    asked = score_apis(api_text(request))
+    asked = asked_functions(request)
     scores = {api: 2.0 * s for api, s in asked.items() if s > 0}
     for body in memory_lines(messages):
         for api, s in score_apis(body).items():

@@ -44,6 +44,17 @@ def test_a_line_that_states_a_value_puts_its_function_first() -> None:
     assert shortlist([{"role": "user", "content": "At 8:00 AM, Gary said: 'Hello.'"}], 3) == ()
 
 
+def test_the_quotes_are_ranked_without_the_narrative_unless_they_name_nothing() -> None:
+    # "Central Station" names a radio station to the vocabulary; the quote names the boot
+    boot = {"role": "user", "content": "At 7:15 AM, Alan was driving to Central Station, alone. Alan said: 'Could you "
+                                       "fix how far the boot opens? You know how I like it.'"}
+    assert shortlist([boot], 2) == ("carcontrol_trunk_set_open_degree", "carcontrol_frontTrunk_set_open_degree")
+    # a quote that names no function: the whole request is read, narrative included
+    vague = {"role": "user", "content": "At 7:15 AM, Alan was driving to Central Station, alone. Alan said: 'Make it "
+                                        "the way I like.'"}
+    assert shortlist([vague], 1) == ("carcontrol_radio_play_station",)
+
+
 def test_the_grammar_allows_only_the_shortlists_modules_and_functions() -> None:
     view, tools = CompactView(), compact_tools()
     free = grammar_for(view, [REQUEST, HITS], tools)
