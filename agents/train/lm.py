@@ -275,9 +275,8 @@ def eval_sets(args: Args) -> dict[str, tuple[str, list[str]]]:
 # ----------------------------------------------------------------------------------------- the run
 def main(args: Args) -> dict[str, Any]:
     """Teacher episodes, SFT, GRPO, evaluation and outputs; returns the summary."""
-    import gymnasium as gym
-
     from agents.train.common import generated_train
+    from agents.train.lm_data import train_order
     from agents.train.lm_plots import plot_grpo, plot_sft
     from agents.train.lm_sft import sft_train
     from agents.train.lm_trl import grpo_reward, train_grpo
@@ -301,15 +300,13 @@ def main(args: Args) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for k, renderer in enumerate(renderers):
         train_dir = str(generated_train(args, renderer))
-        train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
-        random.Random(args.seed).shuffle(train_ids)
+        train_ids = train_order(train_dir, args.seed)
         if args.sft_epochs > 0:
             rows += _teacher_split(args, train_dir, train_ids, args.train_tasks * (k + 1) // len(renderers)
                                    - args.train_tasks * k // len(renderers))
     random.Random(args.seed + 1).shuffle(rows)
     train_dir = str(generated_train(args, renderers[0]))  # GRPO's split
-    train_ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
-    random.Random(args.seed).shuffle(train_ids)
+    train_ids = train_order(train_dir, args.seed)
     used = {r["task_id"] for r in rows if r["train_dir"] == train_dir}
     model, tok, base = load_model(args.model, args.seed)
     if args.init_adapter:

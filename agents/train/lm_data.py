@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -34,7 +35,8 @@ from agents.llm.compact_view import CompactView, hit_bodies, short_name
 from agents.rules.request import read_request
 
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
-           "teacher_rows"]
+           "teacher_rows",
+           "train_order"]
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}
@@ -129,6 +131,25 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
     context = hits if env.unwrapped.memory.provides_search else str(messages[0]["content"])
     return {"messages": messages, "tools": tools, "task_id": task_id, "memory": env.unwrapped.memory_name,
             "reward": float(reward), "supported": supported(gold, context)}
+
+
+def train_order(train_dir: str, seed: int = 0) -> list[str]:
+    """The task ids of the train split ``train_dir`` in the order ``vmb train lm --seed SEED`` draws its teacher
+    episodes (the first ``--gold-share`` of them with the gold context, the next ones until ``--train-tasks`` are kept).
+
+    Raises:
+        ConfigError: ``train_dir`` is not a folder.
+    """
+    import random
+
+    from vmb_gym.errors import ConfigError
+
+    if not Path(train_dir).is_dir():
+        raise ConfigError(f"expected a generated train split folder (as `vmb train lm` writes under "
+                          f"~/.cache/vmb_gym/generated/); found {train_dir!r}, which is not a folder")
+    ids = [q.task_id for q in gym.make("VehicleMem-v0", data=train_dir).unwrapped.tasks.queries]
+    random.Random(seed).shuffle(ids)
+    return ids
 
 
 def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20, top_k: int = 8,

@@ -4,10 +4,15 @@
     python -m agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
     python -m agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
     python -m agents.train.lm_failures --memory gold --out runs/lm_gold   # the evidence in the prompt (upper bound)
+    python -m agents.train.lm_failures --train-split ~/.cache/vmb_gym/generated/train_200 --train 40 --held-out 40 \
+        --official 0 --out runs/lm_fit   # the train split's tasks beside held-out ones: underfit or overfit?
 
 The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded evaluation sets
 (:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
-tasks. Every episode is written to ``episodes.jsonl`` (metrics, the transcript, the gold calls and
+tasks. ``--train-split DIR --train N`` adds the first ``N`` tasks of ``vmb train lm``'s seeded shuffle of its
+train split ``DIR`` (the tasks its teacher episodes were drawn from, in that order; see
+:func:`train_split_tasks`): a model that scores no better there than held out has not fitted its own
+training tasks. Every episode is written to ``episodes.jsonl`` (metrics, the transcript, the gold calls and
 its class) and the counts per class to ``summary.json``.
 
 A missed episode gets the first class that applies (:func:`classify`):
@@ -38,7 +43,7 @@ from typing import Any
 from agents.llm.compact_view import full_name, hit_bodies
 from agents.train.lm_data import PLACE_ARGUMENTS
 
-__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run"]
+__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run", "task_sets"]
 
 #: The failure classes, in the order they are tried.
 CLASSES = ("malformed", "no_vehicle_call", "no_search", "bad_search", "wrong_module", "wrong_function", "wrong_place",
@@ -212,15 +217,27 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                    "are the README table's; more take the next ones of the same shuffle)")
     p.add_argument("--official", type=int, default=16, help="N of the official evaluation tasks: up to 40, the first N "
                    "of the README table's 40 (every 10th task of files 1-40); more, every (400 // N)-th task (400: all)")
-    p.add_argument("--batch", type=int, default=8)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", default="runs/lm_failures")
+    p.add_argument("--train-split", default="", help="a generated train split folder (`vmb train lm` writes them "
+                   "under ~/.cache/vmb_gym/generated/): with --train N, also run its first N tasks in the trainer's "
+                   "seeded order, the ones an adapter trained on that split drew its teacher episodes from")
+    p.add_argument("--train", type=int, default=0, help="tasks of --train-split to run (0: none)")
+    p.add_argument("--seed", type=int, default=0, help="the trainer's --seed, which orders --train-split's tasks")
+    p.add_argument("--batch", type=int, default=8, help="episodes decoded together")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    p.add_argument("--out", default="runs/lm_failures", help="folder for episodes.jsonl and summary.json")
     p.add_argument("--rules", action="store_true", help="only the rules reader on the same tasks (no model)")
     p.add_argument("--memory", default="bm25", help="the env's memory module (bm25, gold, ...; gold: the query's "
                    "evidence in the prompt, an upper bound)")
     ns = p.parse_args(argv)
     torch.set_num_threads(ns.threads)
     sets = task_sets(ns.held_out, ns.official)
+    if ns.train > 0:
+        if not ns.train_split:
+            p.error("--train N needs --train-split DIR (the generated train split the adapter was trained on)")
+        from agents.train.lm_data import train_order
+
+        split = str(Path(ns.train_split).expanduser())
+        sets["train"] = (split, train_order(split, ns.seed)[:ns.train])
     if ns.rules:
         summary = {"rules": rules_baseline(sets, memory=ns.memory)}
         print(json.dumps(summary, indent=2))

@@ -253,6 +253,27 @@ def test_failure_tool_reads_the_memory_it_is_given() -> None:
         main(["--memory"])  # the option needs a value
 
 
+def test_train_order_is_the_trainers_seeded_shuffle_and_needs_a_folder(tmp_path) -> None:
+    import random
+    from pathlib import Path
+
+    import gymnasium as gym
+
+    from agents.train.lm_data import train_order
+    from agents.train.lm_failures import main
+    from vmb_gym.errors import ConfigError
+
+    split = str(Path(__file__).resolve().parents[2] / "benchmark")
+    ids = [q.task_id for q in gym.make("VehicleMem-v0", data=split).unwrapped.tasks.queries]
+    random.Random(3).shuffle(ids)
+    order = train_order(split, 3)
+    assert order == ids and order != train_order(split, 4)  # the order `vmb train lm --seed 3` draws from
+    with pytest.raises(ConfigError, match="not a folder"):
+        train_order(str(tmp_path / "missing"))
+    with pytest.raises(SystemExit):
+        main(["--train", "3", "--held-out", "0", "--official", "0"])  # --train needs --train-split
+
+
 def test_task_sets_keep_the_tables_tasks_first_and_take_more() -> None:
     from agents.train.lm_failures import task_sets
     from tests.conftest import official_dir
