@@ -35,8 +35,7 @@ from agents.llm.compact_view import CompactView, hit_bodies, short_name
 from agents.rules.request import read_request
 
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
-           "teacher_rows",
-           "train_order"]
+           "teacher_rows", "train_order"]
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}

@@ -11,7 +11,7 @@ The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded 
 (:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
 tasks. ``--train-split DIR --train N`` adds the first ``N`` tasks of ``vmb train lm``'s seeded shuffle of its
 train split ``DIR`` (the tasks its teacher episodes were drawn from, in that order; see
-:func:`train_split_tasks`): a model that scores no better there than held out has not fitted its own
+:func:`agents.train.lm_data.train_order`): a model that scores no better there than held out has not fitted its own
 training tasks. Every episode is written to ``episodes.jsonl`` (metrics, the transcript, the gold calls and
 its class) and the counts per class to ``summary.json``.
 
@@ -235,9 +235,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if not ns.train_split:
             p.error("--train N needs --train-split DIR (the generated train split the adapter was trained on)")
         from agents.train.lm_data import train_order
+        from vmb_gym.errors import ConfigError
 
         split = str(Path(ns.train_split).expanduser())
-        sets["train"] = (split, train_order(split, ns.seed)[:ns.train])
+        try:
+            sets["train"] = (split, train_order(split, ns.seed)[:ns.train])
+        except ConfigError as exc:
+            p.error(f"--train-split: {exc}")
     if ns.rules:
         summary = {"rules": rules_baseline(sets, memory=ns.memory)}
         print(json.dumps(summary, indent=2))

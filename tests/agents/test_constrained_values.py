@@ -272,6 +272,8 @@ def test_train_order_is_the_trainers_seeded_shuffle_and_needs_a_folder(tmp_path)
         train_order(str(tmp_path / "missing"))
     with pytest.raises(SystemExit):
         main(["--train", "3", "--held-out", "0", "--official", "0"])  # --train needs --train-split
+    with pytest.raises(SystemExit):
+        main(["--train", "3", "--train-split", str(tmp_path / "missing"), "--held-out", "0", "--official", "0"])
 
 
 def test_task_sets_keep_the_tables_tasks_first_and_take_more() -> None:
