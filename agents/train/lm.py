@@ -298,15 +298,14 @@ def main(args: Args) -> dict[str, Any]:
     # --- tasks: teacher episodes on the generated train split(s)
     t0 = time.monotonic()
     rows: list[dict[str, Any]] = []
-    for k, renderer in enumerate(renderers):
-        train_dir = str(generated_train(args, renderer))
-        train_ids = train_order(train_dir, args.seed)
+    splits = [str(generated_train(args, renderer)) for renderer in renderers]
+    orders = [train_order(split, args.seed) for split in splits]
+    for k, (train_dir, train_ids) in enumerate(zip(splits, orders, strict=True)):
         if args.sft_epochs > 0:
             rows += _teacher_split(args, train_dir, train_ids, args.train_tasks * (k + 1) // len(renderers)
                                    - args.train_tasks * k // len(renderers))
     random.Random(args.seed + 1).shuffle(rows)
-    train_dir = str(generated_train(args, renderers[0]))  # GRPO's split
-    train_ids = train_order(train_dir, args.seed)
+    train_dir, train_ids = splits[0], orders[0]  # GRPO's split
     used = {r["task_id"] for r in rows if r["train_dir"] == train_dir}
     model, tok, base = load_model(args.model, args.seed)
     if args.init_adapter:
