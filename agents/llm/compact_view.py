@@ -22,6 +22,12 @@ vocabulary read on the line, the retrieval hint tool-use systems give a small mo
 whole catalogue. Official requests rarely name the setting ("my usual calming atmosphere"); the
 person's earlier line does, in words a 135M model does not map to one of 111 functions by itself.
 
+``CompactView(evidence=True)`` (``view="compact_evidence"``) searches deeper (:data:`EVIDENCE_TOP_K` lines
+whatever ``top_k`` the model asks) and shows only the lines a learned line prior reads as someone's real setting
+for this car (:func:`evidence_hits`: the shipped ``sb3:slots`` checkpoint's ``vocab`` prior, fitted on generated
+households only), at most :data:`EVIDENCE_LINES`. The generated histories bury each preference under vans,
+rentals, relatives' cars and hypotheticals that name the same setting; a 135M model reads six lines, not twenty.
+
 Calls are written ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, the format TRL's
 response parser for Qwen templates reads (:func:`install`). The official prompt stays the
 default of :class:`agents.llm.hf.HFPolicy` (``view="official"``) for comparability with the paper.
@@ -39,11 +45,12 @@ from typing import Any
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "HIT_LINE", "TAG_OPEN", "VIEWS", "CompactView", "chronological",
-           "compact_tools", "context_block", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "HIT_LINE",
+           "TAG_OPEN", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block", "evidence_hits",
+           "evidence_prior", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits", "view_named"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
-VIEWS = ("compact", "compact_tagged")
+VIEWS = ("compact", "compact_tagged", "compact_evidence")
 
 def _module_names() -> str:
     from vmb_gym.vehicle.schema import MODULE_KEYS
@@ -132,15 +139,17 @@ def _signature(schema: Mapping[str, Any]) -> str:
     return f"{short_name(str(fn.get('name')))}({params}): {first}"
 
 
-def render_result(name: str, result: Any, tags: bool = False) -> str:
+def render_result(name: str, result: Any, tags: bool = False, evidence: bool = False) -> str:
     """The compact text of one tool result (what the model reads in the ``tool`` message); ``tags``: memory lines
-    end with the functions they speak of (:func:`tag_hits`)."""
+    end with the functions they speak of (:func:`tag_hits`); ``evidence``: only the lines :func:`evidence_hits`
+    keeps."""
     if not isinstance(result, Mapping):
         return json.dumps(result, ensure_ascii=False)
     if result.get("success") is False:
         return "error: " + str(result.get("error") or result.get("message") or "the call failed")
     if name == "search_memory":
-        text = chronological(str(result.get("memory_text") or "no matching memory"))
+        text = str(result.get("memory_text") or "no matching memory")
+        text = chronological(evidence_hits(text) if evidence else text)
         return tag_hits(text) if tags else text
     if name == "list_module_tools":
         return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
@@ -186,6 +195,49 @@ def tag_hits(memory_text: str) -> str:
     return "\n".join(out)
 
 
+#: The evidence view's search depth (``top_k`` of every ``search_memory``), the most lines it shows, and the least
+#: line-prior probability of a line it shows.
+EVIDENCE_TOP_K = 20
+EVIDENCE_LINES = 6
+EVIDENCE_THRESHOLD = 0.5
+
+
+@lru_cache(maxsize=1)
+def evidence_prior() -> Any:
+    """The line prior :func:`evidence_hits` reads: the shipped ``sb3:slots`` checkpoint's (a ``vocab``
+    :class:`~agents.sb3.slots.line_prior.LinePrior` fitted on generated train households; AUC 0.90 on official
+    gold evidence).
+
+    Raises:
+        ConfigError: the shipped checkpoint's sidecar is missing or holds no line prior.
+    """
+    from agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar
+    from agents.sb3.slots.line_prior import LinePrior
+    from vmb_gym.errors import ConfigError
+
+    path = SHIPPED_DIR / "slots.zip"
+    prior = (read_sidecar(path).get("catalogue") or {}).get("line_prior")
+    if not prior:
+        raise ConfigError(f"the evidence view reads the line prior of the shipped slot checkpoint; expected one in "
+                          f"{path}'s sidecar, found none. Restore agents/sb3/checkpoints/ from the repository")
+    return LinePrior.from_json(prior)
+
+
+def evidence_hits(memory_text: str, prior: Any = None, *, threshold: float = EVIDENCE_THRESHOLD,
+                  limit: int = EVIDENCE_LINES) -> str:
+    """The numbered hits of ``memory_text`` that ``prior`` (default :func:`evidence_prior`) scores at least
+    ``threshold``, at most ``limit`` of them (the best scored), in the env's order and renumbered; when none
+    passes, the first ``limit`` hits. Any other text is returned unchanged."""
+    lines = memory_text.splitlines()
+    found = [HIT_LINE.match(line) for line in lines]
+    if not lines or not all(found):
+        return memory_text
+    scores = (prior or evidence_prior()).many([m.group(2).split(": ", 1)[-1] for m in found if m])
+    best = sorted(range(len(lines)), key=lambda i: -scores[i])[:limit]
+    kept = sorted(i for i in best if scores[i] >= threshold) or list(range(min(limit, len(lines))))
+    return "\n".join(f"{k}. {found[i].group(1)}" for k, i in enumerate(kept, 1))  # type: ignore[union-attr]
+
+
 def chronological(memory_text: str) -> str:
     """Numbered retrieval hits re-ordered oldest first (renumbered); any other text unchanged.
 
@@ -226,13 +278,19 @@ class CompactView:
     template = COMPACT_TEMPLATE
     grows_tools = False
 
-    def __init__(self, tags: bool = False) -> None:
+    def __init__(self, tags: bool = False, evidence: bool = False) -> None:
+        if tags and evidence:
+            from vmb_gym.errors import ConfigError
+
+            raise ConfigError("a compact view is tagged or evidence-filtered, not both; expected one of tags=True, "
+                              "evidence=True, found both")
         self.tags = bool(tags)
+        self.evidence = bool(evidence)
 
     @property
     def name(self) -> str:
-        """The view's name (:data:`VIEWS`): ``"compact_tagged"`` with tags, else ``"compact"``."""
-        return VIEWS[1] if self.tags else VIEWS[0]
+        """The view's name (:data:`VIEWS`): ``"compact_tagged"``, ``"compact_evidence"`` or ``"compact"``."""
+        return VIEWS[1] if self.tags else VIEWS[2] if self.evidence else VIEWS[0]
 
     def start(self, observation: str, info: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The first messages (system, the request) and the four tools.
@@ -259,11 +317,26 @@ class CompactView:
                     pass
             return {"name": full_name(str(arguments.get("name", ""))),
                     "arguments": inner if isinstance(inner, Mapping) else {}}
+        if self.evidence and name == "search_memory":
+            return {"name": name, "arguments": {**arguments, "top_k": EVIDENCE_TOP_K}}
         return {"name": name, "arguments": dict(arguments)}
 
     def tool_content(self, name: str, result: Any) -> str:
         """The ``tool`` message text for a call's result."""
-        return render_result(name, result, self.tags)
+        return render_result(name, result, self.tags, self.evidence)
+
+
+def view_named(name: str) -> CompactView:
+    """The compact view called ``name`` (one of :data:`VIEWS`).
+
+    Raises:
+        ConfigError: another name (the message lists them).
+    """
+    if name not in VIEWS:
+        from vmb_gym.errors import ConfigError
+
+        raise ConfigError(f"unknown compact view {name!r}; expected one of {', '.join(VIEWS)}")
+    return CompactView(tags=name == "compact_tagged", evidence=name == "compact_evidence")
 
 
 def context_block(system: str) -> str:

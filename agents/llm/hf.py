@@ -369,7 +369,8 @@ class HFPolicy(ToolChatPolicy):
 
 
 def resolve_view(view: Any) -> Any:
-    """A view object from ``"official"``, ``"compact"``, ``"compact_tagged"`` or a view object.
+    """A view object from ``"official"``, a compact view's name (:data:`~agents.llm.compact_view.VIEWS`) or a view
+    object.
 
     Raises:
         ConfigError: an unknown view name.
@@ -380,13 +381,14 @@ def resolve_view(view: Any) -> Any:
         return view
     if view == "official":
         return OfficialView()
-    from agents.llm.compact_view import VIEWS, CompactView
+    from agents.llm.compact_view import VIEWS, view_named
 
     if view in VIEWS:
-        return CompactView(tags=view == "compact_tagged")
+        return view_named(view)
     raise ConfigError(f"unknown chat view {view!r}; expected 'official' (the env's prompt), 'compact' "
-                      "(short prompt for small models) or 'compact_tagged' (compact, memory lines tagged with the "
-                      "functions they speak of)")
+                      "(short prompt for small models), 'compact_tagged' (compact, memory lines tagged with the "
+                      "functions they speak of) or 'compact_evidence' (compact, a deeper search and only the lines a "
+                      "learned prior reads as real settings)")
 
 
 def adapter_settings(adapter: str | os.PathLike[str]) -> dict[str, Any]:

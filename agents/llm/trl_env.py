@@ -54,7 +54,8 @@ from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
 from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
-__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "LocalToolEpisode", "TaggedCompactToolEnv",
+__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "EvidenceCompactToolEnv", "LocalToolEpisode",
+           "TaggedCompactToolEnv", "compact_tool_env",
            "VehicleMemToolEnv", "compact_prompt", "component_rewards", "make_tool_env_class"]
 
 
@@ -121,8 +122,9 @@ class CompactToolEnv(LocalToolEpisode):
     the supervised data and ``HFPolicy(view="compact")`` see. Arguments: see :class:`LocalToolEpisode`.
     """
 
-    #: memory lines end with the functions they speak of (``view="compact_tagged"``; :class:`TaggedCompactToolEnv`)
-    tags = False
+    #: the compact view it renders (:data:`~agents.llm.compact_view.VIEWS`; :class:`TaggedCompactToolEnv`,
+    #: :class:`EvidenceCompactToolEnv`)
+    view_name = "compact"
 
     def _start(self, task_id: str | None, seed: int | None) -> tuple[str, dict[str, Any]]:
         from agents.llm.compact_view import CompactView
@@ -132,20 +134,36 @@ class CompactToolEnv(LocalToolEpisode):
         return str(messages[-1]["content"]), info
 
     def _advance(self, action: dict[str, Any]) -> tuple[str, float, bool, dict[str, Any]]:
-        from agents.llm.compact_view import full_name, render_result
+        from agents.llm.compact_view import full_name, view_named
 
+        view = view_named(self.view_name)
         action = {**action, "name": full_name(str(action.get("name", "")))}
+        if action["name"] == "search_memory" and isinstance(action.get("arguments"), Mapping):
+            action = view.to_env_call("search_memory", action["arguments"])  # the evidence view searches deeper
         _, reward, over, info = super()._advance(action)
         records = info.get("calls") or []
         result = records[-1].get("result") if records else {"success": False, "error": info.get("action_error")}
-        return render_result(str(action["name"]), result, self.tags), reward, over, info
+        return view.tool_content(str(action["name"]), result), reward, over, info
 
 
 class TaggedCompactToolEnv(CompactToolEnv):
     """:class:`CompactToolEnv` in the tagged view (``HFPolicy(view="compact_tagged")``): memory lines end with the
     functions they speak of (:func:`agents.llm.compact_view.tag_hits`)."""
 
-    tags = True
+    view_name = "compact_tagged"
+
+
+class EvidenceCompactToolEnv(CompactToolEnv):
+    """:class:`CompactToolEnv` in the evidence view (``HFPolicy(view="compact_evidence")``): searches
+    :data:`~agents.llm.compact_view.EVIDENCE_TOP_K` deep and shows the lines the line prior keeps
+    (:func:`agents.llm.compact_view.evidence_hits`)."""
+
+    view_name = "compact_evidence"
+
+
+def compact_tool_env(view: str) -> type[CompactToolEnv]:
+    """The :class:`CompactToolEnv` class of the compact view called ``view``."""
+    return {"compact_tagged": TaggedCompactToolEnv, "compact_evidence": EvidenceCompactToolEnv}.get(view, CompactToolEnv)
 
 
 def compact_prompt(env: LocalToolEpisode, task_id: str) -> list[dict[str, str]]:

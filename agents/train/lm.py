@@ -94,8 +94,9 @@ class Args:
     """the teacher episode's turns: "list_first" (list the module, search, call) or "search_first" (search the
     request's words first, then list, search the setting, call: the module is chosen after reading the memory)"""
     view: str = "compact"
-    """the chat view the model learns and is evaluated in: "compact" or "compact_tagged" (memory lines end with the
-    vehicle functions they speak of, read with the simulator vocabulary; kept in the adapter's settings)"""
+    """the chat view the model learns and is evaluated in: "compact", "compact_tagged" (memory lines end with the
+    vehicle functions they speak of, read with the simulator vocabulary) or "compact_evidence" (a 20-deep search shown
+    as the at most 6 lines the shipped line prior reads as real settings); kept in the adapter's settings"""
     gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
     top_k: int = 8

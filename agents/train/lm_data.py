@@ -31,7 +31,7 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.llm.compact_view import CompactView, hit_bodies, short_name
+from agents.llm.compact_view import CompactView, hit_bodies, short_name, view_named
 from agents.rules.request import read_request
 
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
@@ -157,13 +157,13 @@ def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", ma
     """Teacher episodes for ``task_ids`` of ``data`` with ``memory``, at most ``limit`` of them.
 
     Tasks without gold calls are skipped, and with ``supported_only`` so are episodes whose gold
-    values are not in the hits (:func:`supported`). ``view``: ``"compact"`` or ``"compact_tagged"``
-    (:class:`~agents.llm.compact_view.CompactView` with ``tags``).
+    values are not in the hits (:func:`supported`). ``view``: a compact view's name
+    (:func:`~agents.llm.compact_view.view_named`).
     """
     from tqdm.auto import tqdm
 
     env = gym.make("VehicleMem-v0", data=data, memory=memory, max_steps=max_steps)
-    chat_view = CompactView(tags=view == "compact_tagged")
+    chat_view = view_named(view)
     rows: list[dict[str, Any]] = []
     bar = tqdm(task_ids, desc=f"teacher episodes ({memory})", disable=not progress, leave=False)
     for task_id in bar:

@@ -64,7 +64,7 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as exc:
         raise ConfigError(f"GRPO needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
-    from agents.llm.trl_env import CompactToolEnv, TaggedCompactToolEnv, compact_prompt
+    from agents.llm.trl_env import compact_prompt, compact_tool_env
     from agents.train.lm_sft import lora_config
 
     if not task_ids:
@@ -76,7 +76,7 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
                                                   layers=args.lora_layers))
     tok.padding_side = "left"
     rng = random.Random(args.seed + 2)
-    env_class = TaggedCompactToolEnv if args.view == "compact_tagged" else CompactToolEnv
+    env_class = compact_tool_env(args.view)
     probe = env_class(data, memory=args.memory, max_steps=args.max_steps)
     n_rows = args.grpo_steps * args.prompts_per_step
     rows = [{"prompt": compact_prompt(probe, tid), "task_id": tid} for tid in (rng.choice(task_ids) for _ in range(n_rows))]

@@ -42,7 +42,7 @@ def test_the_view_is_chosen_by_name_and_kept_apart_from_the_plain_one() -> None:
     assert tagged.tool_content("search_memory", result) != plain.tool_content("search_memory", result)
     with pytest.raises(ConfigError, match="compact_tagged"):
         resolve_view("tagged")
-    assert TaggedCompactToolEnv.tags and not CompactToolEnv.tags
+    assert TaggedCompactToolEnv.view_name == "compact_tagged" and CompactToolEnv.view_name == "compact"
     parser = argparse.ArgumentParser()
     add_lm_arguments(parser)
     assert args_from_namespace(parser.parse_args(["--view", "compact_tagged"])).view == "compact_tagged"
