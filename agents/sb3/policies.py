@@ -3,7 +3,7 @@ and the sidecar's training settings are the evaluation's defaults (:func:`eval_s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,18 +13,27 @@ from vmb_gym.errors import ConfigError
 __all__ = ["eval_settings", "load_sb3_policy"]
 
 
-def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = True) -> Any:
+def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = True,
+                    drop_features: Sequence[str] = ()) -> Any:
     """The policy of checkpoint ``path``: :class:`~agents.sb3.catalogue_policy.SB3Policy` for the flat
-    catalogue, :class:`~agents.sb3.slots.policy.SlotSB3Policy` for the slot design.
+    catalogue, :class:`~agents.sb3.slots.policy.SlotSB3Policy` for the slot design. ``drop_features``
+    (slot design only): feature groups the model sees as zeros, an ablation
+    (``--policy-kwargs '{"drop_features": ["line_prior"]}'``; the names: ``SlotFeaturizer.feature_groups``).
 
     Raises:
-        ConfigError: missing or unreadable files, or a stream-writer checkpoint (a writer, not a policy).
+        ConfigError: missing or unreadable files, a stream-writer checkpoint (a writer, not a policy), an
+            unknown feature group, or ``drop_features`` for a flat-catalogue checkpoint.
     """
     design = read_sidecar(path).get("design")
+    if isinstance(drop_features, str):
+        drop_features = [drop_features]
     if design == "slots":
         from agents.sb3.slots.policy import SlotSB3Policy
 
-        return SlotSB3Policy.load(path, env, deterministic=deterministic)
+        return SlotSB3Policy.load(path, env, deterministic=deterministic, drop_features=list(drop_features))
+    if drop_features:
+        raise ConfigError(f"{path}: drop_features is an option of slot-design checkpoints; this one is {design!r}; "
+                          "fix: leave drop_features out")
     if design == "catalogue":
         from agents.sb3.catalogue_policy import SB3Policy
 

@@ -41,7 +41,7 @@ import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from agents.baselines import NoopPolicy
 from agents.rules import RulesPolicy
 from agents.sb3.checkpoint import algo_class, save_checkpoint
-from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env, slot_call
+from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
 from agents.sb3.slots.line_prior import fit_line_prior
 from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 from agents.train.common import (
@@ -100,6 +100,14 @@ class Args(SB3Args):
     candidates, as the rules reader does (kept in the checkpoint; the shipped one was trained without it)"""
     features: str = "hashing"
     '"hashing" or "minilm" (catalogue design only)'
+    drop_features: str = ""
+    """slots: comma-separated feature groups trained as zeros, an ablation (line_prior, line_hash, cues, ...:
+    SlotFeaturizer.feature_groups); kept in the checkpoint, so its evaluation drops them too"""
+
+
+def drop_list(value: str) -> list[str]:
+    """The feature groups of ``--drop-features`` (comma-separated; "" = none)."""
+    return [name.strip() for name in value.split(",") if name.strip()]
 
 
 def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatalogue) -> Any:
@@ -110,7 +118,8 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
 
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
-        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight))
+        featurizer = SlotFeaturizer(drop=drop_list(args.drop_features))
+        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer))
 
     return thunk
 
@@ -257,6 +266,7 @@ def main(args: Args) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     check_sb3_args(args)
+    SlotFeaturizer(drop=drop_list(args.drop_features))  # an unknown group fails before any work
     out = Path(args.out)
     prepare_out(out, args.overwrite, OUTPUTS)
     seed_everything(args.seed, args.torch_threads)
@@ -282,7 +292,7 @@ def main(args: Args) -> dict[str, Any]:
     model = algo_class(args.algo)(policy, vec_env, n_steps=max(args.n_steps, 8), batch_size=args.batch_size,
                                   n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
                                   gamma=args.gamma, seed=args.seed, device="cpu", verbose=0)
-    meta = {**SlotSB3Policy.checkpoint_meta(catalogue), "settings": train_settings(args)}
+    meta = {**SlotSB3Policy.checkpoint_meta(catalogue, drop_list(args.drop_features)), "settings": train_settings(args)}
     bc_seconds, bc_accuracy = 0.0, {}
     if demos is not None and args.algo == "maskable_ppo":
         t_bc = time.perf_counter()

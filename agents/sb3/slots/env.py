@@ -157,13 +157,14 @@ class SlotFeatureWrapper(gym.Wrapper[np.ndarray, Any, Any, Any]):
 
 
 def make_slot_env(env: gym.Env[Any, Any] | None = None, *, catalogue: Any = None, f1_weight: float | None = None,
-                  **make_kwargs: Any) -> Any:
+                  featurizer: SlotFeaturizer | None = None, **make_kwargs: Any) -> Any:
     """An SB3-ready env with the slot design: ``Discrete(N_SLOT_ACTIONS)`` with masks, slot features.
 
     Args:
         env: a ``VehicleMem-v0`` env; when None, ``gym.make("VehicleMem-v0", **make_kwargs)``.
         catalogue: a :class:`~agents.sb3.slots.catalogue.SlotCatalogue` (default: no learned prior).
         f1_weight: final reward ``exact_match + f1_weight * f1_change`` (None: the env's reward).
+        featurizer: the :class:`SlotFeaturizer` (default: every feature).
     """
     if env is None:
         import vmb_gym  # noqa: F401
@@ -171,6 +172,6 @@ def make_slot_env(env: gym.Env[Any, Any] | None = None, *, catalogue: Any = None
         env = gym.make("VehicleMem-v0", **make_kwargs)
     elif make_kwargs:
         raise ConfigError(f"pass either env or gym.make keyword arguments, not both (got {sorted(make_kwargs)})")
-    return SlotFeatureWrapper(SlotActionWrapper(env, catalogue, f1_weight=f1_weight))
+    return SlotFeatureWrapper(SlotActionWrapper(env, catalogue, f1_weight=f1_weight), featurizer)
 
 

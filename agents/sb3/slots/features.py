@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,7 @@ from agents.sb3.slots.layout import (
 from vmb_gym.vehicle.lexicon import LINE_CUES
 from agents.sb3.slots.records import search_rounds
 from agents.rules import value_param
+from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText
 
@@ -69,11 +70,18 @@ class SlotFeaturizer:
       seat the request puts the speaker in.
 
     Empty slots are all zeros (they are masked anyway).
+
+    Args:
+        drop: names of :meth:`feature_groups` set to zero in every row (an ablation: what a trained
+            policy does without them; the shape stays the same).
+
+    Raises:
+        ConfigError: a name in ``drop`` that is not a feature group.
     """
 
     kind = "slots"
 
-    def __init__(self) -> None:
+    def __init__(self, drop: Sequence[str] = ()) -> None:
         self._cues = tuple(LINE_CUES)
         self.value_width = 4 + N_MEMORY_VALUES + 13 + len(self._cues) + VALUE_EXTRA + N_LINE_HASH
         self.row = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + self.value_width + BLOCK_TARGET
@@ -82,10 +90,48 @@ class SlotFeaturizer:
         self.same_line_column = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + self.value_width - N_LINE_HASH - 1
         self.n_actions = N_SLOT_ACTIONS
         self.dim = self.n_actions * self.row
+        groups = self.feature_groups()
+        unknown = [name for name in drop if name not in groups]
+        if unknown:
+            raise ConfigError(f"drop_features: unknown feature group(s) {unknown}; expected some of "
+                              f"{sorted(groups)}; fix: name groups of SlotFeaturizer.feature_groups()")
+        self.drop = tuple(drop)
+        self._dropped = np.array(sorted({c for name in self.drop for c in groups[name]}), dtype=np.int64)
+
+    def feature_groups(self) -> dict[str, tuple[int, ...]]:
+        """Named column groups of a row (for ablations; groups may overlap):
+
+        ``episode``, ``api``, ``target`` (the blocks), and of the value block ``value_rank`` (its rank),
+        ``value_scores`` (the 13 reading features: rules score, mentions, recency, conditions, clean, rules
+        choice, type), ``recency`` (recency rank, latest mention by anyone / the target), ``rules_value`` (the
+        rules' own choice), ``clean`` (clean mentions by the target), ``cues`` (its line's cue words),
+        ``conditions`` (the request's situation against its lines), ``line_prior`` (the learned line prior's
+        five features), ``setting_prior`` (the learned API prior on its target mentions), ``line_hash`` (hashed
+        words of its line).
+        """
+        a0 = BLOCK_KIND + BLOCK_GLOBAL
+        v0 = a0 + BLOCK_API
+        scores = v0 + 4 + N_MEMORY_VALUES
+        cues = scores + 13
+        extra = cues + len(self._cues)
+        hashed = extra + VALUE_EXTRA
+        t0 = v0 + self.value_width
+
+        def run(start: int, stop: int) -> tuple[int, ...]:
+            return tuple(range(start, stop))
+
+        return {
+            "episode": run(BLOCK_KIND, a0), "api": run(a0, v0), "target": run(t0, t0 + BLOCK_TARGET),
+            "value_rank": run(v0 + 4, scores), "value_scores": run(scores, cues),
+            "recency": (scores + 5, scores + 6, scores + 7), "rules_value": (scores + 11,),
+            "clean": (scores + 10, extra + 4, extra + 5, extra + 6), "cues": run(cues, extra),
+            "conditions": run(extra + 10, extra + 16), "line_prior": run(extra + 16, extra + 21),
+            "setting_prior": (extra + 22, extra + 23), "line_hash": run(hashed, hashed + N_LINE_HASH),
+        }
 
     def config(self) -> dict[str, Any]:
-        """``{"kind": "slots"}``."""
-        return {"kind": self.kind}
+        """``{"kind": "slots"}``, plus ``"drop"`` (the dropped groups) when any are dropped."""
+        return {"kind": self.kind, **({"drop": list(self.drop)} if self.drop else {})}
 
     def features(self, analysis: Any, episode: EpisodeText) -> np.ndarray:
         """The flat feature vector of the episode's current state."""
@@ -99,8 +145,14 @@ class SlotFeaturizer:
                      dtype=np.float32)
         out[:, BLOCK_KIND:BLOCK_KIND + BLOCK_GLOBAL] = g
         made = set(episode.made_names)
-        if not made:
-            return out.reshape(-1)
+        if made:
+            self._per_step(out, analysis, episode, made)
+        if self._dropped.size:
+            out[:, self._dropped] = 0.0
+        return out.reshape(-1)
+
+    def _per_step(self, out: np.ndarray, analysis: Any, episode: EpisodeText, made: set[str]) -> None:
+        """The columns that follow the calls made so far (API already called, value's line already set)."""
         set_lines = cached_lines_of_set_values(analysis, episode.made)
         # the rows of API slot a are one run (value-major), those of its value slot v a run of N_TARGET_SLOTS
         api_rows = N_VALUE_SLOTS * N_TARGET_SLOTS
@@ -115,7 +167,6 @@ class SlotFeaturizer:
                     for v in (k, N_MEMORY_VALUES + k):
                         start = slot_index(a, v, 0)
                         out[start:start + N_TARGET_SLOTS, self.same_line_column] = 1.0
-        return out.reshape(-1)
 
     def _static(self, analysis: Any) -> np.ndarray:
         """The rows that do not change within an analysis: kind, API, value and target blocks."""

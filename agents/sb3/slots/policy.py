@@ -7,6 +7,7 @@ protocol), and loads a ``design="slots"`` checkpoint (:meth:`SlotSB3Policy.load`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +84,15 @@ class SlotSB3Policy:
         catalogue: the :class:`~agents.sb3.slots.catalogue.SlotCatalogue` it was trained with.
         env: the env it runs in (for the scenario speakers and whether memory retrieves).
         deterministic: most likely allowed action (else sample).
+        drop_features: feature groups the model sees as zeros (:meth:`SlotFeaturizer.feature_groups`; an
+            ablation of a trained model, e.g. ``["line_prior"]``; :meth:`load` adds the groups the checkpoint
+            was trained without).
     """
 
     def __init__(self, model: Any, catalogue: Any, env: gym.Env[Any, Any] | None = None, *,
-                 deterministic: bool = True) -> None:
+                 deterministic: bool = True, drop_features: Sequence[str] = ()) -> None:
         self.model, self.catalogue, self.env = model, catalogue, env
-        self.featurizer = SlotFeaturizer()
+        self.featurizer = SlotFeaturizer(drop=drop_features)
         self.deterministic = deterministic
         self.masked = type(model).__name__ == "MaskablePPO"
         if env is not None:
@@ -100,13 +104,14 @@ class SlotSB3Policy:
         self._fresh = True
 
     @staticmethod
-    def checkpoint_meta(catalogue: SlotCatalogue) -> dict[str, Any]:
-        """The sidecar content of a slot checkpoint (``meta`` of ``save_checkpoint``)."""
-        return {"catalogue": catalogue.to_json(), "featurizer": SlotFeaturizer().config()}
+    def checkpoint_meta(catalogue: SlotCatalogue, drop_features: Sequence[str] = ()) -> dict[str, Any]:
+        """The sidecar content of a slot checkpoint (``meta`` of ``save_checkpoint``; ``drop_features``: the
+        feature groups it was trained without)."""
+        return {"catalogue": catalogue.to_json(), "featurizer": SlotFeaturizer(drop=drop_features).config()}
 
     @classmethod
     def load(cls, path: str | Path, env: gym.Env[Any, Any] | None = None, *,
-             deterministic: bool = True) -> SlotSB3Policy:
+             deterministic: bool = True, drop_features: Sequence[str] = ()) -> SlotSB3Policy:
         """Load a ``design="slots"`` checkpoint as a policy (``vmb eval --policy sb3:PATH``).
 
         Raises:
@@ -115,7 +120,9 @@ class SlotSB3Policy:
         model, meta = load_checkpoint(path, design="slots")
         catalogue = SlotCatalogue.from_json(meta["catalogue"])
         check_spaces(model, path, actions=catalogue.n, features=SlotFeaturizer().dim)
-        return cls(model, catalogue, env, deterministic=deterministic)
+        trained_without = list((meta.get("featurizer") or {}).get("drop") or [])
+        drop = trained_without + [name for name in drop_features if name not in trained_without]
+        return cls(model, catalogue, env, deterministic=deterministic, drop_features=drop)
 
     def bind(self, env: gym.Env[Any, Any]) -> None:
         """Run in ``env`` (its task set names the speakers)."""
