@@ -27,6 +27,9 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
     design = read_sidecar(path).get("design")
     if isinstance(drop_features, str):
         drop_features = [drop_features]
+    if not isinstance(drop_features, (list, tuple)) or not all(isinstance(n, str) for n in drop_features):
+        raise ConfigError(f"drop_features: expected a list of feature-group names (e.g. [\"line_prior\"]), found "
+                          f"{drop_features!r}")
     if design == "slots":
         from agents.sb3.slots.policy import SlotSB3Policy
 

@@ -63,6 +63,8 @@ def test_drop_features_reaches_the_shipped_policy_through_policy_kwargs() -> Non
     assert episode.terminated or episode.truncated
     with pytest.raises(ConfigError, match="unknown feature group"):
         make_policy("sb3:slots", env, drop_features=["nope"])
+    with pytest.raises(ConfigError, match="expected a list of feature-group names"):
+        make_policy("sb3:slots", env, drop_features=5)
     env.close()
 
 
