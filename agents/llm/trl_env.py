@@ -43,6 +43,7 @@ With the trainer, the components as extra reward columns (logged only, weight 0)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -126,17 +127,22 @@ class CompactToolEnv(LocalToolEpisode):
     #: :class:`EvidenceCompactToolEnv`)
     view_name = "compact"
 
-    def _start(self, task_id: str | None, seed: int | None) -> tuple[str, dict[str, Any]]:
-        from agents.llm.compact_view import CompactView
+    @functools.cached_property
+    def view(self) -> Any:
+        """The :class:`~agents.llm.compact_view.CompactView` called :attr:`view_name` (built once)."""
+        from agents.llm.compact_view import view_named
 
+        return view_named(self.view_name)
+
+    def _start(self, task_id: str | None, seed: int | None) -> tuple[str, dict[str, Any]]:
         obs, info = super()._start(task_id, seed)
-        messages, _ = CompactView().start(obs, info)
+        messages, _ = self.view.start(obs, info)
         return str(messages[-1]["content"]), info
 
     def _advance(self, action: dict[str, Any]) -> tuple[str, float, bool, dict[str, Any]]:
-        from agents.llm.compact_view import full_name, view_named
+        from agents.llm.compact_view import full_name
 
-        view = view_named(self.view_name)
+        view = self.view
         action = {**action, "name": full_name(str(action.get("name", "")))}
         if action["name"] == "search_memory" and isinstance(action.get("arguments"), Mapping):
             action = view.to_env_call("search_memory", action["arguments"])  # the evidence view searches deeper
@@ -162,8 +168,15 @@ class EvidenceCompactToolEnv(CompactToolEnv):
 
 
 def compact_tool_env(view: str) -> type[CompactToolEnv]:
-    """The :class:`CompactToolEnv` class of the compact view called ``view``."""
-    return {"compact_tagged": TaggedCompactToolEnv, "compact_evidence": EvidenceCompactToolEnv}.get(view, CompactToolEnv)
+    """The :class:`CompactToolEnv` class of the compact view called ``view``.
+
+    Raises:
+        ConfigError: a name that is no compact view's.
+    """
+    classes = {c.view_name: c for c in (CompactToolEnv, TaggedCompactToolEnv, EvidenceCompactToolEnv)}
+    if view not in classes:
+        raise ConfigError(f"unknown compact view {view!r}; expected one of {', '.join(classes)}")
+    return classes[view]
 
 
 def compact_prompt(env: LocalToolEpisode, task_id: str) -> list[dict[str, str]]:
