@@ -64,10 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share (0-1) of the queries on a person's seat or zone planned at the driver's seat "
                              "(default: the embedded benchmark's draw, about 45%%; nearly every official seat or "
                              "zone request is the driver's)")
+    parser.add_argument("--restated-corrections", type=float, default=None, metavar="SHARE",
+                        help="share (0-1) of the error corrections whose correcting line names the setting again "
+                             "with both values (\"Hmm, 3 is too much. Set the seat massage to level 1 from now "
+                             "on.\"); the others say only the values (default 0, as in the embedded benchmark)")
     parser.add_argument("--like", choices=["official"], default=None,
                         help="start from the options measured to bring generated tasks close to official files "
                              "1-40: --whole-car 0.6 --indirect-requests 0.7 --valued-near-misses 0.1 "
-                             "--driver-seat 0.9 (the flags above override each one)")
+                             "--driver-seat 0.9 --restated-corrections 0.5 (the flags above override each one)")
     parser.add_argument("--renderer", default=None, metavar="template|natural|openai:MODEL|hf:PATH",
                         help="how lines are worded: an offline renderer (natural: conversations with authored "
                              "scenes, the default; template: the embedded benchmark's short fixed sentences, the "
@@ -143,9 +147,11 @@ def run(args: argparse.Namespace) -> int:
                 raise ConfigError("--benchmark writes the offline benchmark; an LLM --renderer goes with --out DIR")
             renderer = _run_llm_renderer(args)
         if args.benchmark and (args.whole_car or args.device_requests or args.indirect_requests or args.like
-                               or args.valued_near_misses is not None or args.driver_seat is not None):
+                               or args.valued_near_misses is not None or args.driver_seat is not None
+                               or args.restated_corrections is not None):
             raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests, "
-                              "--indirect-requests, --valued-near-misses, --driver-seat and --like go with --out DIR")
+                              "--indirect-requests, --valued-near-misses, --driver-seat, --restated-corrections "
+                              "and --like go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)
@@ -169,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
             opts = dataclasses.replace(opts, **OFFICIAL_LIKE)
         if args.whole_car:
             opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
-        for name in ("valued_near_misses", "driver_seat"):
+        for name in ("valued_near_misses", "driver_seat", "restated_corrections"):
             if getattr(args, name) is not None:
                 opts = dataclasses.replace(opts, **{name: getattr(args, name)})
         if args.device_requests:

@@ -199,6 +199,29 @@ CORRECT_SWAP: tuple[str, ...] = (
     "Scratch that, {old} is a mistake. {Val} is the one I want.",
     "Hmm, {old} isn't it. Change it to {val}, please.",
 )
+#: Corrections that say the setting again (``GeneratorOptions.restated_corrections``): the second line names
+#: the setting and both values, as most corrections between people do, and ends on the value that holds.
+CORRECT_DOWN_NAMED: tuple[str, ...] = (
+    "Hmm, {old} is too much. Set {noun} to {val} from now on.",
+    "No, that's way too strong. {Noun} at {val} is what I actually want.",
+    "Ouch, {old} is a lot. Lower {noun} to {val} and leave it there.",
+    "Too much. Let's keep {noun} at {val} instead of {old}.",
+    "{Old} was overdoing it. Bring {noun} back down to {val} for good.",
+)
+CORRECT_UP_NAMED: tuple[str, ...] = (
+    "Hmm, {old} is too faint. Set {noun} to {val} from now on.",
+    "That's too weak. {Noun} at {val} is what I actually want.",
+    "I can barely notice {old}. Raise {noun} to {val} and leave it there.",
+    "Not enough. Let's keep {noun} at {val} instead of {old}.",
+    "{Old} was too little. Bring {noun} up to {val} for good.",
+)
+CORRECT_SWAP_NAMED: tuple[str, ...] = (
+    "Wait, not {old}. I want {noun} on {val}.",
+    "Sorry, wrong one. {Noun} should be {val}, not {old}.",
+    "Scratch {old}. Change {noun} to {val}, and keep it that way.",
+    "No, {old} isn't right. {Noun} goes to {val}, please.",
+    "Oops, I meant {val} for {noun}, not {old}.",
+)
 CORRECT_KEEP: tuple[str, ...] = (
     "Yes, {val} is right. Keep it like that from now on.",
     "Perfect, {val} it is. That's my setting.",

@@ -20,10 +20,11 @@ DEFAULT_VALUED_NEAR_MISSES = 0.75
 #: --against official``): the share of whole-car climate and window calls (official: about 2 in 3), requests
 #: that name only a situation or a reason (request-profile distance 0.058), near misses that state a value
 #: (other values of the asked setting outside its evidence: official 1.5 per task) and the driver's seat
-#: (nearly every official seat or zone request). ``vmb generate --like official`` and ``vmb train sb3
-#: --generator-options official`` apply it.
+#: (nearly every official seat or zone request) and corrections that name the setting again (half of them: the rules
+#: reader's wrong values on correction tasks whose function it gets right fall from 82% to 67%, official 67%).
+#: ``vmb generate --like official`` and ``vmb train sb3 --generator-options official`` apply it.
 OFFICIAL_LIKE: dict[str, float] = {"whole_car": 0.6, "indirect_requests": 0.7, "valued_near_misses": 0.1,
-                                   "driver_seat": 0.9}
+                                   "driver_seat": 0.9, "restated_corrections": 0.5}
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,11 @@ class GeneratorOptions:
             planned at the driver's seat; the others go to the passenger and rear seats 4:1:1. ``None``
             (the default, the embedded benchmark's behaviour) draws all four 5:4:1:1 (driver about 45%).
             Nearly every official request on a seat or zone is the driver's (:mod:`vmb_gym.generator.request_profile`).
+        restated_corrections: share of the error-correction queries whose correcting line names the setting again
+            with both values ("Hmm, 3 is too much. Set the seat massage to level 1 from now on."); the others say only
+            the values ("Too high. Make it level 1 instead."). 0 (the default, the embedded benchmark's behaviour).
+            The rules reader takes a wrong value or seat in 70% of the embedded set's correction tasks whose function
+            it gets right, against 36% of the official ones.
     """
 
     seed: int = 0
@@ -91,6 +97,7 @@ class GeneratorOptions:
     indirect_requests: float = 0.0
     valued_near_misses: float = 0.75
     driver_seat: float | None = None
+    restated_corrections: float = 0.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -108,7 +115,8 @@ class GeneratorOptions:
             raise ConfigError(f"history_length must be >= 50 lines, got {self.history_length}")
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
-        for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests", "valued_near_misses"):
+        for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests", "valued_near_misses",
+                     "restated_corrections"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
         if self.driver_seat is not None and not 0.0 <= self.driver_seat <= 1.0:
@@ -120,7 +128,7 @@ class GeneratorOptions:
         """The options as a JSON object (for manifests and sidecars).
 
         The template renderer, ``whole_car`` 0, ``whole_car_words`` 1, ``device_requests`` 0 and
-        ``indirect_requests`` 0, ``valued_near_misses`` 0.75 and ``driver_seat`` None are left out, so sets made before the options
+        ``indirect_requests`` 0, ``valued_near_misses`` 0.75, ``driver_seat`` None and ``restated_corrections`` 0 are left out, so sets made before the options
         existed keep their bytes.
         """
         out = asdict(self)
@@ -130,7 +138,7 @@ class GeneratorOptions:
             del out["whole_car"]
         if out["whole_car_words"] == 1.0:
             del out["whole_car_words"]
-        for name in ("device_requests", "indirect_requests"):
+        for name in ("device_requests", "indirect_requests", "restated_corrections"):
             if not out[name]:
                 del out[name]
         if out["valued_near_misses"] == DEFAULT_VALUED_NEAR_MISSES:

@@ -100,6 +100,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.r_target = phase_rng(options.seed, scenario_id, "targets")
         self.r_device = phase_rng(options.seed, scenario_id, "devices")  # drawn only with device_requests
         self.r_indirect = phase_rng(options.seed, scenario_id, "indirect")  # drawn only with indirect_requests
+        self.r_restate = phase_rng(options.seed, scenario_id, "restate")  # drawn only with restated_corrections
         self.people, self.relations = make_people(self.r_people, options.people)
         start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
         self.start = start
@@ -385,12 +386,13 @@ class ScenarioBuilder(DistractorPlanner):
         listener = self.other(p)
         t1, t2 = self.new_tag(), self.new_tag()
         u1 = self.pref_utt(p, listener, self.r_ph.choice(banks.TRY), slot, v1, "attempt", t1)
-        if slot.st.numeric:
-            tmpl = banks.CORRECT_DOWN if next(iter(v2.values())) < next(iter(v1.values())) else banks.CORRECT_UP
-        else:
-            tmpl = banks.CORRECT_SWAP
-        u2 = self.pref_utt(p, listener, self.r_ph.choice(tmpl), slot, v2, "correction", t2,
-                           old=render_value(v1, slot.st.api))
+        down = slot.st.numeric and next(iter(v2.values())) < next(iter(v1.values()))
+        tmpl = self.r_ph.choice(banks.CORRECT_DOWN if down else banks.CORRECT_UP if slot.st.numeric
+                                else banks.CORRECT_SWAP)
+        if self.o.restated_corrections and self.r_restate.random() < self.o.restated_corrections:
+            tmpl = self.r_restate.choice(banks.CORRECT_DOWN_NAMED if down else banks.CORRECT_UP_NAMED
+                                         if slot.st.numeric else banks.CORRECT_SWAP_NAMED)
+        u2 = self.pref_utt(p, listener, tmpl, slot, v2, "correction", t2, old=render_value(v1, slot.st.api))
         self.add_companion(u2, comp)
         utts = [u1, self.ack(listener), u2]
         if self.r_pref.random() < 0.5:

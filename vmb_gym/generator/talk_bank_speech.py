@@ -71,6 +71,24 @@ NATURAL: dict[str, tuple[str, ...]] = {
         "Hang on, {old} isn't what I wanted. Make it {val}.",
         "Ugh, I said the wrong thing. {Val}, not {old}.",
     ),
+    "CORRECT_DOWN_NAMED": (
+        "Oof, no, {old} is far too much. {Noun} at {val}, and let's leave it there.",
+        "[Okay|Alright|Right], that's too strong. I'd rather have {noun} on {val} from now on.",
+        "{Old} is overkill, honestly. Turn {noun} down to {val} and keep it.",
+        "Let's not do {old}. {Noun} back to {val}, that's my setting.",
+    ),
+    "CORRECT_UP_NAMED": (
+        "Hmm, {old} is hardly anything. {Noun} at {val}, and let's leave it there.",
+        "[Okay|Alright|Right], that's too weak. I'd rather have {noun} on {val} from now on.",
+        "{Old} doesn't do much, honestly. Turn {noun} up to {val} and keep it.",
+        "Let's not do {old}. {Noun} up to {val}, that's my setting.",
+    ),
+    "CORRECT_SWAP_NAMED": (
+        "Hold on, not {old}. {Noun} should be on {val}.",
+        "Sorry, my mistake. I wanted {noun} at {val}, not {old}.",
+        "No, forget {old}. {Noun} goes on {val}, and that's the one I keep.",
+        "Ah, wrong one. {Val} for {noun}, not {old}.",
+    ),
     "CORRECT_KEEP": (
         "There, {val} is right. Let's keep it there.",
         "Yes, that's it. {Val} is what I want for {noun}.",
