@@ -371,8 +371,12 @@ class SlotCatalogue:
             mask[SLOT_SEARCH] = True
             return mask  # look before acting (and follow up what the first look found)
         made_apis = set(episode.made_names)
-        for i, name, key in self.distinct_calls(analysis):
-            if name not in made_apis and key not in episode.made:
+        distinct = self.distinct_calls(analysis)
+        # the request's relative change ("one level lower than last time") is for one setting: once a call took
+        # it, no other function gets it too
+        changed = bool(analysis.delta_keys) and any(key in analysis.delta_keys for key in episode.made)
+        for i, name, key in distinct:
+            if name not in made_apis and key not in episode.made and not (changed and _is_delta_slot(i)):
                 mask[i] = True
         mask[SLOT_FINISH] = bool(made_apis) or not mask.any()
         return mask
@@ -394,7 +398,14 @@ class SlotCatalogue:
                 if entry is not None and entry[1] not in first:
                     first[entry[1]] = (i, entry[0]["name"], entry[1])
             analysis.distinct_calls = list(first.values())
+            analysis.delta_keys = {analysis.calls[i][1] for i in range(2, self.n)
+                                   if analysis.calls[i] is not None and _is_delta_slot(i)}
         return analysis.distinct_calls  # type: ignore[no-any-return]
+
+
+def _is_delta_slot(index: int) -> bool:
+    """Whether call action ``index`` sets a memory value with the request's relative change applied."""
+    return N_MEMORY_VALUES <= unpack_slot(index)[1] < 2 * N_MEMORY_VALUES
 
 
 class _SpeakersOnly:

@@ -93,6 +93,8 @@ class SlotAnalysis:
     calls: Any = field(default=None, repr=False, compare=False)  # resolved calls of the call slots (cache)
     # the first slot of each distinct resolved call: (index, function name, call key) (the mask's cache)
     distinct_calls: Any = field(default=None, repr=False, compare=False)
+    # the call keys the relative-change slots resolve to (the mask's cache: the change applies to one call)
+    delta_keys: Any = field(default=None, repr=False, compare=False)
     # the hit lines of the values each call sets (call key -> lines: the featuriser's cache)
     set_lines: Any = field(default=None, repr=False, compare=False)
 

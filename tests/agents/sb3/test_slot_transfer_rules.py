@@ -8,6 +8,7 @@ import numpy as np
 from agents.sb3.slots import SLOT_FINISH, SlotCatalogue, SlotEpisodeText
 from agents.sb3.slots.analysis import analyse
 from agents.sb3.slots.hits import continues_a_setting
+from vmb_gym.wrappers.catalogue import call_key
 from tests.agents.sb3.hit_records import hit_records
 
 SPEAKERS = ("Julian Abbott", "Hugo Yamada", "Aaron Patel")
@@ -67,3 +68,38 @@ def test_finish_stays_allowed_when_no_call_is_left() -> None:
     an.calls, an.distinct_calls = None, []
     mask = cat.mask(an, ep)
     assert mask[SLOT_FINISH] and not np.flatnonzero(mask[2:]).size
+
+
+def test_the_requests_relative_change_goes_to_one_call() -> None:
+    from agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
+
+    request = "At 8:00 PM, Julian was driving, alone. Julian said: 'Set the HUD like last time, but one level lower.'"
+    cat = SlotCatalogue()
+    lines = hit_records("[2025-08-21 14:42] Julian Abbott: I keep the HUD brightness at level 5 and the HUD height "
+                        "at level 7.")
+    an = analyse(request, lines, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+    assert an.delta == -1
+    ep = SlotEpisodeText(request=request, searched=True, search_rounds=2)
+
+    def delta_calls(mask: np.ndarray) -> dict[str, dict]:
+        out = {}
+        for i in np.flatnonzero(mask[2:]) + 2:
+            if N_MEMORY_VALUES <= unpack_slot(int(i))[1] < 2 * N_MEMORY_VALUES:
+                call = cat.resolve(int(i), an)
+                out.setdefault(call["name"], call["arguments"])
+        return out
+
+    first = delta_calls(cat.mask(an, ep))
+    assert {"carcontrol_HUD_set_brightness_level", "carcontrol_HUD_set_height_level"} <= set(first)
+    assert first["carcontrol_HUD_set_brightness_level"] == {"level": 4}
+    # a call with a memory value leaves the change for the next one
+    ep.made_names.append("carcontrol_HUD_set_brightness_level")
+    ep.made.add(call_key("carcontrol_HUD_set_brightness_level", {"level": 5}))
+    assert "carcontrol_HUD_set_height_level" in delta_calls(cat.mask(an, ep))
+    # once a call took the change, no other function gets it, and memory values stay allowed
+    ep.made.clear()
+    ep.made.add(call_key("carcontrol_HUD_set_brightness_level", {"level": 4}))
+    mask = cat.mask(an, ep)
+    assert delta_calls(mask) == {}
+    assert any(cat.resolve(int(i), an)["name"] == "carcontrol_HUD_set_height_level"
+               for i in np.flatnonzero(mask[2:]) + 2)
