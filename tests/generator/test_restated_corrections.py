@@ -37,6 +37,12 @@ def test_the_option_is_validated_and_left_out_of_json_when_off() -> None:
         dataclasses.replace(OPTS, restated_corrections=1.5)
 
 
+@pytest.mark.parametrize("renderer", ["template", "natural"])
+def test_every_restated_line_names_its_setting(renderer: str) -> None:
+    named = _corrections(dataclasses.replace(OPTS, renderer=renderer, restated_corrections=1.0))
+    assert named and all(mentions(e["api"], line) for e, line in named), named
+
+
 def test_restated_corrections_name_the_setting_and_change_nothing_else() -> None:
     plain = _corrections(OPTS)
     named = _corrections(dataclasses.replace(OPTS, restated_corrections=1.0))

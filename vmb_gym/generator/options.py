@@ -76,8 +76,8 @@ class GeneratorOptions:
         restated_corrections: share of the error-correction queries whose correcting line names the setting again
             with both values ("Hmm, 3 is too much. Set the seat massage to level 1 from now on."); the others say only
             the values ("Too high. Make it level 1 instead."). 0 (the default, the embedded benchmark's behaviour).
-            The rules reader takes a wrong value or seat in 70% of the embedded set's correction tasks whose function
-            it gets right, against 36% of the official ones.
+            On single-call correction tasks whose function it gets right, the rules reader takes a wrong value or seat
+            in 82% of the ``--like official`` validation split's (0.5: 67%) and in 67% of official files 1-40.
     """
 
     seed: int = 0

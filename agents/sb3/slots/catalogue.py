@@ -360,7 +360,8 @@ class SlotCatalogue:
 
     def mask(self, analysis: SlotAnalysis, episode: EpisodeText, *, memory_search: bool = True) -> np.ndarray:
         """Allowed actions: search first (alone) when memory retrieves; then every non-empty call slot whose
-        function was not called yet, and finish once a call was made (or when no call slot is left).
+        function was not called yet, and finish once a call was made (or when no call slot is left). The request's
+        relative change goes to one call: once a call took it, no other function's relative-change slot is allowed.
 
         Every request of the benchmark asks for at least one change, so finishing before any call
         scores zero whatever the memory held; the policy's first act after looking is a call.
