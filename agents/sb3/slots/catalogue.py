@@ -362,6 +362,8 @@ class SlotCatalogue:
         """Allowed actions: search first (alone) when memory retrieves; then every non-empty call slot whose
         function was not called yet, and finish once a call was made (or when no call slot is left). The request's
         relative change goes to one call: once a call took it, no other function's relative-change slot is allowed.
+        A switch the request asks for takes the state the request says, not another remembered one
+        (:func:`_overrules_the_request`).
 
         Every request of the benchmark asks for at least one change, so finishing before any call
         scores zero whatever the memory held; the policy's first act after looking is a call.
@@ -396,12 +398,25 @@ class SlotCatalogue:
             first: dict[str, tuple[int, str, str]] = {}
             for i in range(2, self.n):
                 entry = analysis.calls[i]
-                if entry is not None and entry[1] not in first:
+                if entry is not None and entry[1] not in first and not _overrules_the_request(i, analysis):
                     first[entry[1]] = (i, entry[0]["name"], entry[1])
             analysis.distinct_calls = list(first.values())
             analysis.delta_keys = {analysis.calls[i][1] for i in range(2, self.n)
                                    if analysis.calls[i] is not None and _is_delta_slot(i)}
         return analysis.distinct_calls  # type: ignore[no-any-return]
+
+
+def _overrules_the_request(index: int, analysis: SlotAnalysis) -> bool:
+    """Whether call action ``index`` sets a switch the request asks for (not a routine companion) to a remembered
+    state other than the one the request says: on, unless it says off (``request_value``). For a switch the
+    request's word wins, as in the rules reader: "I want to sing along again" turns the lyrics on even when the
+    person's last line about them turned them off."""
+    a, v, _ = unpack_slot(index)
+    slot = analysis.apis[a]
+    if slot.companion or slot.explicit is None or v >= 2 * N_MEMORY_VALUES:
+        return False
+    vp = value_param(API_SPECS[slot.api])
+    return vp is not None and vp.py_type is bool and slot.values[v % N_MEMORY_VALUES].value != slot.explicit
 
 
 def _is_delta_slot(index: int) -> bool:

@@ -18,6 +18,10 @@ two differ in one default task, ``1_5``, whose first search round's fourth query
 ("zoom" or "ac mode") that falls either way with the CPU's float kernels; their demonstrations and official
 episodes are equal. Each part (default episodes, official episodes, demonstrations) must equal one of the
 recordings, the default part up to that one task, so a change of the code still fails.
+
+The official part of both files was re-recorded (2026-12-05) when the catalogue's mask began to give a switch the
+state the request says (``agents.sb3.slots.catalogue._overrules_the_request``): official tasks 1_5 and 1_8 lose their
+remembered "off" slots; the default part and the demonstrations did not change.
 """
 
 from __future__ import annotations

@@ -103,3 +103,24 @@ def test_the_requests_relative_change_goes_to_one_call() -> None:
     assert delta_calls(mask) == {}
     assert any(cat.resolve(int(i), an)["name"] == "carcontrol_HUD_set_height_level"
                for i in np.flatnonzero(mask[2:]) + 2)
+
+
+def test_a_switch_takes_the_state_the_request_says() -> None:
+    api = "carcontrol_music_set_lyrics_display"
+    lines = hit_records("[2025-08-21 14:42] Julian Abbott: Turn the lyrics display off, it distracts me.")
+    cat = SlotCatalogue()
+
+    def allowed(request: str) -> list[dict]:
+        an = analyse(request, lines, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
+        slot = next(a for a in an.apis if a.api == api)
+        assert any(v.value is False for v in slot.values)  # the remembered state is offered
+        mask = cat.mask(an, SlotEpisodeText(request=request, searched=True, search_rounds=2))
+        return [c["arguments"] for i in np.flatnonzero(mask[2:]) + 2
+                if (c := cat.resolve(int(i), an)) is not None and c["name"] == api]
+
+    # the request asks for the lyrics (on): the remembered "off" is not offered
+    on = allowed("At 9:00 AM, Julian was driving, alone. Julian said: 'I want to sing along to the lyrics display again.'")
+    assert {"enabled": True} in on and {"enabled": False} not in on
+    # the request says off: the remembered "off" is
+    off = allowed("At 9:00 AM, Julian was driving, alone. Julian said: 'Switch the lyrics display off like I had it.'")
+    assert {"enabled": False} in off
