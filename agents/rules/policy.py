@@ -178,7 +178,7 @@ class RulesPolicy:
             candidates = self._named(candidates, req_scores, req)
         if candidates:
             top = candidates[0]
-            calls = [self._call(top.api, top.value, req)]
+            calls = [self._call(top.api, top.value, req, top.source)]
         elif best_req > 0:
             api = top_scores(req_scores, 1)[0][0]
             explicit = request_value(api, req)
@@ -320,8 +320,8 @@ class RulesPolicy:
         modules = {API_SPECS[api].module for api, s in req_scores.items() if s >= best - 1.0}
         return [c for c in candidates if c.by_target and API_SPECS[c.api].module in modules]
 
-    def _call(self, api: str, value: Any, req: Request) -> dict[str, Any]:
-        """The JSON call for ``api`` with ``value`` and its selector.
+    def _call(self, api: str, value: Any, req: Request, line: str = "") -> dict[str, Any]:
+        """The JSON call for ``api`` with ``value`` (read from the memory line ``line``) and its selector.
 
         A value the request states wins; a relative change ("two higher") moves an integer value.
         """
@@ -345,7 +345,7 @@ class RulesPolicy:
             args[vp.name] = value
         sel = selector_param(spec)
         if sel is not None:
-            args[sel.name] = selector_value(spec, sel, req)
+            args[sel.name] = selector_value(spec, sel, req, line)
         return {"name": api, "arguments": args}
 
     def _minimal(self, api: str, req: Request) -> list[dict[str, Any]]:

@@ -304,8 +304,23 @@ def request_value(api: str, req: Request) -> Any:
     return None
 
 
-def selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
-    """The seat/zone/side choice of ``sel`` the request means ("both", the target's seat, "all" for shared air)."""
+#: A mirror named by its side ("the left mirror", "left rearview mirror", "the mirror on the right").
+_MIRROR_SIDE = re.compile(r"\b(left|right)(?:[\s-]+(?:side|hand|rearview|rear-view|wing|side-view|outside))*[\s-]+mirrors?\b"
+                          r"|\bmirrors? on the (left|right)\b", re.IGNORECASE)
+
+
+def mirror_side(text: str) -> str | None:
+    """The side of the mirror ``text`` names ("left", "right"), else None."""
+    m = _MIRROR_SIDE.search(text)
+    return (m.group(1) or m.group(2)).lower() if m else None
+
+
+def selector_value(spec: ApiSpec, sel: ParamSpec, req: Request, line: str = "") -> str:
+    """The seat/zone/side choice of ``sel`` the request means ("both", the target's seat, "all" for shared air).
+
+    ``line``: the memory line the value comes from; a mirror setting it states for one side ("my left mirror
+    horizontal position is usually 69") is for that side when the request names none.
+    """
     choices = sel.constraint.choices if sel.constraint else ()
     quote = " ".join(req.quotes).lower()
     for word, canon in (("all", "all"), ("both", "both"), ("everyone", "all"), ("front", "front"), ("rear", "rear")):
@@ -316,7 +331,9 @@ def selector_value(spec: ApiSpec, sel: ParamSpec, req: Request) -> str:
     if "all" in choices and spec.name.endswith(shared):
         return "all"
     if spec.module == "rearviewMirror":
-        return "both"
+        every = re.search(r"\b(mirrors|all|both)\b", req.text, re.IGNORECASE)  # "set the mirrors", "the all mirror"
+        side = mirror_side(req.text) or (None if every else mirror_side(line))
+        return side if side in choices else "both"
     if req.seat in choices:
         return req.seat
     if req.seat.startswith("rear") and "rear" in choices:

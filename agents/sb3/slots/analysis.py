@@ -191,8 +191,9 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
     def make(api: str, values: list[ValueSlot], first: str | None = None, companion: bool = False) -> ApiSlot:
         spec = API_SPECS[api]
         sel = selector_param(spec)
-        if first is None:
-            first = selector_value(spec, sel, req) if sel is not None else ""
+        if first is None:  # the line of the best value tells a mirror's side when the request does not
+            line = pool.by_render[values[0].source].text if values and values[0].source in pool.by_render else ""
+            first = selector_value(spec, sel, req, line) if sel is not None else ""
         return ApiSlot(api=api, request_score=scores.get(api, 0.0), best_score=ranking.best_cand.get(api, 0.0),
                        passes=ranking.passes(scores, api), rules_choice=api == ranking.rules_api, values=values,
                        targets=selector_choices(spec, first, pool.request, req.seat),
