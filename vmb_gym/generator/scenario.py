@@ -389,6 +389,7 @@ class ScenarioBuilder(DistractorPlanner):
         down = slot.st.numeric and next(iter(v2.values())) < next(iter(v1.values()))
         tmpl = self.r_ph.choice(banks.CORRECT_DOWN if down else banks.CORRECT_UP if slot.st.numeric
                                 else banks.CORRECT_SWAP)
+        # the plain template is drawn either way, so the phrasing stream (and every later line) keeps its bytes
         if self.o.restated_corrections and self.r_restate.random() < self.o.restated_corrections:
             tmpl = self.r_restate.choice(banks.CORRECT_DOWN_NAMED if down else banks.CORRECT_UP_NAMED
                                          if slot.st.numeric else banks.CORRECT_SWAP_NAMED)

@@ -37,6 +37,7 @@ from agents.sb3.slots.layout import (
     SLOT_SEARCH,
     VALUE_EXPLICIT,
     VALUE_MINIMAL,
+    is_relative_value,
     slot_index,
     unpack_slot,
 )
@@ -330,9 +331,9 @@ class SlotCatalogue:
                 if k >= len(slot.values):
                     return None
                 value = slot.values[k].value
-                if isinstance(value, dict) and v >= N_MEMORY_VALUES:
+                if isinstance(value, dict) and is_relative_value(v):
                     return None
-                if v >= N_MEMORY_VALUES:  # the relative-change copy
+                if is_relative_value(v):  # the relative-change copy
                     if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
                             and not isinstance(value, bool)):
                         return None
@@ -379,7 +380,9 @@ class SlotCatalogue:
         # it, no other function gets it too
         changed = bool(analysis.delta_keys) and any(key in analysis.delta_keys for key in episode.made)
         for i, name, key in distinct:
-            if name not in made_apis and key not in episode.made and not (changed and _is_delta_slot(i)):
+            if changed and is_relative_value(unpack_slot(i)[1]):
+                continue
+            if name not in made_apis and key not in episode.made:
                 mask[i] = True
         mask[SLOT_FINISH] = bool(made_apis) or not mask.any()
         return mask
@@ -404,7 +407,7 @@ class SlotCatalogue:
                     first[entry[1]] = (i, entry[0]["name"], entry[1])
             analysis.distinct_calls = list(first.values())
             analysis.delta_keys = {analysis.calls[i][1] for i in range(2, self.n)
-                                   if analysis.calls[i] is not None and _is_delta_slot(i)}
+                                   if analysis.calls[i] is not None and is_relative_value(unpack_slot(i)[1])}
         return analysis.distinct_calls  # type: ignore[no-any-return]
 
 
@@ -415,15 +418,10 @@ def _overrules_the_request(index: int, analysis: SlotAnalysis) -> bool:
     person's last line about them turned them off."""
     a, v, _ = unpack_slot(index)
     slot = analysis.apis[a]
-    if slot.companion or slot.explicit is None or v >= 2 * N_MEMORY_VALUES:
+    if slot.companion or slot.explicit is None or v >= VALUE_EXPLICIT:
         return False
     vp = value_param(API_SPECS[slot.api])
     return vp is not None and vp.py_type is bool and slot.values[v % N_MEMORY_VALUES].value != slot.explicit
-
-
-def _is_delta_slot(index: int) -> bool:
-    """Whether call action ``index`` sets a memory value with the request's relative change applied."""
-    return N_MEMORY_VALUES <= unpack_slot(index)[1] < 2 * N_MEMORY_VALUES
 
 
 class _SpeakersOnly:

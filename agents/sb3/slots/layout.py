@@ -33,6 +33,11 @@ FOLLOWUP_K = 8
 N_LINE_HASH = 32
 
 
+def is_relative_value(value_slot: int) -> bool:
+    """Whether value slot ``value_slot`` is a memory value with the request's relative change applied (K..2K-1)."""
+    return N_MEMORY_VALUES <= value_slot < VALUE_EXPLICIT
+
+
 def slot_index(api_slot: int, value_slot: int, target_slot: int) -> int:
     """The action index of a (API, value, target) slot triple."""
     return 2 + (api_slot * N_VALUE_SLOTS + value_slot) * N_TARGET_SLOTS + target_slot
