@@ -175,7 +175,7 @@ class RulesPolicy:
         best_req = max(req_scores.values(), default=0.0)
         if best_req >= 2.0:
             # the request names a function: read values for it (and close rivals) only
-            candidates = self._named(candidates, req_scores, req)
+            candidates = named_candidates(candidates, req_scores, req)
         if candidates:
             top = candidates[0]
             calls = [self._call(top.api, top.value, req, top.source)]
@@ -304,22 +304,6 @@ class RulesPolicy:
         out.sort(key=lambda c: -c.score)
         return out
 
-    @staticmethod
-    def _named(candidates: list[Candidate], req_scores: dict[str, float], req: Request) -> list[Candidate]:
-        """The candidates of the functions a request names (and their close rivals).
-
-        When none of them has a value in the hits and the request states none, the person's own
-        lines about another setting of the same device: "Restore my driving position" names the
-        backrest most strongly, and the person's lines may hold their leg support instead.
-        """
-        best = max(req_scores.values(), default=0.0)
-        named = [c for c in candidates if req_scores.get(c.api, 0.0) >= best - 1.0]
-        top = top_scores(req_scores, 1)[0][0]
-        if named or request_value(top, req) is not None:
-            return named
-        modules = {API_SPECS[api].module for api, s in req_scores.items() if s >= best - 1.0}
-        return [c for c in candidates if c.by_target and API_SPECS[c.api].module in modules]
-
     def _call(self, api: str, value: Any, req: Request, line: str = "") -> dict[str, Any]:
         """The JSON call for ``api`` with ``value`` (read from the memory line ``line``) and its selector.
 
@@ -363,6 +347,22 @@ class RulesPolicy:
     # Old private spellings, kept until the SB3 slot design calls the public ones.
     _search = search
     _candidates = candidates
+
+
+def named_candidates(candidates: list[Candidate], req_scores: dict[str, float], req: Request) -> list[Candidate]:
+    """The candidates of the functions a request names (and their close rivals), for a request that names one.
+
+    When none of them has a value in the hits and the request states none, the person's own
+    lines about another setting of the same device: "Restore my driving position" names the
+    backrest most strongly, and the person's lines may hold their leg support instead.
+    """
+    best = max(req_scores.values(), default=0.0)
+    named = [c for c in candidates if req_scores.get(c.api, 0.0) >= best - 1.0]
+    top = top_scores(req_scores, 1)[0][0]
+    if named or request_value(top, req) is not None:
+        return named
+    modules = {API_SPECS[api].module for api, s in req_scores.items() if s >= best - 1.0}
+    return [c for c in candidates if c.by_target and API_SPECS[c.api].module in modules]
 
 
 def _names_a_place(api: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agents.rules import RulesPolicy, read_request, score_apis
+from agents.rules import RulesPolicy, named_candidates, read_request, score_apis
 from agents.rules.request import api_text
 from agents.rules.values import destination_in
 from agents.rules.words import unnamed_setting_modules
@@ -28,7 +28,7 @@ def _plan(request: str, hits: list[MemoryHit]) -> list[tuple[str, dict]]:
     cands = policy.candidates(req, scores, hits)
     best = max(scores.values(), default=0.0)
     if best >= 2.0:
-        cands = policy._named(cands, scores, req)
+        cands = named_candidates(cands, scores, req)
     return [(c.api, c.value) for c in cands[:1]]
 
 
@@ -133,3 +133,19 @@ def test_a_device_alike_catalogue_does_not_let_its_learned_prior_pick_the_device
         assert slots.apis[0].api == first
     assert device_alike_scores({"carcontrol_seat_set_heating_level": 2.0}, "Nice weather today.") == {
         "carcontrol_seat_set_heating_level": 2.0}
+
+
+def test_the_slot_catalogue_puts_the_persons_other_setting_of_the_named_device_first() -> None:
+    # the rules reader's fallback reaches the slot catalogue's first API slot (its "rules choice")
+    from agents.sb3.slots import SlotCatalogue
+    from agents.sb3.slots.analysis import analyse
+
+    request = "At 7:30 AM, Anna got into the driver's seat. She told the car: 'Restore my backrest angle position.'"
+    records = [{"entry_id": str(i), "text": text, "score": 1.0, "timestamp": f"2025-04-{day}T09:00:00", "people": [who]}
+               for i, (text, who, day) in enumerate([
+                   ("Anna Jackson: Leg support at seventy-five, perfect for the long drive.", "Anna Jackson", 10),
+                   ("Charles King: Leg support at thirty is better for me.", "Charles King", 12)])]
+    catalogue = SlotCatalogue()
+    slots = analyse(request, records, PEOPLE, True, catalogue.api_scores(request, PEOPLE))
+    first = slots.apis[0]
+    assert (first.api, first.rules_choice, first.values[0].value) == ("carcontrol_seat_set_leg_support_height", True, 75)

@@ -18,12 +18,14 @@ from agents.rules import (
     content_words,
     enable_api,
     hit_body,
+    named_candidates,
     read_request,
     request_value,
     same_person,
     selector_param,
     selector_value,
 )
+from agents.rules.values import mirror_side
 from agents.sb3.slots.companions import companion_slots
 from agents.sb3.slots.hits import continuations, followup_queries, pool_hits
 from agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
@@ -41,21 +43,25 @@ from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 
 
-#: Words by which a request asks for a setting at every seat ("warm all the seats", "for everyone").
-WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|both)\b", re.IGNORECASE)
+#: Words by which a request asks for a setting at every seat ("warm all the seats", "for everyone", "for the whole car").
+WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|everywhere|both|whole car|whole cabin|entire cabin)\b",
+                             re.IGNORECASE)
+#: Selectors of a person's own place: a seat, a climate zone, a reading light.
+PERSONAL_SELECTORS = ("seat", "zone", "light")
 
 
 def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
     """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`.
 
-    A seat is personal: its ``"all"`` is offered only when the rules chose it or the request's words
-    say every seat (:data:`WHOLE_CAR_WORDS`); the generator's whole-car settings never include a seat.
+    A seat, a climate zone and a reading light are personal (:data:`PERSONAL_SELECTORS`): their ``"all"`` is
+    offered only when the rules chose it (the climate's shared functions) or the request's words say every seat
+    (:data:`WHOLE_CAR_WORDS`), as the generator's whole-car requests do.
     """
     sel = selector_param(spec)
     if sel is None or sel.constraint is None:
         return [None]
     choices = list(sel.constraint.choices)
-    if spec.module == "seat" and first != "all" and not WHOLE_CAR_WORDS.search(request):
+    if sel.name in PERSONAL_SELECTORS and first != "all" and not WHOLE_CAR_WORDS.search(request):
         choices = [c for c in choices if c != "all"]
     if first == "rear_left" and "rear_right" in choices and re.search(r"\b(rear|back) right\b", request, re.IGNORECASE):
         first = "rear_right"
@@ -168,7 +174,10 @@ def rank_apis(pool: EvidencePool) -> ApiRanking:
     ranking = ApiRanking([], {}, None, max(scores.values(), default=0.0))
     for c in pool.cands:
         ranking.best_cand[c.api] = max(ranking.best_cand.get(c.api, -1e9), c.score)
-    ranking.rules_api = next((c.api for c in pool.cands if ranking.passes(scores, c.api)), None)
+    # the rules reader's function: the best candidate of a function the request names, else (a request that names
+    # a function whose values no hit holds) the person's own line about another setting of the same device
+    named = named_candidates(pool.cands, scores, pool.req) if ranking.best_req >= 2.0 else pool.cands
+    ranking.rules_api = named[0].api if named else None
     best = ranking.best_cand
 
     def key(api: str) -> tuple[Any, ...]:
@@ -184,6 +193,15 @@ def rank_apis(pool: EvidencePool) -> ApiRanking:
     return ranking
 
 
+def _side_line(pool: EvidencePool, values: Sequence[ValueSlot]) -> str:
+    """The line of the best value that names a mirror's side, else its representative line ("" when none): the
+    value's representative line may be a reply that states it again without the side."""
+    if not values:
+        return ""
+    lines = [pool.by_render[src].text for src in (values[0].source, *values[0].sources) if src in pool.by_render]
+    return next((line for line in lines if mirror_side(line)), lines[0] if lines else "")
+
+
 def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot]:
     """``make(api, values, first=None, companion=False)``: the :class:`ApiSlot` of ``api``."""
     req, scores = pool.req, pool.req_scores
@@ -191,12 +209,14 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
     def make(api: str, values: list[ValueSlot], first: str | None = None, companion: bool = False) -> ApiSlot:
         spec = API_SPECS[api]
         sel = selector_param(spec)
-        if first is None:  # the line of the best value tells a mirror's side when the request does not
-            line = pool.by_render[values[0].source].text if values and values[0].source in pool.by_render else ""
-            first = selector_value(spec, sel, req, line) if sel is not None else ""
+        targets = None
+        if first is None:  # the lines of the best value tell a mirror's side when the request does not
+            first = selector_value(spec, sel, req, _side_line(pool, values)) if sel is not None else ""
+            if spec.module == "rearviewMirror" and first in ("left", "right"):
+                targets = [first]  # a side the request or the person's line names is the side, not a guess
         return ApiSlot(api=api, request_score=scores.get(api, 0.0), best_score=ranking.best_cand.get(api, 0.0),
                        passes=ranking.passes(scores, api), rules_choice=api == ranking.rules_api, values=values,
-                       targets=selector_choices(spec, first, pool.request, req.seat),
+                       targets=targets or selector_choices(spec, first, pool.request, req.seat),
                        explicit=request_value(api, req), minimal=enable_api(api), companion=companion)
 
     return make

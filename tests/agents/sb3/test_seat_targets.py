@@ -1,4 +1,5 @@
-"""The slot catalogue's target slots: a seat is personal, so "all" is offered for a seat only when asked."""
+"""The slot catalogue's target slots: a seat, a climate zone and a reading light are personal, so "all" is offered
+for them only when the rules chose it or the request asks for every seat."""
 
 from __future__ import annotations
 
@@ -26,4 +27,17 @@ def test_the_rules_choice_of_all_stays_first() -> None:
 
 
 def test_cabin_wide_settings_keep_all() -> None:
-    assert "all" in selector_choices(FAN, "driver", "Turn up the fan.", "driver")
+    # the rules read the climate's shared functions for the whole car: "all" first, the person's seat next
+    assert selector_choices(FAN, "all", "Turn up the fan.", "driver")[:2] == ["all", "driver"]
+
+
+def test_a_personal_zone_or_light_is_offered_all_only_when_asked() -> None:
+    direction = API_SPECS["carcontrol_airConditioner_set_air_direction"]
+    reading = API_SPECS["carcontrol_light_set_reading_light_brightness"]
+    for spec in (direction, reading):
+        assert "all" not in selector_choices(spec, "driver", "Give me my usual setting.", "driver")
+        assert "all" in selector_choices(spec, "driver", "Set it the same for the whole car.", "driver")
+        assert "all" in selector_choices(spec, "driver", "Everywhere in the car, please.", "driver")
+    # a window is not a person's place: all windows stay a choice
+    window = API_SPECS["carcontrol_window_set_open_degree"]
+    assert "all" in selector_choices(window, "driver", "Open it my usual way.", "driver")
