@@ -452,19 +452,25 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
-                name_in_query: bool = False, shortlist: int = 0) -> CallGrammar:
+                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
     booleans (:func:`literal_choices`); ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`);
     ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`);
     ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
-    :func:`agents.llm.tool_shortlist.shortlist`.
+    :func:`agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
+    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`).
     """
     from agents.llm.query_names import request_names, request_text
 
     tool_params = {_tool_name(t): _params(t) for t in tools}
     choices = value_choices() if values else {}
+    if values and seat_from_request:
+        from agents.llm.request_seat import place_choices
+
+        places = place_choices(request_text(messages))
+        choices = {fn: {**params, **places.get(fn, {})} for fn, params in choices.items()}
     literals = literal_choices() if values else {}
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
     people = tuple(request_names(request_text(messages))) if name_in_query else ()

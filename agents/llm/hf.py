@@ -131,6 +131,9 @@ class HFPolicy(ToolChatPolicy):
             modules of the K functions a lexical retriever ranks highest for the request and the memory lines
             retrieved so far, and ``call_vehicle`` only those functions (:mod:`agents.llm.tool_shortlist`).
             Default: the adapter's setting, else 0 (off).
+        seat_from_request: (with ``constrain_values``) a vehicle call's seat, zone or reading light is the seat the
+            request's narrative gives the person it is for, or the whole car where the rules reader reads it so
+            (:mod:`agents.llm.request_seat`). Default: the adapter's setting, else the named model's, else off.
     """
 
     def __init__(
@@ -156,6 +159,7 @@ class HFPolicy(ToolChatPolicy):
         require_vehicle_call: bool | None = None,
         name_in_query: bool | None = None,
         tool_shortlist: int | None = None,
+        seat_from_request: bool | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -221,6 +225,11 @@ class HFPolicy(ToolChatPolicy):
         if self.tool_shortlist < 0 or (self.tool_shortlist and not self.constrain_names):
             raise ConfigError(f"tool_shortlist must be 0 (off) or K > 0 with constrain_names=True; found "
                               f"tool_shortlist={self.tool_shortlist}, constrain_names={self.constrain_names}")
+        self.seat_from_request = bool(settings.get("seat_from_request", False) if seat_from_request is None
+                                      else seat_from_request)
+        if self.seat_from_request and not self.constrain_values:
+            raise ConfigError("seat_from_request narrows the constrained seat values: expected constrain_values=True "
+                              "with it, found constrain_values=False; fix: turn both on or seat_from_request off")
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -346,7 +355,8 @@ class HFPolicy(ToolChatPolicy):
                                                               values=self.constrain_values,
                                                               require_vehicle=self.require_vehicle_call,
                                                               name_in_query=self.name_in_query,
-                                                              shortlist=self.tool_shortlist))
+                                                              shortlist=self.tool_shortlist,
+                                                              seat_from_request=self.seat_from_request))
                 for m, t in requests]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
@@ -365,7 +375,7 @@ class HFPolicy(ToolChatPolicy):
                 f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
                 f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
                 f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query}, "
-                f"tool_shortlist={self.tool_shortlist})")
+                f"tool_shortlist={self.tool_shortlist}, seat_from_request={self.seat_from_request})")
 
 
 def resolve_view(view: Any) -> Any:

@@ -22,6 +22,12 @@ recordings, the default part up to that one task, so a change of the code still 
 The official part of both files was re-recorded (2026-12-05) when the catalogue's mask began to give a switch the
 state the request says (``agents.sb3.slots.catalogue._overrules_the_request``): official tasks 1_5 and 1_8 lose their
 remembered "off" slots; the default part and the demonstrations did not change.
+
+Both files were re-recorded whole (2026-12-05, later) when the lexicon learned the setting names the generator writes
+(``tests/agents/test_rules_setting_names.py``: the search queries and request scores of 7 default tasks change) and
+the catalogue took the rules reader's fallback to the person's other setting of a named device, a named mirror side
+as the only target and a personal zone's "all" only when asked (``test_rules_indirect_requests.py``,
+``test_rules_mirror_side.py``, ``test_seat_targets.py``); the two recordings still differ only in default task 1_5.
 """
 
 from __future__ import annotations
