@@ -54,7 +54,8 @@ def test_the_grammar_narrows_the_seat_only_with_the_option() -> None:
     assert narrowed.names(mode) == free.names(mode)
 
 
-def test_the_policy_needs_the_value_constraint_for_it(tiny) -> None:  # noqa: F811  (the fixture)
+def test_the_policy_needs_the_value_constraint_for_it(tiny, monkeypatch) -> None:  # noqa: F811  (the fixture)
+    from agents.llm import hf
     from agents.llm.hf import HFPolicy
 
     model, tok = tiny
@@ -66,3 +67,9 @@ def test_the_policy_needs_the_value_constraint_for_it(tiny) -> None:  # noqa: F8
                      '"arguments": {"seat": ')
     assert rule.grammar.names(slot) == (["driver"], False)
     assert "seat_from_request=True" in repr(policy)
+    # an adapter's default follows the value constraint: turned off with it, no error
+    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_values": True, "seat_from_request": True})
+    monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
+    assert HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x").seat_from_request is True
+    off = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x", constrain_values=False)
+    assert (off.constrain_values, off.seat_from_request) == (False, False)
