@@ -42,7 +42,8 @@ def test_the_whole_car_where_the_rules_read_it() -> None:
 
 def test_the_grammar_narrows_the_seat_only_with_the_option() -> None:
     messages = [{"role": "user", "content": ALONE}]
-    call = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "seat_set_massage_level", "arguments": {"seat": '
+    call = ('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "seat_set_massage_level", '
+            '"arguments": {"seat": ')
     narrowed = grammar_for(CompactView(), messages, compact_tools(), values=True, seat_from_request=True)
     free = grammar_for(CompactView(), messages, compact_tools(), values=True)
     slot = call_slot(call)

@@ -43,7 +43,8 @@ from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 
 
-#: Words by which a request asks for a setting at every seat ("warm all the seats", "for everyone", "for the whole car").
+#: Words by which a request asks for a setting at every seat ("warm all the seats", "for everyone", "for the whole
+#: car").
 WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|everywhere|both|whole car|whole cabin|entire cabin)\b",
                              re.IGNORECASE)
 #: Selectors of a person's own place: a seat, a climate zone, a reading light.
