@@ -56,7 +56,8 @@ NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
 #: F1 0.291 (the previous adapter: 0.030, F1 0.121); rules reader on the same official tasks 0.420; with the
 #: retriever reading the request's quotes alone, same tasks: held-out 0.140, F1 0.338, official 0.140, F1 0.301; with
 #: the lexicon's setting names (2026-12-05), held-out 0.170; then the seat from the request's narrative
-#: (``seat_from_request``), same 100 + 100 tasks: held-out 0.210, F1 0.447, official 0.160, F1 0.326).
+#: (``seat_from_request``), same 100 + 100 tasks: held-out 0.210, F1 0.447, official 0.160, F1 0.326; 0.150 on 200
+#: held-out tasks, the rules reader 0.195).
 NAMED_DEFAULTS: dict[str, dict[str, Any]] = {
     "smollm2-vmb": {"constrain_names": True, "constrain_values": True, "require_vehicle_call": True,
                     "name_in_query": True, "tool_shortlist": 1, "seat_from_request": True}}
