@@ -469,8 +469,8 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     if values and seat_from_request:
         from agents.llm.request_seat import place_choices
 
-        places = place_choices(request_text(messages))
-        choices = {fn: {**params, **places.get(fn, {})} for fn, params in choices.items()}
+        places = place_choices(request_text(messages))  # only the functions with a place are copied and narrowed
+        choices = {**choices, **{fn: {**choices.get(fn, {}), **place} for fn, place in places.items()}}
     literals = literal_choices() if values else {}
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
     people = tuple(request_names(request_text(messages))) if name_in_query else ()

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["PERSONAL_PLACES", "place_choices"]
-
-#: The parameters that name a person's own place.
-PERSONAL_PLACES = ("seat", "zone", "light")
+__all__ = ["place_choices"]
 
 
 def place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -29,7 +26,7 @@ def place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
 @lru_cache(maxsize=4096)
 def _place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
     from agents.llm.query_names import request_names
-    from agents.rules import read_request, selector_param, selector_value
+    from agents.rules import PERSONAL_SELECTORS, read_request, selector_param, selector_value
     from vmb_gym.vehicle import API_SPECS
 
     req = read_request(request, request_names(request))
@@ -37,7 +34,7 @@ def _place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for api, spec in API_SPECS.items():
         sel = selector_param(spec)
-        if sel is None or sel.name not in PERSONAL_PLACES or sel.constraint is None:
+        if sel is None or sel.name not in PERSONAL_SELECTORS or sel.constraint is None:
             continue
         allowed = [c for c in (selector_value(spec, sel, req), *seats) if c in sel.constraint.choices]
         if allowed:

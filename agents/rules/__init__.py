@@ -20,7 +20,14 @@ stream writers build on these pieces; everything they use is exported here.
 """
 
 from agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person
-from agents.rules.params import clamp_to_param, enable_api, enum_spellings, selector_param, value_param
+from agents.rules.params import (
+    PERSONAL_SELECTORS,
+    clamp_to_param,
+    enable_api,
+    enum_spellings,
+    selector_param,
+    value_param,
+)
 from agents.rules.policy import FINISH, Candidate, RulesPolicy, named_candidates
 from agents.rules.request import Request, api_text, read_request, request_destination
 from agents.rules.values import extract_value, request_value, selector_value
@@ -53,6 +60,7 @@ __all__ = [
     "MODULE_DEFAULT",
     "MODULE_WORDS",
     "OPPOSITE",
+    "PERSONAL_SELECTORS",
     "STOP_WORDS",
     "VALUE_SYNONYMS",
     "Candidate",

@@ -9,6 +9,10 @@ from vmb_gym.vehicle.api import ApiSpec, ParamSpec
 from vmb_gym.vehicle.lexicon import VALUE_SYNONYMS
 
 
+#: Selectors of a person's own place (a seat, a climate zone, a reading light), unlike a window, door or mirror.
+PERSONAL_SELECTORS = ("seat", "zone", "light")
+
+
 def value_param(spec: ApiSpec) -> ParamSpec | None:
     """The parameter that carries the setting's value (not the seat/zone/side selector)."""
     selectors = {"seat", "zone", "side", "window", "door", "light", "sunshade", "wiper", "position"}

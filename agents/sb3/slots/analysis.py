@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.rules import (
+    PERSONAL_SELECTORS,
     RulesPolicy,
     content_words,
     enable_api,
@@ -47,16 +48,14 @@ from vmb_gym.vehicle.api import ApiSpec
 #: car").
 WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|everywhere|both|whole car|whole cabin|entire cabin)\b",
                              re.IGNORECASE)
-#: Selectors of a person's own place: a seat, a climate zone, a reading light.
-PERSONAL_SELECTORS = ("seat", "zone", "light")
 
 
 def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
     """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`.
 
-    A seat, a climate zone and a reading light are personal (:data:`PERSONAL_SELECTORS`): their ``"all"`` is
-    offered only when the rules chose it (the climate's shared functions) or the request's words say every seat
-    (:data:`WHOLE_CAR_WORDS`), as the generator's whole-car requests do.
+    A seat, a climate zone and a reading light are personal (:data:`agents.rules.PERSONAL_SELECTORS`): their
+    ``"all"`` is offered only when the rules chose it (the climate's shared functions) or the request's words say
+    every seat (:data:`WHOLE_CAR_WORDS`), as the generator's whole-car requests do.
     """
     sel = selector_param(spec)
     if sel is None or sel.constraint is None:
