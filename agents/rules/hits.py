@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED
-from vmb_gym.vehicle.lexicon import STOP_WORDS
+from vmb_gym.vehicle.lexicon import LINE_CUES, STOP_WORDS
 
 
 def hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
@@ -35,6 +36,26 @@ def hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ...
 def content_words(text: str) -> set[str]:
     """Lower-cased words of 4+ letters that are not function words (for overlap scores)."""
     return {w for w in re.findall(r"[a-z][a-z'’]{3,}", text.lower()) if w not in STOP_WORDS}
+
+
+#: The line cues of a value said aside: wondered about, or of another car ("Imagine someone choosing 12-hour for the
+#: clock", "In my work van the low beam is stuck at highest").
+ASIDE_CUES = (LINE_CUES["hypothetical"], LINE_CUES["elsewhere"], re.compile(
+    r"\b(?:hypothetically|(?:his|her|their) own car|thinks i should|could never|not for me|even a normal setting|"
+    r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b", re.I))
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def said_aside(body: str, value: Any) -> bool:
+    """Whether every sentence of ``body`` that states ``value`` (the whole body when none names it, or the value is
+    not a plain word or number) is a hypothetical or about another car (:data:`ASIDE_CUES`): no setting of this
+    car's. A sentence, not the line: "I imagine the paperwork is daunting. I really love this green panel." states
+    green as a preference."""
+    sentences = [s for s in _SENTENCE_END.split(body) if s.strip()]
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        said = re.compile(rf"(?<![\w.]){re.escape(str(value).lower())}(?![\w.])")
+        sentences = [s for s in sentences if said.search(s.lower())] or sentences
+    return bool(sentences) and all(any(c.search(s) for c in ASIDE_CUES) for s in sentences)
 
 
 def same_person(a: str, b: str) -> bool:

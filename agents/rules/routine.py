@@ -171,9 +171,23 @@ def routine_plan(hits: Sequence[MemoryHit], planned: Sequence[str], req: Request
     return plan
 
 
+def line_companions(line: str, planned: Sequence[str], req: Request) -> list[dict[str, Any]]:
+    """The companion calls a memory line states after its value ("... the window opening at 30 percent. Plus the
+    sunroof lock locked, always."): each companion clause's call (:func:`companion_call`), never a ``planned``
+    function and each function once. ``line`` may carry its ``[time] speaker:`` prefix."""
+    done = set(planned)
+    calls = []
+    for clause, companion in quote_clauses(line.split(": ", 1)[-1]):
+        call = companion_call(clause, done, req) if companion else None
+        if call is not None:
+            done.add(call["name"])
+            calls.append(call)
+    return calls
+
+
 def routine_calls(hits: Sequence[MemoryHit], planned: Sequence[str], req: Request) -> list[dict[str, Any]]:
     """The companion calls of :func:`routine_plan`."""
     return routine_plan(hits, planned, req).calls
 
 
-__all__ = ["NAMES_API", "RoutinePlan", "companion_call", "quote_clauses", "routine_calls", "routine_plan"]
+__all__ = ["NAMES_API", "RoutinePlan", "companion_call", "line_companions", "quote_clauses", "routine_calls", "routine_plan"]

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from agents.rules import RulesPolicy
 from agents.rules.hits import revision_hits
 from agents.rules.request import read_request
-from agents.rules.routine import companion_call, quote_clauses, routine_plan
+from agents.rules.routine import companion_call, line_companions, quote_clauses, routine_plan
 from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.layered import LayeredMemory
 from vmb_gym.types import HistoryLine, Scenario
@@ -73,10 +73,34 @@ def test_routine_request_gets_the_routine_from_experiences():
         {"name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}},
     ]
     assert policy.last["routine"].value_from.startswith("E")
-    # without the experience layer: the named setting only, and no experience search
+    # without the experience layer: no experience search; the companion comes from the value's own line
     bare, bare_policy = _plan(ROUTINE, layers=("facts", "changes"))
-    assert [c["name"] for c in bare] == ["carcontrol_seat_set_leg_support_height"]
+    assert bare == calls and "routine" not in bare_policy.last
     assert bare_policy.memory_session.searches == policy.memory_session.searches - 1
+
+
+def test_line_companions_reads_the_clauses_after_a_routine_break():
+    req = read_request(PLAIN, (GARY, PAT))
+    line = "[2025-03-01 14:02] Gary Allen: " + SCRIPT[2][2]
+    assert line_companions(line, ["carcontrol_seat_set_leg_support_height"], req) == [
+        {"name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}]
+    planned = line_companions(line, ["carcontrol_rearviewMirror_set_heating_enabled"], req)  # never a planned one
+    assert "carcontrol_rearviewMirror_set_heating_enabled" not in [c["name"] for c in planned]
+    assert line_companions("Gary Allen: 30 percent is what I want for the leg rest height.", [], req) == []
+
+
+def test_rules_reader_adds_the_companion_its_value_line_states():
+    """Default task 3_0 (bm25): the window opening's line ends "Plus the sunroof lock locked, always."; the gold
+    calls are both, and without the line's companion the reader made only the first."""
+    import gymnasium as gym
+
+    env = gym.make("VehicleMem-v0", data="default", memory="bm25")
+    policy = RulesPolicy(None, source=env)
+    obs, info = env.reset(options={"task_id": "3_0"})
+    policy.reset(obs, info)
+    assert policy.last["calls"] == [
+        {"name": "carcontrol_window_set_open_degree", "arguments": {"degree": 30, "window": "driver"}},
+        {"name": "carcontrol_sunroof_set_locked", "arguments": {"locked": True}}]
 
 
 def test_request_without_a_routine_cue_reads_no_experience():

@@ -28,6 +28,10 @@ Both files were re-recorded whole (2026-12-05, later) when the lexicon learned t
 the catalogue took the rules reader's fallback to the person's other setting of a named device, a named mirror side
 as the only target and a personal zone's "all" only when asked (``test_rules_indirect_requests.py``,
 ``test_rules_mirror_side.py``, ``test_seat_targets.py``); the two recordings still differ only in default task 1_5.
+
+Both files were re-recorded whole again (2026-12-05, night) when the rules reader began to rank a value said aside
+lower (``agents.rules.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
+reader's candidates, so their order and the rules-value features move; still only default task 1_5 differs.
 """
 
 from __future__ import annotations
