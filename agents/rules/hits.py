@@ -42,7 +42,8 @@ def content_words(text: str) -> set[str]:
 #: clock", "In my work van the low beam is stuck at highest").
 ASIDE_CUES = (LINE_CUES["hypothetical"], LINE_CUES["elsewhere"], re.compile(
     r"\b(?:hypothetically|(?:his|her|their) own car|thinks i should|could never|not for me|even a normal setting|"
-    r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b", re.I))
+    r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b",
+    re.I))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

@@ -161,23 +161,17 @@ def routine_plan(hits: Sequence[MemoryHit], planned: Sequence[str], req: Request
             own = " ".join(c for c, comp in clauses if not comp)
             said = extract_value(main, own, req) if main is not None and own else None
             value = said if said is not None else value
-            for clause, comp in clauses:
-                call = companion_call(clause, done, req) if comp else None
-                if call is not None:
-                    done.add(call["name"])
-                    plan.calls.append(call)
+            plan.calls += _companion_calls(clauses, done, req)
         if value is not None and plan.value is None:
             plan.value, plan.value_from = value, h.entry_id
     return plan
 
 
-def line_companions(line: str, planned: Sequence[str], req: Request) -> list[dict[str, Any]]:
-    """The companion calls a memory line states after its value ("... the window opening at 30 percent. Plus the
-    sunroof lock locked, always."): each companion clause's call (:func:`companion_call`), never a ``planned``
-    function and each function once. ``line`` may carry its ``[time] speaker:`` prefix."""
-    done = set(planned)
+def _companion_calls(clauses: Sequence[tuple[str, bool]], done: set[str], req: Request) -> list[dict[str, Any]]:
+    """The call of each companion clause (:func:`companion_call`), none of a function in ``done``, which each call
+    joins (so a function is called once)."""
     calls = []
-    for clause, companion in quote_clauses(line.split(": ", 1)[-1]):
+    for clause, companion in clauses:
         call = companion_call(clause, done, req) if companion else None
         if call is not None:
             done.add(call["name"])
@@ -185,9 +179,17 @@ def line_companions(line: str, planned: Sequence[str], req: Request) -> list[dic
     return calls
 
 
+def line_companions(line: str, planned: Sequence[str], req: Request) -> list[dict[str, Any]]:
+    """The companion calls a memory line states after its value ("... the window opening at 30 percent. Plus the
+    sunroof lock locked, always."), never a ``planned`` function and each function once. A ``[time] speaker:``
+    prefix may stay: only a clause after a routine break is read."""
+    return _companion_calls(quote_clauses(line), set(planned), req)
+
+
 def routine_calls(hits: Sequence[MemoryHit], planned: Sequence[str], req: Request) -> list[dict[str, Any]]:
     """The companion calls of :func:`routine_plan`."""
     return routine_plan(hits, planned, req).calls
 
 
-__all__ = ["NAMES_API", "RoutinePlan", "companion_call", "line_companions", "quote_clauses", "routine_calls", "routine_plan"]
+__all__ = ["NAMES_API", "RoutinePlan", "companion_call", "line_companions", "quote_clauses", "routine_calls",
+           "routine_plan"]

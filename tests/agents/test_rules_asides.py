@@ -1,4 +1,7 @@
-"""The rules reader discounts a value said aside: wondered about, or of another car (``agents.rules.hits.said_aside``)."""
+"""The rules reader discounts a value said aside: wondered about, or of another car.
+
+(``agents.rules.hits.said_aside``.)
+"""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def test_rules_reader_passes_over_a_hypothetical_value() -> None:
     policy = RulesPolicy(None, source=env)
     obs, info = env.reset(options={"task_id": "1_2"})
     policy.reset(obs, info)
-    assert policy.last["calls"] == [{"name": "carcontrol_radio_play_station", "arguments": {"name": "Classic Rock 101"}}]
+    assert policy.last["calls"] == [
+        {"name": "carcontrol_radio_play_station", "arguments": {"name": "Classic Rock 101"}}]
     sports = [c for c in policy.last["candidates"] if c.value == "Sports Live"]
     assert sports and all(c.score < policy.last["candidates"][0].score for c in sports)
