@@ -11,7 +11,7 @@ from typing import Any
 
 from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.base import ACTIVE, SUPERSEDED
-from vmb_gym.vehicle.lexicon import LINE_CUES, STOP_WORDS
+from vmb_gym.vehicle.lexicon import ASIDE_WORDING, LINE_CUES, STOP_WORDS
 
 
 def hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
@@ -40,10 +40,7 @@ def content_words(text: str) -> set[str]:
 
 #: The line cues of a value said aside: wondered about, or of another car ("Imagine someone choosing 12-hour for the
 #: clock", "In my work van the low beam is stuck at highest").
-ASIDE_CUES = (LINE_CUES["hypothetical"], LINE_CUES["elsewhere"], re.compile(
-    r"\b(?:hypothetically|(?:his|her|their) own car|thinks i should|could never|not for me|even a normal setting|"
-    r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b",
-    re.I))
+ASIDE_CUES = (LINE_CUES["hypothetical"], LINE_CUES["elsewhere"], ASIDE_WORDING)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -52,9 +49,17 @@ def said_aside(body: str, value: Any) -> bool:
     not a plain word or number) is a hypothetical or about another car (:data:`ASIDE_CUES`): no setting of this
     car's. A sentence, not the line: "I imagine the paperwork is daunting. I really love this green panel." states
     green as a preference."""
+    plain = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    return _said_aside(body, str(value).lower() if plain else None)
+
+
+@lru_cache(maxsize=200_000)
+def _said_aside(body: str, value: str | None) -> bool:
+    """:func:`said_aside` with the value as lower-cased text (None: not a plain value), cached: the rules reader asks
+    it for every function a line scores, and the slot design for every analysis."""
     sentences = [s for s in _SENTENCE_END.split(body) if s.strip()]
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        said = re.compile(rf"(?<![\w.]){re.escape(str(value).lower())}(?![\w.])")
+    if value is not None:
+        said = re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w.])")
         sentences = [s for s in sentences if said.search(s.lower())] or sentences
     return bool(sentences) and all(any(c.search(s) for c in ASIDE_CUES) for s in sentences)
 

@@ -478,6 +478,15 @@ LINE_CUES: dict[str, re.Pattern[str]] = {
     "question": re.compile(r"\?"),
 }
 
+#: Everyday wording of a setting said aside, beyond ``LINE_CUES["hypothetical"]`` and ``["elsewhere"]`` (kept out
+#: of them: the slot design's features read those): wondered about, another person's view, another vehicle
+#: ("Hypothetically, would 45 percent ...", "my brother keeps it at 10 in his own car"). Read by the rules baseline
+#: (``agents.rules.hits.said_aside``).
+ASIDE_WORDING = re.compile(
+    r"\b(?:hypothetically|(?:his|her|their) own car|thinks i should|could never|not for me|even a normal setting|"
+    r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b",
+    re.IGNORECASE)
+
 # ---------------------------------------------------------------------- other words
 #: Function words left out of content-word overlaps (rules baseline and slot design).
 STOP_WORDS: frozenset[str] = frozenset(
