@@ -278,7 +278,7 @@ class CompactView:
     template = COMPACT_TEMPLATE
     grows_tools = False
 
-    def __init__(self, tags: bool = False, evidence: bool = False) -> None:
+    def __init__(self, tags: bool = False, evidence: bool = False, depth: int = 0) -> None:
         if tags and evidence:
             from vmb_gym.errors import ConfigError
 
@@ -286,6 +286,8 @@ class CompactView:
                               "evidence=True, found both")
         self.tags = bool(tags)
         self.evidence = bool(evidence)
+        #: every ``search_memory`` returns this many hits whatever ``top_k`` the model writes (0: the model's)
+        self.depth = int(depth)
 
     @property
     def name(self) -> str:
@@ -317,8 +319,8 @@ class CompactView:
                     pass
             return {"name": full_name(str(arguments.get("name", ""))),
                     "arguments": inner if isinstance(inner, Mapping) else {}}
-        if self.evidence and name == "search_memory":
-            return {"name": name, "arguments": {**arguments, "top_k": EVIDENCE_TOP_K}}
+        if (self.evidence or self.depth) and name == "search_memory":
+            return {"name": name, "arguments": {**arguments, "top_k": self.depth or EVIDENCE_TOP_K}}
         return {"name": name, "arguments": dict(arguments)}
 
     def tool_content(self, name: str, result: Any) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 from agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
+           "grammar_for", "narrow_to_line", "is_vehicle_call", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -452,7 +452,8 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
-                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False) -> CallGrammar:
+                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False,
+                value_line: str | None = None) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
@@ -460,7 +461,9 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`);
     ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
     :func:`agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
-    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`).
+    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`);
+    ``value_line`` (with ``values``; a memory line's ``Name: text``, the line reader's pick): each function's value
+    only the one that line states for it, where it states one (:func:`narrow_to_line`).
     """
     from agents.llm.query_names import request_names, request_text
 
@@ -472,6 +475,8 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
         places = place_choices(request_text(messages))  # only the functions with a place are copied and narrowed
         choices = {**choices, **{fn: {**choices.get(fn, {}), **place} for fn, place in places.items()}}
     literals = literal_choices() if values else {}
+    if values and value_line:
+        choices, literals = narrow_to_line(value_line, choices, literals)
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
     people = tuple(request_names(request_text(messages))) if name_in_query else ()
     if getattr(view, "name", "") not in VIEWS or "call_vehicle" not in tool_params:
@@ -491,6 +496,32 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
             modules = tuple(dict.fromkeys(API_SPECS[api].module for api in kept))
             functions = {n: p for n, p in functions.items() if full_name(n) in kept} or functions
     return CallGrammar(tool_params, functions, modules, choices, names, literals, after, people)
+
+
+def narrow_to_line(line: str, choices: Mapping[str, Mapping[str, tuple[str, ...]]],
+                   literals: Mapping[str, Mapping[str, tuple[str, ...]]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``choices`` and ``literals`` with each function's value parameter narrowed to the value ``line`` (a memory
+    line, ``Name: text``) states for it (:func:`agents.rules.values.extract_value`), where it states one that the
+    parameter's set holds; other functions and parameters are left as they are (new dicts; the inputs are shared)."""
+    from agents.rules.params import value_param
+    from agents.rules.values import extract_value
+    from vmb_gym.vehicle import API_SPECS
+
+    text = line.split(": ", 1)[-1]
+    new_choices = {fn: dict(params) for fn, params in choices.items()}
+    new_literals = {fn: dict(params) for fn, params in literals.items()}
+    for fn in set(new_choices) | set(new_literals):
+        spec = API_SPECS.get(fn)
+        param = value_param(spec) if spec is not None else None
+        value = extract_value(spec, text) if param is not None else None
+        if value is None or isinstance(value, dict):
+            continue
+        literal = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        for table in (new_choices, new_literals):
+            allowed = table.get(fn, {}).get(param.name)  # type: ignore[union-attr]
+            if allowed and literal in allowed:
+                table[fn][param.name] = (literal,)  # type: ignore[union-attr]
+    return new_choices, new_literals
 
 
 class NameConstraint:

