@@ -36,7 +36,8 @@ from typing import Any
 from agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "narrow_to_line", "is_vehicle_call", "listed_functions", "literal_choices", "next_tools", "pick", "value_choices"]
+           "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools", "pick",
+           "states_a_value", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -452,8 +453,7 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
-                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False,
-                value_line: str | None = None) -> CallGrammar:
+                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
@@ -461,9 +461,7 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`);
     ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
     :func:`agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
-    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`);
-    ``value_line`` (with ``values``; a memory line's ``Name: text``, the line reader's pick): each function's value
-    only the one that line states for it, where it states one (:func:`narrow_to_line`).
+    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`).
     """
     from agents.llm.query_names import request_names, request_text
 
@@ -475,8 +473,6 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
         places = place_choices(request_text(messages))  # only the functions with a place are copied and narrowed
         choices = {**choices, **{fn: {**choices.get(fn, {}), **place} for fn, place in places.items()}}
     literals = literal_choices() if values else {}
-    if values and value_line:
-        choices, literals = narrow_to_line(value_line, choices, literals)
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
     people = tuple(request_names(request_text(messages))) if name_in_query else ()
     if getattr(view, "name", "") not in VIEWS or "call_vehicle" not in tool_params:
@@ -496,6 +492,19 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
             modules = tuple(dict.fromkeys(API_SPECS[api].module for api in kept))
             functions = {n: p for n, p in functions.items() if full_name(n) in kept} or functions
     return CallGrammar(tool_params, functions, modules, choices, names, literals, after, people)
+
+
+def states_a_value(line: str, functions: Iterable[str]) -> bool:
+    """Whether a memory line (``Name: text``) states a value for one of ``functions`` (names as ``call_vehicle``
+    or the env writes them), read with the rules reader's value matcher."""
+    from agents.rules.params import value_param
+    from agents.rules.values import extract_value
+    from vmb_gym.vehicle import API_SPECS
+
+    text = line.split(": ", 1)[-1]
+    specs = [API_SPECS.get(full_name(f)) for f in functions]
+    return any(spec is not None and value_param(spec) is not None and extract_value(spec, text) is not None
+               for spec in specs)
 
 
 def narrow_to_line(line: str, choices: Mapping[str, Mapping[str, tuple[str, ...]]],

@@ -12,9 +12,8 @@ short rows (:mod:`agents.train.lm_reader`, TRL's ``SFTTrainer`` and a peft LoRA 
 train split). Asking it to point at one of 16 lettered lines instead did not learn (the answer's loss
 stayed at the letters' base rate over 750 rows; README, Training).
 
-:meth:`LineReader.pick` takes the latest line (the hits are oldest first) it answers `` yes`` for with
-probability at least :data:`YES_THRESHOLD`, else the line with the highest probability: a later
-statement of the person's own setting replaces an earlier one. :class:`agents.llm.hf.HFPolicy`
+:meth:`LineReader.pick` takes the line it answers `` yes`` for with the highest probability.
+:class:`agents.llm.hf.HFPolicy`
 (``line_reader=...``) then lets the chat model write, for each function it may call, only the value the
 picked line states (read with the rules reader's value matcher, :func:`agents.rules.values.extract_value`);
 where that line states no value for the function, the value is not narrowed.
@@ -28,7 +27,7 @@ from typing import Any
 
 from agents.llm.compact_view import HIT_LINE
 
-__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "YES_THRESHOLD", "LineReader", "hit_lines", "line_body",
+__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body",
            "reader_prompt"]
 
 #: The two answers (one token each in SmolLM2's vocabulary, with the leading space).
@@ -36,9 +35,6 @@ ANSWERS = (" yes", " no")
 
 #: The most hit lines the reader judges per search.
 MAX_LINES = 16
-
-#: A line counts as a `` yes`` at this probability or more (:meth:`LineReader.pick`).
-YES_THRESHOLD = 0.5
 
 #: The shipped reader adapter (``line_reader="shipped"``).
 READER_DIR = Path(__file__).resolve().parent / "adapters" / "smollm2-vmb-reader"
@@ -99,8 +95,8 @@ class LineReader:
         try:
             for start in range(0, len(prompts), batch):
                 enc = tok(list(prompts[start:start + batch]), return_tensors="pt", padding=True)
-                with torch.no_grad():
-                    logits = self.model(**enc).logits[:, -1, :].float()
+                with torch.no_grad():  # the last position's logits only (not [batch, length, vocab])
+                    logits = self.model(**enc, logits_to_keep=1).logits[:, -1, :].float()
                 pair = torch.log_softmax(logits[:, [self.yes_id, self.no_id]], dim=-1)
                 out += pair[:, 0].exp().tolist()
         finally:
@@ -108,13 +104,13 @@ class LineReader:
         return out
 
     def pick(self, requests: Sequence[str], lines: Sequence[Sequence[str]]) -> list[int | None]:
-        """For each request and its hit lines (oldest first), the index of the line the reader picks: the latest
-        with P(yes) >= :data:`YES_THRESHOLD`, else the most probable; None when there are no lines."""
+        """For each request and its hit lines, the index of the line with the highest P(yes); None when there are
+        no lines. (The latest line above 0.5 instead picked the gold line in 0.686 of 121 held-out searches, the
+        highest in 0.810: ``vmb train reader``'s measurement.)"""
         prompts = [reader_prompt(r, line) for r, ls in zip(requests, lines, strict=True) for line in ls]
         probs = iter(self.yes_probabilities(prompts))
         picked: list[int | None] = []
         for ls in lines:
             p = [next(probs) for _ in ls]
-            sure = [i for i, v in enumerate(p) if v >= YES_THRESHOLD]
-            picked.append(sure[-1] if sure else max(range(len(p)), key=p.__getitem__) if p else None)
+            picked.append(max(range(len(p)), key=p.__getitem__) if p else None)
         return picked

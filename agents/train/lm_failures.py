@@ -190,8 +190,9 @@ def rules_baseline(sets: Mapping[str, tuple[str, list[str]]], memory: str = "bm2
     return out
 
 
-def task_sets(held_out: int, official: int) -> dict[str, tuple[str, list[str]]]:
-    """The tasks to run: name -> (data spec, task ids); a set asked for 0 tasks is left out.
+def task_sets(held_out: int, official: int, held_out_from: int = 0) -> dict[str, tuple[str, list[str]]]:
+    """The tasks to run: name -> (data spec, task ids); a set asked for 0 tasks is left out. ``held_out_from`` K:
+    the held-out tasks are the draw's K+1-th to K+``held_out``-th (a larger sample run in parts).
 
     Up to 40 each, the first of the README table's 40 + 40 (:func:`agents.train.lm.eval_sets`); more held-out
     tasks continue the same shuffle (the table's 40 come first), more official ones take every
@@ -199,9 +200,10 @@ def task_sets(held_out: int, official: int) -> dict[str, tuple[str, list[str]]]:
     """
     from agents.train.lm import Args, eval_sets
 
-    sets = eval_sets(Args(eval_tasks=max(40, held_out), official_tasks=max(40, official)))
+    sets = eval_sets(Args(eval_tasks=max(40, held_out_from + held_out), official_tasks=max(40, official)))
+    first = {"held_out": held_out_from, "official": 0}
     limits = {"held_out": held_out, "official": official}
-    return {k: (spec, ids[:limits[k]]) for k, (spec, ids) in sets.items() if limits[k] > 0}
+    return {k: (spec, ids[first[k]:first[k] + limits[k]]) for k, (spec, ids) in sets.items() if limits[k] > 0}
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -215,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--policy-kwargs", default="{}", help="JSON: HFPolicy arguments (adapter, constrain_values, ...)")
     p.add_argument("--held-out", type=int, default=16, help="first N of the held-out evaluation tasks (the first 40 "
                    "are the README table's; more take the next ones of the same shuffle)")
+    p.add_argument("--held-out-from", type=int, default=0, help="skip the first K tasks of the held-out draw (run a "
+                   "larger sample in parts: --held-out 100 --held-out-from 100 is the second 100)")
     p.add_argument("--official", type=int, default=16, help="N of the official evaluation tasks: up to 40, the first N "
                    "of the README table's 40 (every 10th task of files 1-40); more, every (400 // N)-th task (400: all)")
     p.add_argument("--train-split", default="", help="a generated train split folder (`vmb train lm` writes them "
@@ -230,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                    "evidence in the prompt, an upper bound)")
     ns = p.parse_args(argv)
     torch.set_num_threads(ns.threads)
-    sets = task_sets(ns.held_out, ns.official)
+    sets = task_sets(ns.held_out, ns.official, ns.held_out_from)
     if ns.train > 0:
         if not ns.train_split:
             p.error("--train N needs --train-split DIR (the generated train split the adapter was trained on)")

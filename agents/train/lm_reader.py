@@ -10,9 +10,11 @@ hit that is one of the task's evidence lines and states the gold value (read wit
 read). Each kept task gives that line answered `` yes`` and up to ``--negatives`` other hits answered
 `` no``, those that state some value for the function first (another person's, an aside, an earlier one).
 The rows are prompt-completion pairs, so ``SFTTrainer`` puts the loss on the answer only. The adapter and
-``reader.json`` (the settings, the loss log and the measured pick) go to ``--out/adapter``. The pick
-(:meth:`~agents.llm.line_reader.LineReader.pick`) is measured on ``--eval-tasks`` tasks of the default
-benchmark searched the same way: the share of tasks with a readable line whose line the reader picks.
+``reader.json`` (the settings, the loss log and the measured pick) go to ``--out/adapter``, the loss curve to
+``--out/reader_loss.png``. The pick
+(:meth:`~agents.llm.line_reader.LineReader.pick`) is measured on the tasks with a readable line among the
+first ``--eval-tasks`` of the default benchmark's seeded draw, searched the same way: the share whose line
+the reader picks.
 """
 
 from __future__ import annotations
@@ -107,18 +109,19 @@ def reader_rows(data: str, task_ids: Sequence[str], *, depth: int = 16, memory: 
 
 
 def pick_accuracy(reader: Any, tasks: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """How often the reader's line is the gold value's line, over ``tasks`` (:func:`reader_row`): with its pick
-    rule (``pick``: the latest line with P(yes) >= the threshold, else the most probable) and with the most
-    probable line alone (``argmax``)."""
-    from agents.llm.line_reader import YES_THRESHOLD, reader_prompt
+    """How often the reader's line is the gold value's line, over ``tasks`` (:func:`reader_row`): the line with the
+    highest P(yes) (``argmax``, :meth:`~agents.llm.line_reader.LineReader.pick`'s rule) and the latest line with
+    P(yes) >= 0.5, else the highest (``latest_yes``: a later statement replacing an earlier one, measured against)."""
+    from agents.llm.line_reader import reader_prompt
 
     probs = iter(reader.yes_probabilities([reader_prompt(t["request"], line) for t in tasks for line in t["hits"]]))
-    right = {"pick": 0, "argmax": 0}
+    right = {"argmax": 0, "latest_yes": 0}
     for t in tasks:
         p = [next(probs) for _ in t["hits"]]
-        sure = [i for i, v in enumerate(p) if v >= YES_THRESHOLD]
-        right["pick"] += (sure[-1] if sure else max(range(len(p)), key=p.__getitem__)) == t["label"]
-        right["argmax"] += max(range(len(p)), key=p.__getitem__) == t["label"]
+        best = max(range(len(p)), key=p.__getitem__)
+        sure = [i for i, v in enumerate(p) if v >= 0.5]
+        right["argmax"] += best == t["label"]
+        right["latest_yes"] += (sure[-1] if sure else best) == t["label"]
     return {k: round(v / max(1, len(tasks)), 4) for k, v in right.items()}
 
 
@@ -157,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from agents.llm.hf import _load, convert_gguf
     from agents.llm.line_reader import LineReader
     from agents.train.common import generated_train
+    from agents.train.lm_plots import plot_sft
     from agents.train.lm_sft import sft_train
 
     torch.set_num_threads(args.threads)
@@ -184,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     peft_model, log = sft_train(model, tok, [{"prompt": r["prompt"], "completion": r["completion"]} for r in rows],
                                 settings)
     peft_model.save_pretrained(out / "adapter")
+    plot_sft(out / "reader_loss.png", log, f"line reader SFT: {len(rows)} rows of {len(tasks)} train tasks, "
+             f"lr {args.lr}, LoRA r{args.lora_rank} on the top {args.lora_layers} blocks")
     peft_model.eval()
     after = pick_accuracy(LineReader(peft_model, tok), held)
     summary = {"tasks": len(tasks), "rows": len(rows), "negatives": args.negatives, "held_out_tasks": len(held),

@@ -227,7 +227,8 @@ def test_named_defaults_turn_the_requirement_off_with_the_names(tiny, monkeypatc
     model, tok = tiny
     assert hf.NAMED_DEFAULTS["smollm2-vmb"] == {"constrain_names": True, "constrain_values": True,
                                                 "require_vehicle_call": True, "name_in_query": True,
-                                                "tool_shortlist": 1, "seat_from_request": True}
+                                                "tool_shortlist": 1, "seat_from_request": True,
+                                                "line_reader": "shipped", "search_depth": 16}
     assert HFPolicy(model, tok, view="compact", max_new_tokens=4).require_vehicle_call is False  # no default here
     # an adapter whose settings ask for the requirement, the names turned off by the caller: both off, no error
     monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_names": True, "require_vehicle_call": True})
@@ -288,6 +289,8 @@ def test_task_sets_keep_the_tables_tasks_first_and_take_more() -> None:
     assert "official" not in more and len(more["held_out"][1]) == 100
     assert more["held_out"][1][:40] == table["held_out"][1]  # the README table's 40 come first
     assert len(set(more["held_out"][1])) == 100
+    # a larger sample in parts: the second 60 follow the first 40 of the same draw
+    assert task_sets(60, 0, held_out_from=40)["held_out"][1] == more["held_out"][1][40:]
     if official_dir():
         official = task_sets(0, 100)["official"][1]
         assert len(official) == len(set(official)) == 100 and "held_out" not in task_sets(0, 100)

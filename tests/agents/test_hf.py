@@ -210,6 +210,8 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
     assert (NAMED_MODELS["smollm2-vmb"][1] / "adapter_model.safetensors").is_file()
     policy = HFPolicy("smollm2-vmb")
     assert policy.view.name == "compact" and policy.max_turns == 5
+    # the line reader ships beside it and is a default of the name, on 16-deep searches
+    assert policy.line_reader is not None and policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
     env = gym.make("VehicleMem-v0", memory="bm25")
     task = env.unwrapped.tasks.queries[0]
     ep = run_episode(env, policy, task_id=task.task_id)

@@ -11,7 +11,7 @@ import gymnasium as gym
 
 import vmb_gym  # noqa: F401
 from agents.llm.compact_view import CompactView, compact_tools
-from agents.llm.constrained import call_slot, grammar_for, literal_choices, narrow_to_line, value_choices
+from agents.llm.constrained import call_slot, literal_choices, narrow_to_line, states_a_value, value_choices
 from agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, reader_prompt
 from tests.agents.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
@@ -48,14 +48,12 @@ class _Probabilities:
         return list(self.probs)
 
 
-def test_the_pick_is_the_latest_sure_line_else_the_likeliest() -> None:
+def test_the_pick_is_the_likeliest_line() -> None:
     lines = hit_lines(HITS)
-    # two lines above the threshold: the later one (a later statement replaces an earlier one)
-    assert LineReader.pick(_Probabilities([0.9, 0.6, 0.1]), [REQUEST], [lines]) == [1]
-    # none above it: the likeliest
+    assert LineReader.pick(_Probabilities([0.9, 0.6, 0.1]), [REQUEST], [lines]) == [0]
     assert LineReader.pick(_Probabilities([0.2, 0.1, 0.4]), [REQUEST], [lines]) == [2]
     # a search with no lines has no pick, and the batch keeps its order
-    assert LineReader.pick(_Probabilities([0.9, 0.1, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 0]
+    assert LineReader.pick(_Probabilities([0.1, 0.9, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 1]
 
 
 def test_a_line_narrows_each_function_to_the_value_it_states() -> None:
@@ -69,18 +67,17 @@ def test_a_line_narrows_each_function_to_the_value_it_states() -> None:
     assert literal_choices()[WHEEL]["level"][:3] == ("0", "1", "2")  # the shared tables are not changed
 
 
-def test_the_grammar_takes_the_readers_line_only_with_the_value_constraint() -> None:
-    messages = [{"role": "user", "content": REQUEST}]
-    call = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
-                     '"arguments": {"level": ')
-    line = "Aaron Patel: My everyday setting for the wheel warmer level is level 3."
-    assert grammar_for(CompactView(), messages, compact_tools(), values=True, value_line=line).literal_values(call) == ("3",)
-    assert len(grammar_for(CompactView(), messages, compact_tools(), values=True).literal_values(call)) == 11
-    assert grammar_for(CompactView(), messages, compact_tools(), value_line=line).literal_values(call) is None
+def test_a_line_states_a_value_for_a_function_or_not() -> None:
+    assert states_a_value("Aaron Patel: My everyday setting for the wheel warmer level is level 3.",
+                          ["steeringWheel_set_heating_level"])
+    assert not states_a_value("Aaron Patel: Who touched the steering wheel heating again?",
+                              ["steeringWheel_set_heating_level"])
+    assert not states_a_value("Keiko Farrell: I'm happiest with the climate mode on purify, Rory.",
+                              ["steeringWheel_set_heating_level"])
 
 
-class _FirstOwnLine:
-    """A reader that picks the last line of the person the request names (a fixed rule, for the plumbing)."""
+class _LastOfAaron:
+    """A reader that picks the last line of Aaron's it is shown (a fixed rule: the plumbing is what is tested)."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, list[str]]] = []
@@ -90,29 +87,38 @@ class _FirstOwnLine:
         return [max(i for i, ln in enumerate(ls) if "Aaron" in ln) for ls in lines]
 
 
-def test_the_policy_reads_the_line_after_a_search(tiny, monkeypatch) -> None:  # noqa: F811  (the fixture)
+def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monkeypatch) -> None:  # noqa: F811
     from agents.llm import hf
     from agents.llm.hf import HFPolicy
 
     model, tok = tiny
     with pytest.raises(ConfigError, match="constrain_values=True"):
         HFPolicy(model, tok, view="compact", max_new_tokens=4, line_reader="x")
-    reader = _FirstOwnLine()
+    reader = _LastOfAaron()
     monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
     policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
                       search_depth=16)
-    assert policy.view.depth == 16
+    assert policy.view.depth == 16 and "line_reader='shipped', search_depth=16" in repr(policy)
     assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
-    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": HITS}]
+    hits = HITS + "\n4. [2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"
+    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": hits}]
     before = [{"role": "user", "content": REQUEST}]
     after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())])
     slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
                      '"arguments": {"level": ')
+    # Aaron's last line states no value, so it is not read: his last valued line is (level 3)
     assert after.grammar.literal_values(slot) == ("3",)
     assert len(first.grammar.literal_values(slot)) == 11  # no search yet: nothing read
     assert reader.seen == [(REQUEST, hit_lines(HITS))]
     with pytest.raises(ConfigError, match="search_depth"):
         HFPolicy(model, tok, view="official", max_new_tokens=4, search_depth=16)
+    # an adapter's defaults follow the value constraint and the view: turned off with them, no error
+    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_values": True, "line_reader": "shipped",
+                                                                  "search_depth": 16})
+    monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
+    off = HFPolicy(model, tok, view="official", max_new_tokens=4, adapter="x", constrain_values=False)
+    assert (off.line_reader, off.line_reader_source, getattr(off.view, "depth", 0)) == (None, "", 0)
+    assert HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x").line_reader is reader
 
 
 def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa: F811  (the fixture)
