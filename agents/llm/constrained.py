@@ -36,7 +36,8 @@ from typing import Any
 from agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
-           "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools", "pick",
+           "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools",
+           "pick",
            "states_a_value", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).

@@ -246,7 +246,8 @@ class HFPolicy(ToolChatPolicy):
             raise ConfigError("seat_from_request narrows the constrained seat values: expected constrain_values=True "
                               "with it, found constrain_values=False; fix: turn both on or seat_from_request off")
         # a default (the adapter's or the named model's) follows the value constraint; an explicit reader needs it
-        reader = (settings.get("line_reader", "") if self.constrain_values else "") if line_reader is None else line_reader
+        default_reader = settings.get("line_reader", "") if self.constrain_values else ""
+        reader = default_reader if line_reader is None else line_reader
         if reader and not self.constrain_values:
             raise ConfigError("line_reader narrows the constrained values: expected constrain_values=True with it, "
                               "found constrain_values=False; fix: turn both on or line_reader off")

@@ -13,10 +13,9 @@ train split). Asking it to point at one of 16 lettered lines instead did not lea
 stayed at the letters' base rate over 750 rows; README, Training).
 
 :meth:`LineReader.pick` takes the line it answers `` yes`` for with the highest probability.
-:class:`agents.llm.hf.HFPolicy`
-(``line_reader=...``) then lets the chat model write, for each function it may call, only the value the
-picked line states (read with the rules reader's value matcher, :func:`agents.rules.values.extract_value`);
-where that line states no value for the function, the value is not narrowed.
+:class:`agents.llm.hf.HFPolicy` (``line_reader=...``) asks it about the hits that state a value for a function
+the call may name, then lets the chat model write, for each function, only the value the picked line states
+(read with the rules reader's value matcher, :func:`agents.rules.values.extract_value`).
 """
 
 from __future__ import annotations
@@ -27,8 +26,7 @@ from typing import Any
 
 from agents.llm.compact_view import HIT_LINE
 
-__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body",
-           "reader_prompt"]
+__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body", "reader_prompt"]
 
 #: The two answers (one token each in SmolLM2's vocabulary, with the leading space).
 ANSWERS = (" yes", " no")
@@ -53,8 +51,7 @@ def line_body(line: str) -> str:
 
 
 def reader_prompt(request: str, line: str) -> str:
-    """The reader's question about one hit line (its time stamp left out: the order of the hits says it); the
-    answer is one of :data:`ANSWERS`."""
+    """The reader's question about one hit line (without its time stamp); the answer is one of :data:`ANSWERS`."""
     return (f"Request: {request.strip()}\nMemory line: {line_body(line)}\n"
             "Does this line state the value this request wants set for its person? Answer:")
 

@@ -16,7 +16,8 @@ from agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, re
 from tests.agents.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 
-HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain the battery?\n"
+HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain the "
+        "battery?\n"
         "2. [2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n"
         "3. [2025-03-22 15:48] Keiko Farrell: I'm happiest with the climate mode on purify, Rory.")
 WHEEL = "carcontrol_steeringWheel_set_heating_level"
