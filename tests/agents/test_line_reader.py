@@ -97,8 +97,10 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
         HFPolicy(model, tok, view="compact", max_new_tokens=4, line_reader="x")
     reader = _LastOfAaron()
     monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
+    mine = CompactView()
+    policy = HFPolicy(model, tok, view=mine, max_new_tokens=4, constrain_values=True, line_reader="shipped",
                       search_depth=16)
+    assert mine.depth == 0  # the caller's view is not changed
     assert policy.view.depth == 16 and "line_reader='shipped', search_depth=16" in repr(policy)
     assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
     hits = HITS + "\n4. [2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"
