@@ -73,8 +73,14 @@ def _add_reader(parser: argparse.ArgumentParser) -> None:
 
 def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from agents.train.lm_reader import main
+    from vmb_gym.errors import VmbError
 
-    main(list(argv))
+    try:
+        summary = main(list(argv))
+    except VmbError as exc:
+        print(f"vmb train reader: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"outputs in {args.out}: adapter {args.out}/adapter (pick accuracy {summary['pick_accuracy_after']})")
     return 0
 
 
