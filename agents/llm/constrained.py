@@ -37,8 +37,7 @@ from agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
            "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools",
-           "pick",
-           "states_a_value", "value_choices"]
+           "pick", "stated_value", "states_a_value", "value_choices"]
 
 #: Where a tool call starts in a reply (the ChatML / Qwen / SmolLM2 syntax).
 CALL_OPEN = "<tool_call>"
@@ -495,42 +494,42 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
     return CallGrammar(tool_params, functions, modules, choices, names, literals, after, people)
 
 
-def states_a_value(line: str, functions: Iterable[str]) -> bool:
-    """Whether a memory line (``Name: text``) states a value for one of ``functions`` (names as ``call_vehicle``
-    or the env writes them), read with the rules reader's value matcher."""
+def stated_value(function: str, line: str) -> tuple[str, Any] | None:
+    """(the value parameter's name, the value) that a memory line (``Name: text``) states for ``function`` (a name as
+    ``call_vehicle`` or the env writes it), read with the rules reader's value matcher; None when it states none
+    (or a value of two parameters, which is not narrowed)."""
     from agents.rules.params import value_param
     from agents.rules.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
-    text = line.split(": ", 1)[-1]
-    specs = [API_SPECS.get(full_name(f)) for f in functions]
-    return any(spec is not None and value_param(spec) is not None and extract_value(spec, text) is not None
-               for spec in specs)
+    spec = API_SPECS.get(full_name(function))
+    param = value_param(spec) if spec is not None else None
+    value = extract_value(spec, line.split(": ", 1)[-1]) if param is not None else None
+    return None if value is None or isinstance(value, dict) else (param.name, value)  # type: ignore[union-attr]
+
+
+def states_a_value(line: str, functions: Iterable[str]) -> bool:
+    """Whether a memory line (``Name: text``) states a value for one of ``functions`` (:func:`stated_value`)."""
+    return any(stated_value(f, line) is not None for f in functions)
 
 
 def narrow_to_line(line: str, choices: Mapping[str, Mapping[str, tuple[str, ...]]],
                    literals: Mapping[str, Mapping[str, tuple[str, ...]]]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``choices`` and ``literals`` with each function's value parameter narrowed to the value ``line`` (a memory
-    line, ``Name: text``) states for it (:func:`agents.rules.values.extract_value`), where it states one that the
-    parameter's set holds; other functions and parameters are left as they are (new dicts; the inputs are shared)."""
-    from agents.rules.params import value_param
-    from agents.rules.values import extract_value
-    from vmb_gym.vehicle import API_SPECS
-
-    text = line.split(": ", 1)[-1]
+    line, ``Name: text``) states for it (:func:`stated_value`), where it states one that the parameter's set holds;
+    other functions and parameters are left as they are (new dicts; the inputs are shared)."""
     new_choices = {fn: dict(params) for fn, params in choices.items()}
     new_literals = {fn: dict(params) for fn, params in literals.items()}
     for fn in set(new_choices) | set(new_literals):
-        spec = API_SPECS.get(fn)
-        param = value_param(spec) if spec is not None else None
-        value = extract_value(spec, text) if param is not None else None
-        if value is None or isinstance(value, dict):
+        stated = stated_value(fn, line)
+        if stated is None:
             continue
+        param, value = stated
         literal = ("true" if value else "false") if isinstance(value, bool) else str(value)
         for table in (new_choices, new_literals):
-            allowed = table.get(fn, {}).get(param.name)  # type: ignore[union-attr]
+            allowed = table.get(fn, {}).get(param)
             if allowed and literal in allowed:
-                table[fn][param.name] = (literal,)  # type: ignore[union-attr]
+                table[fn][param] = (literal,)
     return new_choices, new_literals
 
 

@@ -6,7 +6,7 @@ For each task of the generated *train* split, the memory is searched as the teac
 (the person's first name and the function's words, :func:`agents.train.lm_data.teacher_query`), ``--depth``
 hits deep, oldest first as the compact view shows them. The line the gold value comes from is the latest
 hit that is one of the task's evidence lines and states the gold value (read with
-:func:`agents.rules.values.extract_value`); a task whose hits hold no such line is left out (nothing to
+:func:`agents.llm.constrained.stated_value`); a task whose hits hold no such line is left out (nothing to
 read). Each kept task gives that line answered `` yes`` and up to ``--negatives`` other hits answered
 `` no``, those that state some value for the function first (another person's, an aside, an earlier one).
 The rows are prompt-completion pairs, so ``SFTTrainer`` puts the loss on the answer only. The adapter and
@@ -43,8 +43,8 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
     the hit lines, the index of the line the gold value comes from and the function's value in each line
     (None where it states none); None when the task has no gold value to read or no hit states it."""
     from agents.llm.compact_view import CompactView, full_name
+    from agents.llm.constrained import stated_value
     from agents.llm.line_reader import hit_lines, line_body
-    from agents.rules.values import extract_value
     from agents.train.lm_data import teacher_query
     from vmb_gym.vehicle import API_SPECS
 
@@ -65,7 +65,7 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
     _, _, _, _, info = env.step([{"name": "search_memory", "arguments": {"query": q, "top_k": depth}}])
     lines = hit_lines(view.tool_content("search_memory", info["calls"][0]["result"]))
     evidence = {f"{ln.speaker}: {ln.text}" for ln in scenario.lines if ln.line_id in set(query.evidence_line_ids)}
-    values = [extract_value(spec, line_body(line).split(": ", 1)[-1]) for line in lines]
+    values = [stated[1] if (stated := stated_value(spec.name, line_body(line))) else None for line in lines]
     label = None
     for i, line in enumerate(lines):
         if line_body(line) in evidence and values[i] == value:
