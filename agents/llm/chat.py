@@ -329,7 +329,8 @@ class OfficialView:
 
     A view turns the env's reset info into the first messages and tools (:meth:`start`), a model
     call into an env call (:meth:`to_env_call`) and a call's result into the ``tool`` message
-    text (:meth:`tool_content`). :class:`agents.llm.compact_view.CompactView` is the short one.
+    text (:meth:`tool_content`) and its other fields (:meth:`tool_extras`, optional for a view of your own).
+    :class:`agents.llm.compact_view.CompactView` is the short one.
     """
 
     name = "official"
@@ -350,6 +351,10 @@ class OfficialView:
     def tool_content(self, name: str, result: Any) -> str:
         """The result as JSON."""
         return json.dumps(result, ensure_ascii=False)
+
+    def tool_extras(self, name: str, result: Any) -> dict[str, str]:
+        """Fields of the ``tool`` message besides its text: none (the compact view's hold the hits it does not show)."""
+        return {}
 
 
 @dataclass
@@ -581,7 +586,8 @@ class ToolChatPolicy:
                 elif rec.get("name") is None:  # the whole action was rejected: same error for every call
                     result = rec.get("result")
             state.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name,
-                                   "content": self.view.tool_content(env_name, result)})
+                                   "content": self.view.tool_content(env_name, result),
+                                   **getattr(self.view, "tool_extras", lambda *_: {})(env_name, result)})
             if self.view.grows_tools and name == "list_module_tools" and isinstance(result, Mapping):
                 for schema in result.get("tools") or []:
                     if isinstance(schema, Mapping) and tool_name(schema) not in known:

@@ -22,6 +22,11 @@ vocabulary read on the line, the retrieval hint tool-use systems give a small mo
 whole catalogue. Official requests rarely name the setting ("my usual calming atmosphere"); the
 person's earlier line does, in words a 135M model does not map to one of 111 functions by itself.
 
+``CompactView(depth=16, shown=8)`` searches 16 deep and shows the model the 8 best-ranked hits; the whole search
+stays in the ``tool`` message's ``hits`` field (:meth:`CompactView.tool_extras`) for a reader that reads more lines
+than the model can afford to (:mod:`agents.llm.line_reader`): each hit costs the chat model its tokens at every
+later turn.
+
 ``CompactView(evidence=True)`` (``view="compact_evidence"``) searches deeper (:data:`EVIDENCE_TOP_K` lines
 whatever ``top_k`` the model asks) and shows only the lines a learned line prior reads as someone's real setting
 for this car (:func:`evidence_hits`: the shipped ``sb3:slots`` checkpoint's ``vocab`` prior, fitted on generated
@@ -47,7 +52,7 @@ MEMORY_HEADER = "User preference memory:\n"
 
 __all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "HIT_LINE",
            "TAG_OPEN", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block", "evidence_hits",
-           "evidence_prior", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits", "view_named"]
+           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits", "view_named"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged", "compact_evidence")
@@ -139,17 +144,17 @@ def _signature(schema: Mapping[str, Any]) -> str:
     return f"{short_name(str(fn.get('name')))}({params}): {first}"
 
 
-def render_result(name: str, result: Any, tags: bool = False, evidence: bool = False) -> str:
+def render_result(name: str, result: Any, tags: bool = False, evidence: bool = False, shown: int = 0) -> str:
     """The compact text of one tool result (what the model reads in the ``tool`` message); ``tags``: memory lines
     end with the functions they speak of (:func:`tag_hits`); ``evidence``: only the lines :func:`evidence_hits`
-    keeps."""
+    keeps; ``shown``: only the first ``shown`` hits in the env's (relevance) order (:func:`first_hits`; 0: all)."""
     if not isinstance(result, Mapping):
         return json.dumps(result, ensure_ascii=False)
     if result.get("success") is False:
         return "error: " + str(result.get("error") or result.get("message") or "the call failed")
     if name == "search_memory":
         text = str(result.get("memory_text") or "no matching memory")
-        text = chronological(evidence_hits(text) if evidence else text)
+        text = chronological(evidence_hits(text) if evidence else first_hits(text, shown) if shown else text)
         return tag_hits(text) if tags else text
     if name == "list_module_tools":
         return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
@@ -238,6 +243,15 @@ def evidence_hits(memory_text: str, prior: Any = None, *, threshold: float = EVI
     return "\n".join(f"{k}. {found[i].group(1)}" for k, i in enumerate(kept, 1))  # type: ignore[union-attr]
 
 
+def first_hits(memory_text: str, n: int) -> str:
+    """The first ``n`` numbered hit lines of ``memory_text`` (the env ranks them best first); any other text
+    unchanged."""
+    lines = memory_text.splitlines()
+    if not lines or not all(HIT_LINE.match(line) for line in lines):
+        return memory_text
+    return "\n".join(lines[:n])
+
+
 def chronological(memory_text: str) -> str:
     """Numbered retrieval hits re-ordered oldest first (renumbered); any other text unchanged.
 
@@ -278,7 +292,7 @@ class CompactView:
     template = COMPACT_TEMPLATE
     grows_tools = False
 
-    def __init__(self, tags: bool = False, evidence: bool = False, depth: int = 0) -> None:
+    def __init__(self, tags: bool = False, evidence: bool = False, depth: int = 0, shown: int = 0) -> None:
         if tags and evidence:
             from vmb_gym.errors import ConfigError
 
@@ -288,6 +302,8 @@ class CompactView:
         self.evidence = bool(evidence)
         #: every ``search_memory`` returns this many hits whatever ``top_k`` the model writes (0: the model's)
         self.depth = int(depth)
+        #: a ``search_memory`` message shows the model the first ``shown`` hits (0: all); :meth:`tool_extras` the rest
+        self.shown = int(shown)
 
     @property
     def name(self) -> str:
@@ -325,7 +341,14 @@ class CompactView:
 
     def tool_content(self, name: str, result: Any) -> str:
         """The ``tool`` message text for a call's result."""
-        return render_result(name, result, self.tags, self.evidence)
+        return render_result(name, result, self.tags, self.evidence, self.shown)
+
+    def tool_extras(self, name: str, result: Any) -> dict[str, str]:
+        """Fields of the ``tool`` message besides its text, which chat templates do not render: ``hits``, every hit of
+        a ``search_memory`` whose text shows only the first :attr:`shown` (in the text's form); else none."""
+        if name != "search_memory" or not self.shown:
+            return {}
+        return {"hits": render_result(name, result, self.tags, self.evidence)}
 
 
 def view_named(name: str) -> CompactView:

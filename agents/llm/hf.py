@@ -64,7 +64,7 @@ NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
 NAMED_DEFAULTS: dict[str, dict[str, Any]] = {
     "smollm2-vmb": {"constrain_names": True, "constrain_values": True, "require_vehicle_call": True,
                     "name_in_query": True, "tool_shortlist": 1, "seat_from_request": True,
-                    "line_reader": "shipped", "search_depth": 16}}
+                    "line_reader": "shipped", "search_depth": 16, "shown_hits": 8}}
 #: The file beside an adapter that says how it was trained (view, generation limits).
 ADAPTER_SETTINGS = "vmb_adapter.json"
 
@@ -148,6 +148,9 @@ class HFPolicy(ToolChatPolicy):
             (:data:`NAMED_DEFAULTS`), else off.
         search_depth: (compact view) every memory search returns this many hits whatever ``top_k`` the model
             writes; 0: the model's. Default: the named model's, else 0.
+        shown_hits: (compact view) the chat model reads the first this many hits of a search (the best ranked; 0:
+            all); the line reader still judges every hit. Each shown hit costs the chat model its tokens at every
+            later turn. Default: the named model's, else 0.
     """
 
     def __init__(
@@ -176,6 +179,7 @@ class HFPolicy(ToolChatPolicy):
         seat_from_request: bool | None = None,
         line_reader: str | os.PathLike[str] | None = None,
         search_depth: int | None = None,
+        shown_hits: int | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -261,9 +265,14 @@ class HFPolicy(ToolChatPolicy):
         if depth < 0 or (depth and not hasattr(self.view, "depth")):
             raise ConfigError(f"search_depth must be 0 (off) or a number of hits with a compact view; found "
                               f"search_depth={depth} with view {getattr(self.view, 'name', self.view)!r}")
-        if depth:
+        shown = (int(settings.get("shown_hits", 0)) if hasattr(self.view, "shown") else 0) if shown_hits is None \
+            else int(shown_hits)
+        if shown < 0 or (shown and not hasattr(self.view, "shown")):
+            raise ConfigError(f"shown_hits must be 0 (all) or a number of hits with a compact view; found "
+                              f"shown_hits={shown} with view {getattr(self.view, 'name', self.view)!r}")
+        if depth or shown:
             self.view = copy.copy(self.view)  # a view object the caller passed is not changed
-            self.view.depth = depth
+            self.view.depth, self.view.shown = depth or self.view.depth, shown or self.view.shown
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -393,7 +402,8 @@ class HFPolicy(ToolChatPolicy):
 
     def _read_values(self, conversations: Sequence[Messages], grammars: list[Any]) -> list[Any]:
         """``grammars`` with the line reader's pick applied: for each conversation whose last message is a memory
-        search's hits, the reader judges the hits that state a value for a function its grammar allows, and each
+        search's hits (all of them: the message's ``hits`` field where its text shows fewer), the reader judges the hits
+        that state a value for a function its grammar allows, and each
         function's value is narrowed to the one the picked line states (:func:`~agents.llm.constrained.narrow_to_line`).
         Unchanged without a reader. One batched pass over every conversation's lines."""
         if self.line_reader is None:
@@ -408,7 +418,7 @@ class HFPolicy(ToolChatPolicy):
         for i, (m, g) in enumerate(zip(conversations, grammars, strict=True)):
             if m and m[-1].get("role") == "tool" and m[-1].get("name") == "search_memory":
                 functions = list(g.functions) or list(g.choices) + list(g.literals)
-                valued = [line for line in hit_lines(str(m[-1].get("content") or ""))
+                valued = [line for line in hit_lines(str(m[-1].get("hits") or m[-1].get("content") or ""))
                           if states_a_value(line_body(line), functions)]
                 if valued:
                     todo.append((i, valued))
@@ -437,7 +447,8 @@ class HFPolicy(ToolChatPolicy):
                 f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
                 f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query}, "
                 f"tool_shortlist={self.tool_shortlist}, seat_from_request={self.seat_from_request}, "
-                f"line_reader={self.line_reader_source!r}, search_depth={getattr(self.view, 'depth', 0)})")
+                f"line_reader={self.line_reader_source!r}, search_depth={getattr(self.view, 'depth', 0)}, "
+                f"shown_hits={getattr(self.view, 'shown', 0)})")
 
 
 def resolve_view(view: Any) -> Any:

@@ -155,3 +155,35 @@ def test_a_training_task_points_at_the_evidence_line_with_the_gold_value() -> No
         assert valued == sorted(valued, reverse=True) and len(rows) == 1 + min(3, len(task["hits"]) - 1)
         others = sum(v is not None for i, v in enumerate(task["values"]) if i != task["label"])
         assert sum(valued) == min(3, others)
+
+
+def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypatch) -> None:  # noqa: F811
+    from agents.llm import hf
+    from agents.llm.hf import HFPolicy
+
+    ranked = "\n".join(f"{k}. {line.split('. ', 1)[1]}" for k, line in enumerate(reversed(HITS.splitlines()), 1))
+    result = {"success": True, "memory_text": ranked}
+    view = CompactView(depth=16, shown=2)
+    shown = view.tool_content("search_memory", result)
+    # the two best-ranked hits (Keiko's, then Aaron's level 3), oldest first; the hypothetical is not shown
+    assert [line.split(": ", 1)[0].split("] ")[1] for line in shown.splitlines()] == ["Aaron Patel", "Keiko Farrell"]
+    assert "Hypothetically" not in shown and view.tool_extras("search_memory", result)["hits"] == HITS
+    assert CompactView(depth=16).tool_extras("search_memory", result) == {}
+    assert view.tool_extras("list_module_tools", {"success": True, "tools": []}) == {}
+
+    model, tok = tiny
+    reader = _LastOfAaron()
+    monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
+    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
+                      search_depth=16, shown_hits=2)
+    assert (policy.view.depth, policy.view.shown) == (16, 2) and "shown_hits=2" in repr(policy)
+    only_first = "1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain?"
+    searched = [{"role": "user", "content": REQUEST},
+                {"role": "tool", "name": "search_memory", "content": only_first, "hits": HITS}]
+    (constraint,) = policy._constraints([(searched, compact_tools())])
+    slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
+                     '"arguments": {"level": ')
+    assert constraint.grammar.literal_values(slot) == ("3",)  # read from the hits the model was not shown
+    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    with pytest.raises(ConfigError, match="shown_hits"):
+        HFPolicy(model, tok, view="official", max_new_tokens=4, shown_hits=8)

@@ -250,3 +250,17 @@ def test_memory_module_given_directly_is_wrapped(env, scenarios) -> None:
     assert 3 in policy.stats["memory_hit_line_ids"][0]
     with pytest.raises(ConfigError, match="max_turns"):
         ScriptedPolicy([], max_turns=0)
+
+
+def test_a_compact_view_shows_the_best_hits_and_keeps_the_whole_search(env) -> None:
+    from agents.llm.compact_view import CompactView
+
+    policy = ScriptedPolicy([{"content": "", "tool_calls": [_call("search_memory", query="seat heating", top_k=1)]},
+                             {"content": "", "tool_calls": [_call("finish")]}], view=CompactView(depth=4, shown=1))
+    run_episode(env, policy, task_id="1_0")
+    message = policy.requests[1][0][-1]
+    assert message["role"] == "tool" and message["name"] == "search_memory"
+    shown, searched = message["content"].splitlines(), message["hits"].splitlines()
+    assert (len(shown), len(searched)) == (1, 2)  # searched 4 deep (the model asked for 1): both seat-heating lines
+    bodies = {line.split(". ", 1)[1] for line in searched}
+    assert {line.split(". ", 1)[1] for line in shown} <= bodies
