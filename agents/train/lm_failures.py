@@ -24,7 +24,8 @@ A missed episode gets the first class that applies (:func:`classify`):
 * ``wrong_function``: the right module, another function;
 * ``wrong_place``: the right function, another seat / zone / window (:data:`PLACE_ARGUMENTS`);
 * ``wrong_value_in_hits`` / ``wrong_value_not_in_hits``: the right function and place, another value,
-  the gold value written in the memory hits the model read or not;
+  the gold value written in the memory hits the policy read or not (all of a search where the chat model was
+  shown fewer of them than its line reader judged);
 * ``extra_calls``: every gold call made, plus calls that change more state;
 * ``other``: none of these (e.g. a boolean argument).
 """
@@ -71,7 +72,8 @@ def _module(name: str) -> str:
 
 
 def _hits(messages: Sequence[Mapping[str, Any]]) -> str:
-    text = "\n".join(str(m.get("content") or "") for m in messages
+    """The searches' hits the policy read: each message's whole search (``hits``) where the model was shown fewer."""
+    text = "\n".join(str(m.get("hits") or m.get("content") or "") for m in messages
                      if m.get("role") == "tool" and m.get("name") == "search_memory")
     return hit_bodies(text).lower()
 

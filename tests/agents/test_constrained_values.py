@@ -198,6 +198,14 @@ def test_failure_classes(row, expected) -> None:
     assert classify(row, GOLD, "Vera") == expected
 
 
+def test_the_gold_value_counts_as_read_when_the_whole_search_holds_it() -> None:
+    row = _row(False, [("seat_set_heating_level", {"seat": "driver", "level": 3})],
+               hits="1. [2025-01-02 10:00] Vera Lang: seat heating on level 3")
+    assert classify(row, GOLD, "Vera") == "wrong_value_not_in_hits"
+    row["messages"][2]["hits"] = row["messages"][2]["content"] + "\n2. [2025-01-01 10:00] Vera Lang: level 2 it is"
+    assert classify(row, GOLD, "Vera") == "wrong_value_in_hits"  # the line reader read it; the model was not shown it
+
+
 def test_model_calls_reads_call_vehicle_as_the_env_function() -> None:
     row = _row(False, [("seat_set_heating_level", {"seat": "driver", "level": 2})])
     assert model_calls(row["messages"])[-1] == ("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 2})
