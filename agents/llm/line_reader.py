@@ -26,7 +26,8 @@ from typing import Any
 
 from agents.llm.compact_view import HIT_LINE
 
-__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body", "reader_prompt"]
+__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body", "line_part", "reader_prompt",
+           "request_part"]
 
 #: The two answers (one token each in SmolLM2's vocabulary, with the leading space).
 ANSWERS = (" yes", " no")
@@ -52,8 +53,18 @@ def line_body(line: str) -> str:
 
 def reader_prompt(request: str, line: str) -> str:
     """The reader's question about one hit line (without its time stamp); the answer is one of :data:`ANSWERS`."""
-    return (f"Request: {request.strip()}\nMemory line: {line_body(line)}\n"
-            "Does this line state the value this request wants set for its person? Answer:")
+    return request_part(request) + line_part(line)
+
+
+def request_part(request: str) -> str:
+    """The start of :func:`reader_prompt`, the same for every line of a request (its keys and values are computed
+    once per request: :meth:`LineReader.yes_probabilities_after`)."""
+    return f"Request: {request.strip()}\nMemory line:"
+
+
+def line_part(line: str) -> str:
+    """The rest of :func:`reader_prompt`: the line and the question."""
+    return f" {line_body(line)}\nDoes this line state the value this request wants set for its person? Answer:"
 
 
 class LineReader:
@@ -100,14 +111,42 @@ class LineReader:
             tok.padding_side = side
         return out
 
+    def yes_probabilities_after(self, request: str, lines: Sequence[str]) -> list[float]:
+        """P(`` yes``) against `` no`` for each of a request's lines, the request's part of the prompt computed once:
+        its keys and values (:func:`request_part`) are repeated over the lines' batch, the lines' parts
+        (:func:`line_part`) right-padded after them, and each line's answer read at its own last token. The same
+        numbers as :meth:`yes_probabilities` on the whole prompts (up to float rounding) in about half the work."""
+        import torch
+
+        if not lines:
+            return []
+        tok = self.tokenizer
+        head = tok(request_part(request), return_tensors="pt")
+        tails = [tok.encode(line_part(line), add_special_tokens=False) for line in lines]
+        width, n = max(len(t) for t in tails), len(tails)
+        ids = torch.full((n, width), tok.pad_token_id if tok.pad_token_id is not None else 0, dtype=torch.long)
+        mask = torch.zeros((n, head.input_ids.shape[1] + width), dtype=torch.long)
+        mask[:, :head.input_ids.shape[1]] = 1
+        for k, t in enumerate(tails):
+            ids[k, :len(t)] = torch.tensor(t)
+            mask[k, head.input_ids.shape[1]:head.input_ids.shape[1] + len(t)] = 1
+        last = torch.tensor([len(t) - 1 for t in tails])
+        keep = torch.unique(last)  # the positions whose logits are computed (not [n, width, vocab])
+        with torch.no_grad():
+            cache = self.model(**head, use_cache=True).cache
+            cache.batch_repeat_interleave(n)
+            logits = self.model(input_ids=ids, attention_mask=mask, cache=cache, logits_to_keep=keep).logits
+        rows = logits[torch.arange(n), torch.searchsorted(keep, last)].float()
+        pair = torch.log_softmax(rows[:, [self.yes_id, self.no_id]], dim=-1)
+        return pair[:, 0].exp().tolist()
+
     def pick(self, requests: Sequence[str], lines: Sequence[Sequence[str]]) -> list[int | None]:
         """For each request and its hit lines, the index of the line with the highest P(yes); None when there are
-        no lines. (The latest line above 0.5 instead picked the gold line in 0.686 of 121 held-out searches, the
-        highest in 0.810: ``vmb train reader``'s measurement.)"""
-        prompts = [reader_prompt(r, line) for r, ls in zip(requests, lines, strict=True) for line in ls]
-        probs = iter(self.yes_probabilities(prompts))
+        no lines (:meth:`yes_probabilities_after`, one request at a time). (The latest line above 0.5 instead
+        picked the gold line in 0.686 of 121 held-out searches, the highest in 0.810: ``vmb train reader``'s
+        measurement.)"""
         picked: list[int | None] = []
-        for ls in lines:
-            p = [next(probs) for _ in ls]
+        for request, ls in zip(requests, lines, strict=True):
+            p = self.yes_probabilities_after(request, ls)
             picked.append(max(range(len(p)), key=p.__getitem__) if p else None)
         return picked

@@ -212,8 +212,16 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
     assert policy.view.name == "compact" and policy.max_turns == 5
     # the line reader ships beside it and is a default of the name, on 16-deep searches
     assert policy.line_reader is not None and policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
+    assert policy.view.shown == 8  # the chat model reads the 8 best-ranked hits
     env = gym.make("VehicleMem-v0", memory="bm25")
     task = env.unwrapped.tasks.queries[0]
+    # the reader computes a request's part of the prompt once: SmolLM2 spells the two parts as it spells the whole
+    from agents.llm.line_reader import line_part, reader_prompt, request_part
+
+    tok, line = policy.line_reader.tokenizer, "[2025-03-07 16:21] Aaron Patel: My everyday setting is level 3."
+    for q in env.unwrapped.tasks.queries[:50]:
+        assert tok.encode(reader_prompt(q.query, line)) == tok.encode(request_part(q.query)) + tok.encode(
+            line_part(line), add_special_tokens=False), q.task_id
     ep = run_episode(env, policy, task_id=task.task_id)
     names = [c["name"] for action in ep.actions if isinstance(action, list) for c in action]
     # the episode's three turns: list the module, search, call and finish (held-out ESM 0.075 in the README)

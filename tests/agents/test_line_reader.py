@@ -44,9 +44,9 @@ class _Probabilities:
         self.probs = probs
         self.yes_id, self.no_id = 0, 1
 
-    def yes_probabilities(self, prompts, batch=32):
-        assert len(prompts) == len(self.probs)
-        return list(self.probs)
+    def yes_probabilities_after(self, request, lines):
+        out, self.probs = self.probs[:len(lines)], self.probs[len(lines):]
+        return out
 
 
 def test_the_pick_is_the_likeliest_line() -> None:
@@ -55,6 +55,17 @@ def test_the_pick_is_the_likeliest_line() -> None:
     assert LineReader.pick(_Probabilities([0.2, 0.1, 0.4]), [REQUEST], [lines]) == [2]
     # a search with no lines has no pick, and the batch keeps its order
     assert LineReader.pick(_Probabilities([0.1, 0.9, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 1]
+
+
+def test_the_request_part_is_computed_once_with_the_same_probabilities(tiny) -> None:  # noqa: F811
+    model, tok = tiny
+    reader = object.__new__(LineReader)  # the tiny tokenizer has no one-token answers: two of its tokens stand in
+    reader.model, reader.tokenizer, reader.yes_id, reader.no_id = model, tok, 5, 6
+    lines = hit_lines(HITS) + ["[2025-04-01 09:00] Aaron Patel: ok"]  # lines of different lengths: right-padded
+    whole = reader.yes_probabilities([reader_prompt(REQUEST, line) for line in lines])
+    shared = reader.yes_probabilities_after(REQUEST, lines)
+    assert shared == pytest.approx(whole, rel=1e-4) and len(set(whole)) == len(lines)
+    assert reader.yes_probabilities_after(REQUEST, []) == []
 
 
 def test_a_line_narrows_each_function_to_the_value_it_states() -> None:
