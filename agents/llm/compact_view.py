@@ -52,7 +52,8 @@ MEMORY_HEADER = "User preference memory:\n"
 
 __all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "HIT_LINE",
            "TAG_OPEN", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block", "evidence_hits",
-           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits", "view_named"]
+           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits",
+           "view_named"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged", "compact_evidence")

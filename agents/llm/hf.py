@@ -402,10 +402,10 @@ class HFPolicy(ToolChatPolicy):
 
     def _read_values(self, conversations: Sequence[Messages], grammars: list[Any]) -> list[Any]:
         """``grammars`` with the line reader's pick applied: for each conversation whose last message is a memory
-        search's hits (all of them: the message's ``hits`` field where its text shows fewer), the reader judges the hits
-        that state a value for a function its grammar allows, and each
-        function's value is narrowed to the one the picked line states (:func:`~agents.llm.constrained.narrow_to_line`).
-        Unchanged without a reader. One batched pass over every conversation's lines."""
+        search's hits (all of them: the message's ``hits`` field where its text shows fewer), the reader judges the
+        hits that state a value for a function its grammar allows, and each function's value is narrowed to the one
+        the picked line states (:func:`~agents.llm.constrained.narrow_to_line`). Unchanged without a reader. One
+        batched pass per conversation over its lines (:meth:`~agents.llm.line_reader.LineReader.pick`)."""
         if self.line_reader is None:
             return grammars
         from dataclasses import replace
