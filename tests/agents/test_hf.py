@@ -220,7 +220,7 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
 
     tok, line = policy.line_reader.tokenizer, "[2025-03-07 16:21] Aaron Patel: My everyday setting is level 3."
     for q in env.unwrapped.tasks.queries[:50]:
-        assert tok.encode(reader_prompt(q.query, line)) == tok.encode(request_part(q.query)) + tok.encode(
+        assert tok.encode(reader_prompt(q.text, line)) == tok.encode(request_part(q.text)) + tok.encode(
             line_part(line), add_special_tokens=False), q.task_id
     ep = run_episode(env, policy, task_id=task.task_id)
     names = [c["name"] for action in ep.actions if isinstance(action, list) for c in action]
