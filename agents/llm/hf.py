@@ -64,7 +64,7 @@ NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
 NAMED_DEFAULTS: dict[str, dict[str, Any]] = {
     "smollm2-vmb": {"constrain_names": True, "constrain_values": True, "require_vehicle_call": True,
                     "name_in_query": True, "tool_shortlist": 1, "seat_from_request": True,
-                    "line_reader": "shipped", "search_depth": 16, "shown_hits": 8}}
+                    "line_reader": "shipped", "search_depth": 16, "shown_hits": 8, "companions": True}}
 #: The file beside an adapter that says how it was trained (view, generation limits).
 ADAPTER_SETTINGS = "vmb_adapter.json"
 
@@ -151,6 +151,9 @@ class HFPolicy(ToolChatPolicy):
         shown_hits: (compact view) the chat model reads the first this many hits of a search (the best ranked; 0:
             all); the line reader still judges every hit. Each shown hit costs the chat model its tokens at every
             later turn. Default: the named model's, else 0.
+        companions: a vehicle call is followed by the calls its value's memory line states after a routine break
+            ("... Plus the sunroof lock locked, always."; :mod:`agents.llm.companions`). Default: the named
+            model's, else off.
     """
 
     def __init__(
@@ -180,6 +183,7 @@ class HFPolicy(ToolChatPolicy):
         line_reader: str | os.PathLike[str] | None = None,
         search_depth: int | None = None,
         shown_hits: int | None = None,
+        companions: bool | None = None,
     ) -> None:
         named: dict[str, Any] = {}
         if isinstance(model, str) and model in NAMED_MODELS:
@@ -273,6 +277,7 @@ class HFPolicy(ToolChatPolicy):
         if depth or shown:
             self.view = copy.copy(self.view)  # a view object the caller passed is not changed
             self.view.depth, self.view.shown = depth or self.view.depth, shown or self.view.shown
+        self.companions = bool(settings.get("companions", False)) if companions is None else bool(companions)
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -349,7 +354,8 @@ class HFPolicy(ToolChatPolicy):
         if self.decoder is not None:
             ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
             outs = self.decoder.generate(ids, self.max_new_tokens, rules)
-            return [self._reply(out, len(p), tools) for out, p, (_, tools) in zip(outs, ids, requests, strict=True)]
+            return self._with_companions(requests, [self._reply(out, len(p), tools)
+                                                    for out, p, (_, tools) in zip(outs, ids, requests, strict=True)])
         old_side = tok.padding_side
         tok.padding_side = "left"
         try:
@@ -382,8 +388,19 @@ class HFPolicy(ToolChatPolicy):
             out = self.model.generate(**enc, **gen_kwargs)
         prompt_len = enc["input_ids"].shape[1]
         prompt_counts = enc["attention_mask"].sum(dim=1).tolist()
-        return [self._reply(out[row, prompt_len:].tolist(), int(prompt_counts[row]), tools)
-                for row, (_, tools) in enumerate(requests)]
+        replies = [self._reply(out[row, prompt_len:].tolist(), int(prompt_counts[row]), tools)
+                   for row, (_, tools) in enumerate(requests)]
+        return self._with_companions(requests, replies)
+
+    def _with_companions(self, requests: Sequence[tuple[Messages, Tools]], replies: list[ChatReply]) -> list[ChatReply]:
+        """``replies`` with each vehicle call's companions added (:func:`agents.llm.companions.with_companions`)
+        when ``companions`` is on."""
+        if not self.companions:
+            return replies
+        from agents.llm.companions import with_companions
+
+        return [{**r, "tool_calls": with_companions(m, r["tool_calls"])} for (m, _), r in zip(requests, replies,
+                                                                                              strict=True)]
 
     def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
         """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
@@ -448,7 +465,7 @@ class HFPolicy(ToolChatPolicy):
                 f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query}, "
                 f"tool_shortlist={self.tool_shortlist}, seat_from_request={self.seat_from_request}, "
                 f"line_reader={self.line_reader_source!r}, search_depth={getattr(self.view, 'depth', 0)}, "
-                f"shown_hits={getattr(self.view, 'shown', 0)})")
+                f"shown_hits={getattr(self.view, 'shown', 0)}, companions={self.companions})")
 
 
 def resolve_view(view: Any) -> Any:

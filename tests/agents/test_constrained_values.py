@@ -236,7 +236,8 @@ def test_named_defaults_turn_the_requirement_off_with_the_names(tiny, monkeypatc
     assert hf.NAMED_DEFAULTS["smollm2-vmb"] == {"constrain_names": True, "constrain_values": True,
                                                 "require_vehicle_call": True, "name_in_query": True,
                                                 "tool_shortlist": 1, "seat_from_request": True,
-                                                "line_reader": "shipped", "search_depth": 16, "shown_hits": 8}
+                                                "line_reader": "shipped", "search_depth": 16, "shown_hits": 8,
+                                                "companions": True}
     assert HFPolicy(model, tok, view="compact", max_new_tokens=4).require_vehicle_call is False  # no default here
     # an adapter whose settings ask for the requirement, the names turned off by the caller: both off, no error
     monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_names": True, "require_vehicle_call": True})

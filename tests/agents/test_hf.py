@@ -212,7 +212,7 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
     assert policy.view.name == "compact" and policy.max_turns == 5
     # the line reader ships beside it and is a default of the name, on 16-deep searches
     assert policy.line_reader is not None and policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
-    assert policy.view.shown == 8  # the chat model reads the 8 best-ranked hits
+    assert policy.view.shown == 8 and policy.companions  # the chat model reads the 8 best-ranked hits
     env = gym.make("VehicleMem-v0", memory="bm25")
     task = env.unwrapped.tasks.queries[0]
     # the reader computes a request's part of the prompt once: SmolLM2 spells the two parts as it spells the whole

@@ -198,3 +198,54 @@ def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypa
     assert reader.seen == [(REQUEST, hit_lines(HITS))]
     with pytest.raises(ConfigError, match="shown_hits"):
         HFPolicy(model, tok, view="official", max_new_tokens=4, shown_hits=8)
+
+
+def test_a_vehicle_call_is_followed_by_the_companions_its_value_line_states() -> None:
+    from agents.llm.companions import with_companions
+
+    request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
+    hits = ("1. [2025-03-01 14:00] Gary Allen: I'll go with the leg support height at 95 percent today.\n"
+            "2. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. 95 percent was too much. Plus "
+            "heating on the left mirror switched on, always.")
+    messages = [{"role": "user", "content": request},
+                {"role": "tool", "name": "search_memory", "content": hits.splitlines()[0], "hits": hits}]
+    leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
+                                                 "arguments": {"seat": "driver", "value": 30}}}
+    mirror = {"name": "call_vehicle", "arguments": {"name": "rearviewMirror_set_heating_enabled",
+                                                    "arguments": {"enabled": True, "side": "left"}}}
+    # the line that states the called 30 percent (read from the whole search, not only the line shown) adds its mirror
+    assert with_companions(messages, [leg]) == [leg, mirror]
+    # the 95 percent line states no companion; a finish or a search adds none; a function called before is not again
+    ninety_five = {**leg, "arguments": {**leg["arguments"], "arguments": {"seat": "driver", "value": 95}}}
+    assert with_companions(messages, [ninety_five]) == [ninety_five]
+    finish = {"name": "finish", "arguments": {}}
+    assert with_companions(messages, [finish]) == [finish]
+    assert with_companions(messages, [leg, finish]) == [leg, mirror, finish]  # run before the model's finish
+    before = messages + [{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function",
+                                                                               "function": mirror}]}]
+    assert mirror not in with_companions(before, [leg])[1:]
+    assert with_companions(messages[:1], [leg]) == [leg]  # no search: nothing to read
+    # the official view's calls are carcontrol_ names, and so are its companions
+    official = {"name": "carcontrol_seat_set_leg_support_height", "arguments": {"seat": "driver", "value": 30}}
+    assert with_companions(messages, [official])[1] == {
+        "name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}
+
+
+def test_the_policy_adds_companions_when_asked(tiny) -> None:  # noqa: F811  (the fixture)
+    from agents.llm.hf import HFPolicy
+
+    model, tok = tiny
+    request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
+    hit = ("1. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. Plus heating on the left mirror "
+           "switched on, always.")
+    messages = [{"role": "user", "content": request}, {"role": "tool", "name": "search_memory", "content": hit}]
+    leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
+                                                 "arguments": {"seat": "driver", "value": 30}}}
+    reply = {"content": "", "tool_calls": [leg], "parse_errors": [], "raw": "", "usage": {}}
+    on = HFPolicy(model, tok, view="compact", max_new_tokens=4, companions=True)
+    off = HFPolicy(model, tok, view="compact", max_new_tokens=4)
+    assert "companions=True" in repr(on) and off.companions is False
+    added = on._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"]
+    assert [c["arguments"]["name"] for c in added] == ["seat_set_leg_support_height",
+                                                       "rearviewMirror_set_heating_enabled"]
+    assert off._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"] == [leg]

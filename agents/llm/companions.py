@@ -1,0 +1,77 @@
+"""Companion calls: the settings a memory line states after its value ("... level 3. Plus the sunroof lock locked,
+always.") added to a chat model's vehicle call.
+
+A generated household's routine ties a setting to companions in the line that states it, and a request that asks
+for "my whole routine" wants both. ``hf:smollm2-vmb`` makes one vehicle call: its tool shortlist offers one function
+and the adapter was trained to finish after it, so on 49 of 500 held-out tasks its one call is exactly right and
+the companion is missing (README, "Fewer hits for the chat model"). :func:`with_companions` reads the companions the
+way the rules reader does (:func:`agents.rules.routine.line_companions`) from the hit lines that state the value
+the model called, and appends their calls to the model's reply. ``HFPolicy(companions=True)`` (a default of
+``hf:smollm2-vmb``) applies it to every reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["with_companions"]
+
+
+def _vehicle_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(env function name, arguments) of a reply's call: the compact view's ``call_vehicle`` or an official
+    ``carcontrol_*`` call; None for any other tool."""
+    from agents.llm.compact_view import full_name
+
+    args = call.get("arguments")
+    if call.get("name") == "call_vehicle" and isinstance(args, Mapping) and isinstance(args.get("arguments"), Mapping):
+        return full_name(str(args.get("name", ""))), dict(args["arguments"])
+    if str(call.get("name", "")).startswith("carcontrol_") and isinstance(args, Mapping):
+        return str(call["name"]), dict(args)
+    return None
+
+
+def _as_reply_call(call: Mapping[str, Any], compact: bool) -> dict[str, Any]:
+    from agents.llm.compact_view import short_name
+
+    if compact:
+        return {"name": "call_vehicle", "arguments": {"name": short_name(call["name"]), "arguments": call["arguments"]}}
+    return {"name": call["name"], "arguments": call["arguments"]}
+
+
+def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``calls`` (a reply's, ``{"name", "arguments"}``) with the companion calls of each vehicle call's value lines
+    right after it, before a ``finish`` the model wrote in the same reply. Its value lines are the hits of the
+    conversation's latest ``search_memory`` (all of them: the message's ``hits`` field where its text shows fewer)
+    that state the called value for the called function (:func:`agents.llm.constrained.stated_value`). Never a
+    function called before or in ``calls``, each once."""
+    from agents.llm.constrained import stated_value
+    from agents.llm.line_reader import hit_lines, line_body
+    from agents.llm.query_names import request_names, request_text
+    from agents.rules.request import read_request
+    from agents.rules.routine import line_companions
+
+    vehicle = [_vehicle_call(c) for c in calls]
+    searches = [m for m in messages if m.get("role") == "tool" and m.get("name") == "search_memory"]
+    if not any(vehicle) or not searches:
+        return [dict(c) for c in calls]
+    earlier = [_vehicle_call(tc.get("function") or {}) for m in messages if m.get("role") == "assistant"
+               for tc in m.get("tool_calls") or []]
+    planned = [v[0] for v in earlier + vehicle if v is not None]
+    text = request_text(messages)
+    request = read_request(text, request_names(text))
+    lines = [line_body(ln) for ln in hit_lines(str(searches[-1].get("hits") or searches[-1].get("content") or ""))]
+    out: list[dict[str, Any]] = []
+    for call, made in zip(calls, vehicle, strict=True):
+        out.append(dict(call))
+        if made is None:
+            continue
+        name, args = made
+        for body in lines:
+            stated = stated_value(name, body)
+            if stated is None or str(args.get(stated[0])).lower() != str(stated[1]).lower():
+                continue
+            for companion in line_companions(body, planned, request):
+                planned.append(companion["name"])
+                out.append(_as_reply_call(companion, call.get("name") == "call_vehicle"))
+    return out
