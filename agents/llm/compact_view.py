@@ -52,8 +52,8 @@ MEMORY_HEADER = "User preference memory:\n"
 
 __all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "HIT_LINE",
            "TAG_OPEN", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block", "evidence_hits",
-           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "setting_tags", "tag_hits",
-           "view_named"]
+           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "search_text", "setting_tags",
+           "tag_hits", "view_named"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged", "compact_evidence")
@@ -242,6 +242,12 @@ def evidence_hits(memory_text: str, prior: Any = None, *, threshold: float = EVI
     best = sorted(range(len(lines)), key=lambda i: -scores[i])[:limit]
     kept = sorted(i for i in best if scores[i] >= threshold) or list(range(min(limit, len(lines))))
     return "\n".join(f"{k}. {found[i].group(1)}" for k, i in enumerate(kept, 1))  # type: ignore[union-attr]
+
+
+def search_text(message: Mapping[str, Any]) -> str:
+    """The whole search a ``search_memory`` tool message holds: its ``hits`` field where its text shows fewer
+    (:meth:`CompactView.tool_extras`), else its text."""
+    return str(message.get("hits") or message.get("content") or "")
 
 
 def first_hits(memory_text: str, n: int) -> str:

@@ -45,6 +45,7 @@ def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mappi
     conversation's latest ``search_memory`` (all of them: the message's ``hits`` field where its text shows fewer)
     that state the called value for the called function (:func:`agents.llm.constrained.stated_value`). Never a
     function called before or in ``calls``, each once."""
+    from agents.llm.compact_view import search_text
     from agents.llm.constrained import stated_value
     from agents.llm.line_reader import hit_lines, line_body
     from agents.llm.query_names import request_names, request_text
@@ -60,7 +61,7 @@ def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mappi
     planned = [v[0] for v in earlier + vehicle if v is not None]
     text = request_text(messages)
     request = read_request(text, request_names(text))
-    lines = [line_body(ln) for ln in hit_lines(str(searches[-1].get("hits") or searches[-1].get("content") or ""))]
+    lines = [line_body(ln) for ln in hit_lines(search_text(searches[-1]))]
     out: list[dict[str, Any]] = []
     for call, made in zip(calls, vehicle, strict=True):
         out.append(dict(call))

@@ -428,6 +428,7 @@ class HFPolicy(ToolChatPolicy):
         from dataclasses import replace
 
         from agents.llm.constrained import narrow_to_line, states_a_value
+        from agents.llm.compact_view import search_text
         from agents.llm.line_reader import hit_lines, line_body
         from agents.llm.query_names import request_text
 
@@ -435,7 +436,7 @@ class HFPolicy(ToolChatPolicy):
         for i, (m, g) in enumerate(zip(conversations, grammars, strict=True)):
             if m and m[-1].get("role") == "tool" and m[-1].get("name") == "search_memory":
                 functions = list(g.functions) or list(g.choices) + list(g.literals)
-                valued = [line for line in hit_lines(str(m[-1].get("hits") or m[-1].get("content") or ""))
+                valued = [line for line in hit_lines(search_text(m[-1]))
                           if states_a_value(line_body(line), functions)]
                 if valued:
                     todo.append((i, valued))

@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.llm.compact_view import full_name, hit_bodies
+from agents.llm.compact_view import full_name, hit_bodies, search_text
 from agents.train.lm_data import PLACE_ARGUMENTS
 
 __all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run", "task_sets"]
@@ -73,7 +73,7 @@ def _module(name: str) -> str:
 
 def _hits(messages: Sequence[Mapping[str, Any]]) -> str:
     """The searches' hits the policy read: each message's whole search (``hits``) where the model was shown fewer."""
-    text = "\n".join(str(m.get("hits") or m.get("content") or "") for m in messages
+    text = "\n".join(search_text(m) for m in messages
                      if m.get("role") == "tool" and m.get("name") == "search_memory")
     return hit_bodies(text).lower()
 
