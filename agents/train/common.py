@@ -407,7 +407,7 @@ def print_progress(steps: int, seconds: float, recent: Sequence[Mapping[str, Any
 
 def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int, batch_size: int = 128,
                     lr: float = 1e-3, weight_decay: float = 0.0, set_targets: bool = True, min_batches: int = 1,
-                    step_kinds: Mapping[str, np.ndarray] | None = None) -> dict[str, float]:
+                    step_kinds: Mapping[str, np.ndarray] | None = None, augment: Any = None) -> dict[str, float]:
     """Warm-start the policy: maximise the masked log-probability of the demonstrated actions.
 
     ``demos`` is ``(observations, masks, actions, ...)``; with ``set_targets`` and a sixth item
@@ -416,7 +416,8 @@ def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int,
     pushed against each other. ``min_batches`` shrinks the minibatch so that an epoch makes at
     least that many updates (a small demo set otherwise gets one update per epoch). ``step_kinds``
     names groups of states (``{"call": bool array, ...}``) whose accuracy is reported beside the
-    overall one.
+    overall one. ``augment(batch, rng)`` changes a minibatch's observations (a copy) before the update
+    (the slot design's feature-group dropout).
 
     Returns:
         The final greedy accuracy: ``"all"`` and one entry per ``step_kinds`` group.
@@ -436,7 +437,8 @@ def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int,
         losses = []
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            dist = policy.get_distribution(torch.as_tensor(obs[idx]), action_masks=masks[idx])
+            batch = obs[idx] if augment is None else augment(np.array(obs[idx]), rng)
+            dist = policy.get_distribution(torch.as_tensor(batch), action_masks=masks[idx])
             if rights is None:
                 loss = -dist.log_prob(torch.as_tensor(actions[idx])).mean()
             else:  # the probability of the set of right slots (equivalent slots do not compete)

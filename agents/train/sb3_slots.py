@@ -42,6 +42,7 @@ from agents.baselines import NoopPolicy
 from agents.rules import RulesPolicy
 from agents.sb3.checkpoint import algo_class, save_checkpoint
 from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
+from agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
 from agents.sb3.slots.line_prior import fit_line_prior
 from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 from agents.train.common import (
@@ -89,6 +90,9 @@ class Args(SB3Args):
     """slots: warm start by imitating the best slots of the training tasks (0 = pure RL)"""
     bc_weight_decay: float = 0.0
     """slots: Adam weight decay of the imitation warm start (1e-4 gave no gain)"""
+    bc_group_dropout: float = 0.0
+    """slots: during imitation, each feature group (SlotFeaturizer.feature_groups) of a state is zeroed with this
+    probability in every row (0 = off)"""
     line_prior: bool = True
     """slots: fit the line prior (real preference vs chatter) on the training evidence"""
     line_prior_kind: str = "words"
@@ -153,6 +157,7 @@ class SlotDemos(NamedTuple):
     found: int  # training tasks with a demonstration (every gold call among the allowed slots)
     total: int  # training tasks
     rights: np.ndarray  # per state, every allowed slot that is right
+    rules: np.ndarray  # per state, whether a right slot is the rules reader's own choice
 
 
 def collect_slot_demos(vec_env: Any) -> SlotDemos:
@@ -167,6 +172,7 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
     masks: list[np.ndarray] = []
     actions: list[int] = []
     rights: list[np.ndarray] = []
+    rules: list[bool] = []
     found = total = 0
     for monitor in vec_env.envs:
         env = monitor.env  # SlotFeatureWrapper
@@ -176,20 +182,35 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
             if episode is None:
                 continue
             found += 1
-            for obs, mask, action, right in episode:
+            for obs, mask, action, right, by_rules in episode:
                 observations.append(obs)
                 masks.append(mask)
                 actions.append(action)
                 rights.append(right)
+                rules.append(by_rules)
     right_sets = np.stack(rights)
+    calls = np.array([a >= 2 for a in actions])
+    print(f"demonstrations: the rules reader's own choice is right in {np.mean(np.array(rules)[calls]):.1%} of the "
+          f"{int(calls.sum())} call states", flush=True)
     print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
           f"({len(actions)} states, {float(right_sets.sum(1).mean()):.2f} right slots per state; "
           f"{observations.nbytes / 2**20:.0f} MiB of features, {len(actions) * observations.width * 4 / 2**20:.0f} "
           "MiB dense)", flush=True)
-    return SlotDemos(observations, np.stack(masks), np.array(actions), found, total, right_sets)
+    return SlotDemos(observations, np.stack(masks), np.array(actions), found, total, right_sets, np.array(rules))
 
 
-def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray]] | None:
+def rules_slots(analysis: Any, n: int) -> np.ndarray:
+    """Per action, whether it is the rules reader's own choice: its API, its first value and its first target."""
+    out = np.zeros(n, dtype=bool)
+    for j in range(2, n):
+        a, v, t = unpack_slot(j)
+        if t == 0 and a < len(analysis.apis) and analysis.apis[a].rules_choice:
+            values = analysis.apis[a].values
+            out[j] = v < min(len(values), N_MEMORY_VALUES) and values[v].rules_top
+    return out
+
+
+def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray, bool]] | None:
     """One task's demonstrated states ``(observation, mask, action, right slots)``; None when a gold call is no slot.
 
     Every allowed slot that resolves to the next gold call is right at a call step (a value and
@@ -222,11 +243,29 @@ def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np
         states.append((obs, m, int(i), right))  # type: ignore[arg-type]
         obs, *_ = env.step(int(i))  # type: ignore[arg-type]
     states.append((obs, env.action_masks(), SLOT_FINISH, None))
+    by_rules = rules_slots(analysis, len(mask))
     out = []
     for o, m, a, right in states:
         if m[a]:
-            out.append((o, m, a, (np.eye(len(m), dtype=bool)[a] if right is None else right) & m))
+            out.append((o, m, a, (np.eye(len(m), dtype=bool)[a] if right is None else right) & m,
+                        right is not None and bool((right & by_rules).any())))
     return out
+
+
+def group_dropout(p: float) -> Any:
+    """An imitation minibatch augmentation: each feature group of a state zeroed with probability ``p`` in every row."""
+    featurizer = SlotFeaturizer()
+    groups = [np.array(cols, dtype=np.int64) for cols in featurizer.feature_groups().values()]
+
+    def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        rows = batch.reshape(batch.shape[0], featurizer.n_actions, featurizer.row)
+        for cols in groups:
+            drop = rng.random(batch.shape[0]) < p
+            if drop.any():
+                rows[np.ix_(np.flatnonzero(drop), np.arange(featurizer.n_actions), cols)] = 0.0
+        return batch
+
+    return augment
 
 
 #: What a run writes into ``--out`` (removed first with ``--overwrite``).
@@ -299,7 +338,8 @@ def main(args: Args) -> dict[str, Any]:
         # min_batches: a small demo set (a 2-scenario run has ~80 states) still gets 8 updates per epoch
         bc_accuracy = behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed,
                                       weight_decay=args.bc_weight_decay, min_batches=8,
-                                      step_kinds=step_kinds(demos.actions))
+                                      step_kinds=step_kinds(demos.actions),
+                                      augment=group_dropout(args.bc_group_dropout) if args.bc_group_dropout else None)
         bc_seconds = time.perf_counter() - t_bc
         peaks["behaviour_cloning"] = print_peak_rss("behaviour cloning")
         save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)

@@ -259,3 +259,37 @@ def test_behaviour_cloning_learns_the_same_from_sparse_and_dense_demonstrations(
     assert acc_s == acc_d
     assert weights_s.keys() == weights_d.keys()
     assert all(torch.equal(weights_s[k], weights_d[k]) for k in weights_s)
+
+
+def test_group_dropout_zeroes_whole_groups_in_every_row_and_nothing_else() -> None:
+    from agents.sb3.slots import SlotFeaturizer
+
+    featurizer = SlotFeaturizer()
+    groups = featurizer.feature_groups()
+    grouped = sorted({c for cols in groups.values() for c in cols})
+    rng = np.random.default_rng(0)
+    batch = rng.uniform(0.1, 1.0, size=(64, featurizer.dim)).astype(np.float32)
+    untouched = sb3_slots.group_dropout(1e-9)(batch.copy(), np.random.default_rng(1))
+    np.testing.assert_array_equal(untouched, batch)
+    every = sb3_slots.group_dropout(1.0)(batch.copy(), np.random.default_rng(1)).reshape(64, featurizer.n_actions, -1)
+    assert not every[:, :, grouped].any()
+    free = [c for c in range(featurizer.row) if c not in grouped]  # the kind columns at least
+    np.testing.assert_array_equal(every[:, :, free], batch.reshape(64, featurizer.n_actions, -1)[:, :, free])
+    half = sb3_slots.group_dropout(0.5)(batch.copy(), np.random.default_rng(1)).reshape(64, featurizer.n_actions, -1)
+    for name, cols in groups.items():
+        zeroed = ~half[:, :, list(cols)].any(axis=(1, 2))  # a state's group is zeroed in every row or in none
+        kept = half[:, :, list(cols)].all(axis=(1, 2))
+        overlapping = any(set(cols) & set(other) for n, other in groups.items() if n != name)
+        assert overlapping or (zeroed | kept).all(), name
+        assert 0 < zeroed.sum() < 64, name  # about half the states
+
+
+def test_behaviour_cloning_with_group_dropout_still_learns_the_calls(tiny_data: str) -> None:
+    from agents.train.common import behaviour_clone
+
+    model, demos = _slot_model(tiny_data)
+    kinds = sb3_slots.step_kinds(demos.actions)
+    assert demos.rules.shape == demos.actions.shape and not demos.rules[~kinds["call"]].any()
+    accuracy = behaviour_clone(model, demos, epochs=30, seed=0, min_batches=8, step_kinds=kinds,
+                               augment=sb3_slots.group_dropout(0.3))
+    assert accuracy["call"] == 1.0 and accuracy["all"] == 1.0

@@ -68,6 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share (0-1) of the error corrections whose correcting line names the setting again "
                              "with both values (\"Hmm, 3 is too much. Set the seat massage to level 1 from now "
                              "on.\"); the others say only the values (default 0, as in the embedded benchmark)")
+    parser.add_argument("--returns-to-usual", type=float, default=None, metavar="SHARE",
+                        help="share (0-1) of the state-shift queries whose last revision was for a while only (\"for "
+                             "the time being\") and whose request says its reason is over (\"My back is fine again, "
+                             "so put the seat backrest back to my usual.\"): the gold is the value before it "
+                             "(default 0, as in the embedded benchmark)")
     parser.add_argument("--like", choices=["official"], default=None,
                         help="start from the options measured to bring generated tasks close to official files "
                              "1-40: --whole-car 0.6 --indirect-requests 0.7 --valued-near-misses 0.1 "
@@ -148,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
             renderer = _run_llm_renderer(args)
         if args.benchmark and (args.whole_car or args.device_requests or args.indirect_requests or args.like
                                or args.valued_near_misses is not None or args.driver_seat is not None
-                               or args.restated_corrections is not None):
+                               or args.restated_corrections is not None or args.returns_to_usual is not None):
             raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests, "
-                              "--indirect-requests, --valued-near-misses, --driver-seat, --restated-corrections "
+                              "--indirect-requests, --valued-near-misses, --driver-seat, --restated-corrections, --returns-to-usual "
                               "and --like go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
@@ -175,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
             opts = dataclasses.replace(opts, **OFFICIAL_LIKE)
         if args.whole_car:
             opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
-        for name in ("valued_near_misses", "driver_seat", "restated_corrections"):
+        for name in ("valued_near_misses", "driver_seat", "restated_corrections", "returns_to_usual"):
             if getattr(args, name) is not None:
                 opts = dataclasses.replace(opts, **{name: getattr(args, name)})
         if args.device_requests:

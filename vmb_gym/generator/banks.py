@@ -109,20 +109,27 @@ STATIONS: tuple[str, ...] = (
     "Sports Live", "Golden Oldies", "Chill Lounge",
 )
 
-#: Reasons for a revision: (clause after "since"/"because", past form for "back when ...", "again" form).
-REASONS: tuple[tuple[str, str, str], ...] = (
-    ("my back has been bothering me", "my back was bothering me", "My back is acting up again"),
-    ("I started the early shift", "I was on the early shift", "I'm back on the early shift"),
-    ("the weather turned cold", "it was so cold out", "It's freezing again"),
-    ("my eye doctor told me to", "my eyes were strained", "My eyes are strained again"),
-    ("I've been getting headaches", "I had those headaches", "The headaches are back"),
-    ("I'm training for the half marathon", "I was training for the half marathon", "I'm in marathon training again"),
-    ("the summer heat arrived", "we had that heatwave", "It's a heatwave again"),
-    ("I hurt my shoulder", "my shoulder was hurt", "My shoulder is sore again"),
-    ("we got the new baby seat", "the baby seat was in", "The baby seat is back in"),
-    ("I've been driving at dawn a lot", "I was driving at dawn every day", "I'm doing the dawn drives again"),
-    ("I'm recovering from the flu", "I had the flu", "I've caught the flu again"),
-    ("I've been commuting on the highway", "I was commuting on the highway", "I'm commuting on the highway again"),
+#: Reasons for a revision: (clause after "since"/"because", past form for "back when ...", "again" form, "over" form
+#: for a request after a revision made for a while only, ``GeneratorOptions.returns_to_usual``).
+REASONS: tuple[tuple[str, str, str, str], ...] = (
+    ("my back has been bothering me", "my back was bothering me", "My back is acting up again",
+     "My back is fine again"),
+    ("I started the early shift", "I was on the early shift", "I'm back on the early shift",
+     "I'm done with the early shift"),
+    ("the weather turned cold", "it was so cold out", "It's freezing again", "The cold snap has passed"),
+    ("my eye doctor told me to", "my eyes were strained", "My eyes are strained again",
+     "The eye doctor says my eyes are fine now"),
+    ("I've been getting headaches", "I had those headaches", "The headaches are back", "The headaches have stopped"),
+    ("I'm training for the half marathon", "I was training for the half marathon", "I'm in marathon training again",
+     "The half marathon is behind me"),
+    ("the summer heat arrived", "we had that heatwave", "It's a heatwave again", "The heatwave finally broke"),
+    ("I hurt my shoulder", "my shoulder was hurt", "My shoulder is sore again", "My shoulder has healed up"),
+    ("we got the new baby seat", "the baby seat was in", "The baby seat is back in", "The baby seat is out of the car"),
+    ("I've been driving at dawn a lot", "I was driving at dawn every day", "I'm doing the dawn drives again",
+     "No more dawn drives for me"),
+    ("I'm recovering from the flu", "I had the flu", "I've caught the flu again", "I'm over the flu at last"),
+    ("I've been commuting on the highway", "I was commuting on the highway", "I'm commuting on the highway again",
+     "My highway commute is over"),
 )
 
 # ----------------------------------------------------------------------------- preference speech
@@ -170,6 +177,14 @@ REVISE: tuple[str, ...] = (
     "{listener}, new plan for {noun}: {val}. {Reason}.",
     "Update on {noun}: {val} from today, because {reason}.",
     "I've switched my preference for {noun} to {val}; {reason}.",
+)
+#: A revision for a while only (``GeneratorOptions.returns_to_usual``): the request later says its reason is over.
+REVISE_FOR_NOW: tuple[str, ...] = (
+    "{Reason}, so {noun} at {val} for the time being.",
+    "Just until this passes: {noun} on {val}. {Reason}.",
+    "Because {reason}, I need {noun} at {val} for a few weeks.",
+    "{listener}, {noun} goes to {val} for now; {reason}.",
+    "Temporarily, make {noun} {val}. {Reason}.",
 )
 TRY: tuple[str, ...] = (
     "Let's try {noun} at {val}.",
@@ -411,6 +426,23 @@ REQUEST_REASON_NOW: tuple[str, ...] = (
     "{again}. Set it to what I switched to for that.",
     "{again}, so use what I changed it to.",
     "{again}. Do what I asked for last time.",
+)
+#: Requests after a revision made for a while only, whose reason is over (``{again}``: the reason's "over" form).
+REQUEST_OVER: tuple[str, ...] = (
+    "{again}, so put {noun} back to my usual.",
+    "{again}. Set {noun} back to normal for me.",
+    "{again}, so I can go back to my regular {noun}.",
+    "{again}. Return {noun} to what I had before.",
+)
+#: The same request without its reason (a quarter of them).
+REQUEST_STANDARD: tuple[str, ...] = (
+    "Set {noun} back to my standard setting, please.",
+    "Put {noun} back the way I normally have it.",
+)
+REQUEST_REASON_OVER: tuple[str, ...] = (
+    "{again}. Put things back to my usual.",
+    "{again}, so back to my normal setting, please.",
+    "{again}. Undo what I changed for it.",
 )
 COMPANION_REQ: tuple[str, ...] = (" And the rest of my usual routine with it.", " Do my whole routine for that.", "")
 

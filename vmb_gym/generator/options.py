@@ -78,6 +78,12 @@ class GeneratorOptions:
             the values ("Too high. Make it level 1 instead."). 0 (the default, the embedded benchmark's behaviour).
             On single-call correction tasks whose function it gets right, the rules reader takes a wrong value or seat
             in 82% of the ``--like official`` validation split's (0.5: 67%) and in 67% of official files 1-40.
+        returns_to_usual: share of the state-shift queries whose last revision was for a while only ("My back has been
+            bothering me, so the seat backrest at 30 for the time being.") and whose request says that is over ("My
+            back is fine again, so put the seat backrest back to my usual."): the gold value is the one before that
+            revision. 0 (the default, the embedded benchmark's behaviour): the request asks for the latest revision or
+            for one its reason names again. Official state-shift requests often return to the everyday setting after a
+            temporary one ("My back is finally healed. Put the seat back to my normal angle.").
     """
 
     seed: int = 0
@@ -98,6 +104,7 @@ class GeneratorOptions:
     valued_near_misses: float = 0.75
     driver_seat: float | None = None
     restated_corrections: float = 0.0
+    returns_to_usual: float = 0.0
 
     def __post_init__(self) -> None:
         if not 2 <= self.people <= 5:
@@ -116,7 +123,7 @@ class GeneratorOptions:
         if self.renderer not in RENDERERS:
             raise ConfigError(f"renderer must be one of {list(RENDERERS)}, got {self.renderer!r}")
         for name in ("whole_car", "whole_car_words", "device_requests", "indirect_requests", "valued_near_misses",
-                     "restated_corrections"):
+                     "restated_corrections", "returns_to_usual"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be a share in [0, 1], got {getattr(self, name)}")
         if self.driver_seat is not None and not 0.0 <= self.driver_seat <= 1.0:
@@ -128,7 +135,7 @@ class GeneratorOptions:
         """The options as a JSON object (for manifests and sidecars).
 
         The template renderer, ``whole_car`` 0, ``whole_car_words`` 1, ``device_requests`` 0 and
-        ``indirect_requests`` 0, ``valued_near_misses`` 0.75, ``driver_seat`` None and ``restated_corrections`` 0 are left out, so sets made before the options
+        ``indirect_requests`` 0, ``valued_near_misses`` 0.75, ``driver_seat`` None, ``restated_corrections`` 0 and ``returns_to_usual`` 0 are left out, so sets made before the options
         existed keep their bytes.
         """
         out = asdict(self)
@@ -138,7 +145,7 @@ class GeneratorOptions:
             del out["whole_car"]
         if out["whole_car_words"] == 1.0:
             del out["whole_car_words"]
-        for name in ("device_requests", "indirect_requests", "restated_corrections"):
+        for name in ("device_requests", "indirect_requests", "restated_corrections", "returns_to_usual"):
             if not out[name]:
                 del out[name]
         if out["valued_near_misses"] == DEFAULT_VALUED_NEAR_MISSES:

@@ -19,7 +19,7 @@ from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import API_SPECS
 
 PHASES: tuple[str, ...] = ("people", "preferences", "dialogue", "queries", "phrasing", "targets", "devices",
-                          "indirect", "restate")
+                          "indirect", "restate", "return")
 
 
 def phase_rng(seed: int, scenario_id: int, phase: str) -> random.Random:

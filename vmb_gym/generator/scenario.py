@@ -101,6 +101,7 @@ class ScenarioBuilder(DistractorPlanner):
         self.r_device = phase_rng(options.seed, scenario_id, "devices")  # drawn only with device_requests
         self.r_indirect = phase_rng(options.seed, scenario_id, "indirect")  # drawn only with indirect_requests
         self.r_restate = phase_rng(options.seed, scenario_id, "restate")  # drawn only with restated_corrections
+        self.r_return = phase_rng(options.seed, scenario_id, "return")  # drawn only with returns_to_usual
         self.people, self.relations = make_people(self.r_people, options.people)
         start = date(2025, 1, 6) + timedelta(days=self.r_people.randrange(0, 200))
         self.start = start
@@ -339,6 +340,10 @@ class ScenarioBuilder(DistractorPlanner):
         target = depth - 1
         if depth >= 3 and self.r_pref.random() < 0.4:
             target = self.r_pref.randint(1, depth - 2)
+        # the last revision was for a while only and the request says so is over: the value before it applies
+        returning = bool(self.o.returns_to_usual) and self.r_return.random() < self.o.returns_to_usual
+        if returning:
+            target = depth - 2
         seat = self.seat_for(slot)
         calls = [slot.call(vals[target], seat, self.cur_dest)] + self.companion_calls(comp, seat)
         if not _gold_ok(calls):
@@ -350,7 +355,8 @@ class ScenarioBuilder(DistractorPlanner):
             if k == 0:
                 u = self.pref_utt(p, listener, self.r_ph.choice(banks.STATE), slot, vals[k], "preference", tags[k])
             else:
-                u = self.pref_utt(p, listener, self.r_ph.choice(banks.REVISE), slot, vals[k], "revision", tags[k],
+                bank = banks.REVISE_FOR_NOW if returning and k == depth - 1 else banks.REVISE
+                u = self.pref_utt(p, listener, self.r_ph.choice(bank), slot, vals[k], "revision", tags[k],
                                   reason=reasons[k][0])
                 u.event["reason"] = reasons[k][0]  # type: ignore[index]
             if k == target:
@@ -358,7 +364,15 @@ class ScenarioBuilder(DistractorPlanner):
             self.beats.append(Beat(ds[k], p, listener, [u, self.ack(listener)]))
         text, when = self.situation(p, seat, [], None)
         noun = self.request_noun(slot)
-        if target == depth - 1:
+        if returning:
+            over = reasons[depth - 1][3]
+            bank = banks.REQUEST_STANDARD if self.r_ph.random() < 0.25 else banks.REQUEST_OVER
+            req = fill(self.r_ph.choice(bank), again=over, noun=noun)
+            req += self.r_ph.choice(banks.COMPANION_REQ) if comp else ""
+            req = self.indirect(slot, req, comp, banks.REQUEST_REASON_OVER, again=over)
+            ev = [tags[target], tags[target + 1]]
+            q = f"What {slot.noun()} did {self.people[p].display} use before {reasons[depth - 1][1]}"
+        elif target == depth - 1:
             req = self.request(noun, comp)
             req = self.indirect(slot, req, comp, banks.REQUEST_REASON_NOW, again=reasons[target][2])
             ev = [tags[target - 1], tags[target]]
@@ -371,7 +385,8 @@ class ScenarioBuilder(DistractorPlanner):
             q = f"What {slot.noun()} did {self.people[p].display} use back when {reasons[target][1]}"
         text += f" {self.people[p].display} said: '{req}'"
         return QueryPlan("state_shift", text, calls, ev, self.question(q, seat), calls[0], when,
-                         {"person": self.people[p].full, "seat": seat, "depth": depth, "target_revision": target},
+                         {"person": self.people[p].full, "seat": seat, "depth": depth, "target_revision": target,
+                          **({"reason_over": reasons[depth - 1][0]} if returning else {})},
                          talk=[fill(self.r_ph.choice(banks.REASON_TALK), reason=r[0],
                                     relative=self.r_ph.choice(self.people[p].relatives).relation)
                                for r in reasons[1:]])

@@ -54,7 +54,7 @@ OTHER_COMMENT: tuple[str, ...] = (
 )
 
 #: Banks of :mod:`vmb_gym.generator.talk_bank_speech` whose lines state the speaker's own preference.
-PREFERENCE_BANKS = frozenset({"STATE", "BASE", "REVISE", "COND", "CONFLICT_REPLY"})
+PREFERENCE_BANKS = frozenset({"STATE", "BASE", "REVISE", "REVISE_FOR_NOW", "COND", "CONFLICT_REPLY"})
 
 
 def around(bank: str, template: str, rng: random.Random) -> str:

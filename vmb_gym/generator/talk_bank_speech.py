@@ -47,6 +47,12 @@ NATURAL: dict[str, tuple[str, ...]] = {
         "Small update: {reason}, so I'm moving {noun} to {val}. We'll see if it sticks.",
         "I've been rethinking {noun}. {Reason}, so {val} is the new normal for me.",
     ),
+    "REVISE_FOR_NOW": (
+        "{Reason}, so for the next little while I'd like {noun} at {val}. Just until things settle.",
+        "Only for now, {listener}: {noun} on {val}. {Reason}, and it helps.",
+        "{Reason}. Until that's sorted, {noun} stays at {val}.",
+        "It's a short-term thing, but {reason}, so {noun} at {val} for a few weeks.",
+    ),
     "TRY": (
         "Let's see how {noun} feels at {val} today.",
         "Can we try {noun} on {val} for a bit?",

@@ -54,6 +54,19 @@ NATURAL_REQUESTS: dict[str, tuple[str, ...]] = {
         "{again}, so could you use what I changed it to?",
         "{again}. Let's have what I switched to for that, please.",
     ),
+    "REQUEST_OVER": (
+        "{again}, so could you put {noun} back to how I normally have it?",
+        "{again}. Please set {noun} to my everyday setting again.",
+        "{again}, so {noun} can go back to my regular setting.",
+    ),
+    "REQUEST_STANDARD": (
+        "Could you put {noun} back to my normal one?",
+        "I'd like {noun} on my standard setting again.",
+    ),
+    "REQUEST_REASON_OVER": (
+        "{again}, so could you put things back to normal?",
+        "{again}. Let's go back to my everyday setting.",
+    ),
 }
 
 _DRIVE = re.compile(r"^At (\d{1,2}:\d{2} [AP]M), (?!a friend\b)(.+?) was driving(,? .*?)?(, alone)?\. ")
