@@ -30,6 +30,7 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -67,6 +68,7 @@ from agents.train.common import (
 from agents.train.sparse_rows import SparseRows
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
+from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import call_key
 
 
@@ -93,6 +95,8 @@ class Args(SB3Args):
     bc_group_dropout: float = 0.0
     """slots: during imitation, each feature group (SlotFeaturizer.feature_groups) of a state is zeroed with this
     probability in every row (0 = off)"""
+    bc_dropout_groups: str = ""
+    """slots: the feature groups --bc-group-dropout may zero, comma-separated ("" = every group)"""
     line_prior: bool = True
     """slots: fit the line prior (real preference vs chatter) on the training evidence"""
     line_prior_kind: str = "words"
@@ -252,10 +256,16 @@ def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np
     return out
 
 
-def group_dropout(p: float) -> Any:
-    """An imitation minibatch augmentation: each feature group of a state zeroed with probability ``p`` in every row."""
-    featurizer = SlotFeaturizer()
-    groups = [np.array(cols, dtype=np.int64) for cols in featurizer.feature_groups().values()]
+def group_dropout(p: float, names: Sequence[str] = ()) -> Any:
+    """An imitation minibatch augmentation: each feature group of a state (of ``names``; default every
+    :meth:`SlotFeaturizer.feature_groups` group) zeroed with probability ``p`` in every row.
+
+    Raises:
+        ConfigError: a name that is not a feature group.
+    """
+    featurizer = SlotFeaturizer(drop=names)  # checks the names
+    every = featurizer.feature_groups()
+    groups = [np.array(every[name], dtype=np.int64) for name in (names or every)]
 
     def augment(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rows = batch.reshape(batch.shape[0], featurizer.n_actions, featurizer.row)
@@ -306,6 +316,10 @@ def main(args: Args) -> dict[str, Any]:
 
     check_sb3_args(args)
     SlotFeaturizer(drop=drop_list(args.drop_features))  # an unknown group fails before any work
+    SlotFeaturizer(drop=drop_list(args.bc_dropout_groups))
+    if not 0.0 <= args.bc_group_dropout < 1.0:
+        raise ConfigError(f"--bc-group-dropout: expected a probability in [0, 1), found {args.bc_group_dropout}; "
+                          "fix: 0 (off) or e.g. 0.6")
     out = Path(args.out)
     prepare_out(out, args.overwrite, OUTPUTS)
     seed_everything(args.seed, args.torch_threads)
@@ -339,7 +353,8 @@ def main(args: Args) -> dict[str, Any]:
         bc_accuracy = behaviour_clone(model, demos, epochs=args.bc_epochs, seed=args.seed,
                                       weight_decay=args.bc_weight_decay, min_batches=8,
                                       step_kinds=step_kinds(demos.actions),
-                                      augment=group_dropout(args.bc_group_dropout) if args.bc_group_dropout else None)
+                                      augment=(group_dropout(args.bc_group_dropout, drop_list(args.bc_dropout_groups))
+                                               if args.bc_group_dropout else None))
         bc_seconds = time.perf_counter() - t_bc
         peaks["behaviour_cloning"] = print_peak_rss("behaviour cloning")
         save_checkpoint(model, out / "checkpoints" / "bc", design="slots", algo=args.algo, meta=meta)

@@ -293,3 +293,16 @@ def test_behaviour_cloning_with_group_dropout_still_learns_the_calls(tiny_data: 
     accuracy = behaviour_clone(model, demos, epochs=30, seed=0, min_batches=8, step_kinds=kinds,
                                augment=sb3_slots.group_dropout(0.3))
     assert accuracy["call"] == 1.0 and accuracy["all"] == 1.0
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--bc-group-dropout", "1.5"], "--bc-group-dropout: expected a probability in [0, 1), found 1.5"),
+    (["--bc-group-dropout", "0.5", "--bc-dropout-groups", "prior"], "unknown feature group(s) ['prior']"),
+])
+def test_a_bad_dropout_setting_is_refused_before_anything_is_written(
+        flags: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vmb_gym.cli import main
+
+    assert main(["train", "sb3", *flags, "--out", str(tmp_path / "run")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

@@ -155,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
                                or args.valued_near_misses is not None or args.driver_seat is not None
                                or args.restated_corrections is not None or args.returns_to_usual is not None):
             raise ConfigError("--benchmark writes the embedded benchmark; --whole-car, --device-requests, "
-                              "--indirect-requests, --valued-near-misses, --driver-seat, --restated-corrections, --returns-to-usual "
-                              "and --like go with --out DIR")
+                              "--indirect-requests, --valued-near-misses, --driver-seat, --restated-corrections, "
+                              "--returns-to-usual and --like go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
             manifest = write_benchmark(out)

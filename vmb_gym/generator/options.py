@@ -135,7 +135,8 @@ class GeneratorOptions:
         """The options as a JSON object (for manifests and sidecars).
 
         The template renderer, ``whole_car`` 0, ``whole_car_words`` 1, ``device_requests`` 0 and
-        ``indirect_requests`` 0, ``valued_near_misses`` 0.75, ``driver_seat`` None, ``restated_corrections`` 0 and ``returns_to_usual`` 0 are left out, so sets made before the options
+        ``indirect_requests`` 0, ``valued_near_misses`` 0.75, ``driver_seat`` None, ``restated_corrections`` 0 and
+        ``returns_to_usual`` 0 are left out, so sets made before the options
         existed keep their bytes.
         """
         out = asdict(self)
