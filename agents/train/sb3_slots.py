@@ -215,7 +215,8 @@ def rules_slots(analysis: Any, n: int) -> np.ndarray:
 
 
 def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray, bool]] | None:
-    """One task's demonstrated states ``(observation, mask, action, right slots)``; None when a gold call is no slot.
+    """One task's demonstrated states ``(observation, mask, action, right slots, a right slot is the rules reader's
+    own choice)``; None when a gold call is no slot.
 
     Every allowed slot that resolves to the next gold call is right at a call step (a value and
     its unchanged shifted copy, the same value stated twice, the same seat); the gold order puts

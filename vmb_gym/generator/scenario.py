@@ -340,7 +340,7 @@ class ScenarioBuilder(DistractorPlanner):
         target = depth - 1
         if depth >= 3 and self.r_pref.random() < 0.4:
             target = self.r_pref.randint(1, depth - 2)
-        # the last revision was for a while only and the request says so is over: the value before it applies
+        # the last revision was for a while only and the request says its reason is over: the value before it applies
         returning = bool(self.o.returns_to_usual) and self.r_return.random() < self.o.returns_to_usual
         if returning:
             target = depth - 2
