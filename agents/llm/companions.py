@@ -6,12 +6,13 @@ for "my whole routine" wants both. ``hf:smollm2-vmb`` makes one vehicle call: it
 and the adapter was trained to finish after it, so on 49 of 500 held-out tasks its one call is exactly right and
 the companion is missing (README, "Fewer hits for the chat model"). :func:`with_companions` reads the companions the
 way the rules reader does (:func:`agents.rules.routine.line_companions`) from the hit lines that state the value
-the model called, and appends their calls to the model's reply. ``HFPolicy(companions=True)`` (a default of
-``hf:smollm2-vmb``) applies it to every reply.
+the model called, and inserts their calls right after that call in the model's reply. ``HFPolicy(companions=True)``
+(a default of ``hf:smollm2-vmb``) applies it to every reply.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,16 +20,17 @@ __all__ = ["with_companions"]
 
 
 def _vehicle_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """(env function name, arguments) of a reply's call: the compact view's ``call_vehicle`` or an official
-    ``carcontrol_*`` call; None for any other tool."""
-    from agents.llm.compact_view import full_name
+    """(env function name, arguments) of a reply's call: a valid compact ``call_vehicle`` or official ``carcontrol_*``
+    call (:func:`agents.llm.constrained.is_vehicle_call`, read by :meth:`CompactView.to_env_call`); None for any
+    other tool."""
+    from agents.llm.compact_view import CompactView
+    from agents.llm.constrained import is_vehicle_call
 
-    args = call.get("arguments")
-    if call.get("name") == "call_vehicle" and isinstance(args, Mapping) and isinstance(args.get("arguments"), Mapping):
-        return full_name(str(args.get("name", ""))), dict(args["arguments"])
-    if str(call.get("name", "")).startswith("carcontrol_") and isinstance(args, Mapping):
-        return str(call["name"]), dict(args)
-    return None
+    name, args = str(call.get("name", "")), call.get("arguments")
+    if not is_vehicle_call(name, args):
+        return None
+    env = CompactView().to_env_call(name, json.loads(args) if isinstance(args, str) else args)
+    return env["name"], dict(env["arguments"])
 
 
 def _as_reply_call(call: Mapping[str, Any], compact: bool) -> dict[str, Any]:

@@ -192,15 +192,15 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
                 actions.append(action)
                 rights.append(right)
                 rules.append(by_rules)
-    right_sets = np.stack(rights)
-    calls = np.array([a >= 2 for a in actions])
-    print(f"demonstrations: the rules reader's own choice is right in {np.mean(np.array(rules)[calls]):.1%} of the "
+    right_sets, by_rules = np.stack(rights), np.array(rules)
+    calls = np.array(actions) >= 2
+    print(f"demonstrations: the rules reader's own choice is right in {by_rules[calls].mean():.1%} of the "
           f"{int(calls.sum())} call states", flush=True)
     print(f"demonstrations: {found}/{total} training tasks have every gold call among the slots "
           f"({len(actions)} states, {float(right_sets.sum(1).mean()):.2f} right slots per state; "
           f"{observations.nbytes / 2**20:.0f} MiB of features, {len(actions) * observations.width * 4 / 2**20:.0f} "
           "MiB dense)", flush=True)
-    return SlotDemos(observations, np.stack(masks), np.array(actions), found, total, right_sets, np.array(rules))
+    return SlotDemos(observations, np.stack(masks), np.array(actions), found, total, right_sets, by_rules)
 
 
 def rules_slots(analysis: Any, n: int) -> np.ndarray:
