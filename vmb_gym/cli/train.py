@@ -1,4 +1,4 @@
-"""``vmb train {sb3,lm,stream,reader} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
+"""``vmb train {sb3,lm,stream,reader,ensemble} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
 
 The trainers live in ``agents`` and import torch, transformers or stable-baselines3, so this
 module imports them only when a trainer runs: ``vmb --help`` and ``vmb train --help`` import
@@ -84,6 +84,25 @@ def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _add_ensemble(parser: argparse.ArgumentParser) -> None:
+    from agents.train.slot_ensemble import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_ensemble(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from agents.train.slot_ensemble import main
+    from vmb_gym.errors import VmbError
+
+    try:
+        summary = main(list(argv))
+    except VmbError as exc:
+        print(f"vmb train ensemble: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")
+    return 0
+
+
 @dataclass(frozen=True)
 class Trainer:
     """One ``vmb train`` trainer: its one-line help and two functions that import it lazily."""
@@ -102,6 +121,8 @@ TRAINERS: dict[str, Trainer] = {
                       _add_stream, _run_stream),
     "reader": Trainer("the LM's line reader: SmolLM2 + a LoRA adapter (TRL SFTTrainer) that picks the memory line a "
                       "request's value comes from (see agents/train/lm_reader.py)", _add_reader, _run_reader),
+    "ensemble": Trainer("merge slot checkpoints trained with different seeds into one checkpoint whose logits are the "
+                        "mean of theirs (see agents/train/slot_ensemble.py)", _add_ensemble, _run_ensemble),
 }
 
 

@@ -59,10 +59,22 @@ class PointerNet(nn.Module):
 
 
 class SlotPointerPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO policy whose logits are one shared scorer applied to every slot's features."""
+    """MaskablePPO policy whose logits are one shared scorer applied to every slot's features.
+
+    Args:
+        pointer_hidden: width of the scorer's hidden layers (64; a merged ensemble of K members,
+            :mod:`agents.train.slot_ensemble`, is K times as wide); the other arguments are SB3's.
+    """
+
+    def __init__(self, *args: Any, pointer_hidden: int = 64, **kwargs: Any) -> None:
+        self.pointer_hidden = int(pointer_hidden)
+        super().__init__(*args, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return {**super()._get_constructor_parameters(), "pointer_hidden": self.pointer_hidden}
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PointerNet(self.features_dim)
+        self.mlp_extractor = PointerNet(self.features_dim, hidden=self.pointer_hidden)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
