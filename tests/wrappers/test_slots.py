@@ -245,3 +245,22 @@ def test_behaviour_cloning_learns_the_demonstrated_slots(tiny_data: str) -> None
     behaviour_clone(model, demos, epochs=60, seed=0, batch_size=8, lr=3e-3)
     dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
     assert (dist.get_actions(deterministic=True).numpy() == actions).mean() == 1.0
+
+
+def test_a_relative_change_speaks_for_the_call_it_shares_with_another_value() -> None:
+    """3 lowered by one is the 2 someone once tried: the mask allows the relative slot of the 3 (its features
+    say "the value the request means, changed"), not the plain slot of the weaker 2; without a change, slot order."""
+    req = read_request("At 9:00 PM, Gary drives: 'Turn the HUD one level lower than last time.'", ["Gary Allen"])
+    hud = ApiSlot(api="carcontrol_HUD_set_brightness_level", request_score=3.0, best_score=9.0, passes=True,
+                  rules_choice=True, values=[ValueSlot(value=3, score=9.0), ValueSlot(value=2, score=4.0)],
+                  targets=[None])
+    an = SlotAnalysis(request=req, apis=[hud], delta=-1, n_hits=2, searched=True)
+    cat = SlotCatalogue()
+    mask = cat.mask(an, EpisodeText(request="x", searched=True))
+    relative, plain = cat.index(0, N_MEMORY_VALUES + 0, 0), cat.index(0, 1, 0)
+    assert cat.resolve(relative, an) == cat.resolve(plain, an) == {"name": "carcontrol_HUD_set_brightness_level",
+                                                                   "arguments": {"level": 2}}
+    assert mask[relative] and not mask[plain]
+    assert mask[cat.index(0, 0, 0)]  # the 3 itself stays a choice
+    still = SlotAnalysis(request=req, apis=[hud], delta=None, n_hits=2, searched=True)
+    assert cat.mask(still, EpisodeText(request="x", searched=True))[plain]

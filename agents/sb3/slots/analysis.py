@@ -136,29 +136,37 @@ class ApiRanking:
     best_cand: dict[str, float]
     rules_api: str | None
     best_req: float
+    reasons: tuple[str, ...] = ()  # :func:`reason_apis`: APIs of the target's lines that give the request's reason
 
     def passes(self, req_scores: dict[str, float], api: str) -> bool:
         """The rules filter: close to the request's best-named function."""
         return self.best_req < 2.0 or req_scores.get(api, 0.0) >= self.best_req - 1.0
 
 
-def reason_api(pool: EvidencePool, ahead: Sequence[str]) -> str | None:
-    """The best-scored API (not in ``ahead``) of a candidate line by the target that gives one of the
-    reasons the request's words give ("I'm wearing the work boots again" and "My new work boots
-    have thick soles. My usual seat height of 87 feels too cramped."), else None.
+def reason_apis(pool: EvidencePool) -> list[str]:
+    """The APIs of candidate lines by the target that give one of the reasons the request's words give
+    ("I'm wearing the work boots again" and "My new work boots have thick soles. My usual seat height of 87
+    feels too cramped."), best-scored first, each once; ``[]`` when the request gives no reason or no target.
 
     A request that only gives its reason names no setting, so the request scores rank other APIs
     first; the target's line that gave the same reason names the setting.
     """
     words = reason_words(prior_text(pool.req))
     if not words or not pool.req.target:
-        return None
+        return []
+    found: list[str] = []
     for c in pool.cands:  # best first
+        if c.api in found:
+            continue
         h = pool.by_render[c.source]
-        if c.api not in ahead and said_by(h, pool.req.target) \
-                and words & reason_words(hit_body(h, pool.speakers)):
-            return c.api
-    return None
+        if said_by(h, pool.req.target) and words & reason_words(hit_body(h, pool.speakers)):
+            found.append(c.api)
+    return found
+
+
+def reason_api(pool: EvidencePool, ahead: Sequence[str], reasons: Sequence[str] | None = None) -> str | None:
+    """The best-scored API of :func:`reason_apis` (``reasons``, when already read) not in ``ahead``, else None."""
+    return next((api for api in (reason_apis(pool) if reasons is None else reasons) if api not in ahead), None)
 
 
 def rank_apis(pool: EvidencePool) -> ApiRanking:
@@ -185,7 +193,9 @@ def rank_apis(pool: EvidencePool) -> ApiRanking:
         return (-(api == ranking.rules_api), -kept, -(best.get(api, -1e9) if kept else 2.0 * scores.get(api, 0.0)), api)
 
     ranked = sorted(set(scores) | set(best), key=key)
-    for api, rank in ((requested_api(pool), REQUESTED_RANK), (reason_api(pool, ranked[:REASON_RANK]), REASON_RANK)):
+    ranking.reasons = tuple(reason_apis(pool))
+    for api, rank in ((requested_api(pool), REQUESTED_RANK),
+                      (reason_api(pool, ranked[:REASON_RANK], ranking.reasons), REASON_RANK)):
         if api is not None and api in ranked[rank:]:
             ranked.remove(api)  # a slot even when the rules filter or the hits rank it lower
             ranked.insert(rank, api)
@@ -217,7 +227,8 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
         return ApiSlot(api=api, request_score=scores.get(api, 0.0), best_score=ranking.best_cand.get(api, 0.0),
                        passes=ranking.passes(scores, api), rules_choice=api == ranking.rules_api, values=values,
                        targets=targets or selector_choices(spec, first, pool.request, req.seat),
-                       explicit=request_value(api, req), minimal=enable_api(api), companion=companion)
+                       explicit=request_value(api, req), minimal=enable_api(api), companion=companion,
+                       reason=api in ranking.reasons)
 
     return make
 

@@ -388,11 +388,12 @@ class SlotCatalogue:
         return mask
 
     def distinct_calls(self, analysis: SlotAnalysis) -> list[tuple[int, str, str]]:
-        """``(index, function name, call key)`` of the first call slot of each distinct resolved call.
+        """``(index, function name, call key)`` of the first call slot (in :func:`dedup_order`) of each distinct
+        resolved call.
 
         Computed once per analysis (with ``analysis.calls``, every slot's resolved call and key):
         slots that resolve to the same call share its name and key, so the first of them is the one
-        index the mask allows for that call. A slot that gives a requested switch another state than the request
+        index the mask allows for that call, and its features speak for the call. A slot that gives a requested switch another state than the request
         says is left out (:func:`_overrules_the_request`); ``analysis.delta_keys`` gets the keys of the
         relative-change slots.
         """
@@ -401,7 +402,7 @@ class SlotCatalogue:
             analysis.calls = [(c, call_key(c["name"], c["arguments"])) if c else None for c in calls]
         if analysis.distinct_calls is None:
             first: dict[str, tuple[int, str, str]] = {}
-            for i in range(2, self.n):
+            for i in dedup_order(self.n, analysis):
                 entry = analysis.calls[i]
                 if entry is not None and entry[1] not in first and not _overrules_the_request(i, analysis):
                     first[entry[1]] = (i, entry[0]["name"], entry[1])
@@ -409,6 +410,21 @@ class SlotCatalogue:
             analysis.delta_keys = {analysis.calls[i][1] for i in range(2, self.n)
                                    if analysis.calls[i] is not None and is_relative_value(unpack_slot(i)[1])}
         return analysis.distinct_calls  # type: ignore[no-any-return]
+
+
+def dedup_order(n: int, analysis: SlotAnalysis) -> list[int]:
+    """The call slots ``2..n-1`` in the order :meth:`SlotCatalogue.distinct_calls` keeps the first of each call.
+
+    Slot order, except that for a request with a relative change ("one level lower than last time") the
+    relative-change slots come first: when a remembered value with the change applied equals another
+    remembered value (3 lowered by one is the 2 someone once tried), the call is the change of the value
+    the request means, and the relative slot's features say so; the plain slot of the other value would
+    describe the 2's own weak evidence instead.
+    """
+    order = list(range(2, n))
+    if analysis.delta:
+        order.sort(key=lambda i: not is_relative_value(unpack_slot(i)[1]))
+    return order
 
 
 def _overrules_the_request(index: int, analysis: SlotAnalysis) -> bool:

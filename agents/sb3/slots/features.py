@@ -33,7 +33,9 @@ from vmb_gym.wrappers.catalogue import EpisodeText
 
 #: Per-action feature blocks of :class:`SlotFeaturizer` (see its docstring).
 #: Widths of the kind, episode, API and target blocks of a row; extra value-slot columns.
-BLOCK_KIND, BLOCK_GLOBAL, BLOCK_API, BLOCK_TARGET = 3, 8, 14, 16
+BLOCK_KIND, BLOCK_GLOBAL, BLOCK_API, BLOCK_TARGET = 3, 8, 27, 16
+#: Column of the API block set per step: the API was already called this episode.
+API_CALLED = 13
 VALUE_EXTRA = 25
 _TARGET_NAMES = ("driver", "passenger", "rear_left", "rear_right", "front", "rear", "all", "left", "right", "both")
 _ROUTINE = re.compile(r"\broutine\b", re.IGNORECASE)
@@ -51,7 +53,11 @@ class SlotFeaturizer:
       asked for, the request states a value, last step was an error;
     * API slot: rank, vocabulary + learned score of the request, best rules score in the hits,
       kept by the rules filter, the rules choice, stated with the chosen value ("companion"),
-      value type;
+      value type; and against the episode's other API slots: whether the request names it most and
+      by how much, whether the hits score it best and by how much, whether the target has a clean
+      mention of one of its values while others have one too, whether a line by the target
+      that gives the request's reason states one of its values, and whether the target's mentions,
+      the line prior and the setting prior speak for it more than for the others (and by how much);
     * value slot: kind (memory value, memory value + relative change, request value, minimal
       action), rank, rules score and gap to the best, mentions (all / target person / others),
       recency rank, latest mention (any / target), condition match and opposite, a clean
@@ -159,7 +165,7 @@ class SlotFeaturizer:
         for a, slot in enumerate(analysis.apis):
             if slot.api in made:
                 start = slot_index(a, 0, 0)
-                out[start:start + api_rows, BLOCK_KIND + BLOCK_GLOBAL + 13] = 1.0  # api already called
+                out[start:start + api_rows, BLOCK_KIND + BLOCK_GLOBAL + API_CALLED] = 1.0
             if not set_lines:
                 continue
             for k, val in enumerate(slot.values):
@@ -178,7 +184,7 @@ class SlotFeaturizer:
         t0 = v0 + self.value_width
         quote = " ".join(analysis.request.quotes).lower().replace("_", " ")
         for a, slot in enumerate(analysis.apis):
-            api_vec = api_block(a, slot)
+            api_vec = api_block(a, slot, analysis.apis)
             value_vecs = self._value_blocks(slot, bool(analysis.relatives))
             for t, target in enumerate(slot.targets[:N_TARGET_SLOTS]):
                 tvec = target_block(t, target, quote, analysis.request.seat)
@@ -239,15 +245,49 @@ class SlotFeaturizer:
         return vec
 
 
-def api_block(a: int, slot: Any) -> np.ndarray:
-    """The API block of the ``a``-th API slot: its position and what the rules reading says of it."""
+def api_block(a: int, slot: Any, apis: Sequence[Any] = ()) -> np.ndarray:
+    """The API block of the ``a``-th API slot: its position, what the rules reading says of it, and how it
+    compares with the episode's other API slots ``apis`` (which the request names most, which the hits
+    score best, which hold a clean mention by the target, which a line giving the request's reason names)."""
     vec = np.zeros(BLOCK_API, dtype=np.float32)
-    vec[a] = 1.0
+    vec[a if a < 4 else 14] = 1.0
     vec[4] = min(slot.request_score, 10.0) / 10.0
     vec[5] = min(slot.best_score, 20.0) / 20.0
     vec[6:13] = [float(slot.passes), float(slot.rules_choice), float(slot.companion), float(bool(slot.values)),
                  value_type(slot.api), float(slot.minimal is not None), float(slot.explicit is not None)]
+    others = [o for o in apis if o is not slot]
+    top_req = max((o.request_score for o in others), default=0.0)
+    top_best = max((o.best_score for o in others), default=0.0)
+    clean = clean_target(slot)
+    vec[15:21] = [float(slot.request_score > top_req), float(np.clip((slot.request_score - top_req) / 5.0, -1.0, 1.0)),
+                  float(slot.best_score > top_best), float(np.clip((slot.best_score - top_best) / 10.0, -1.0, 1.0)),
+                  float(clean) - 0.5 * float(clean and any(clean_target(o) for o in others)),
+                  float(getattr(slot, "reason", False))]
+    # the target's evidence for it against the other slots': mentions, the line prior, the setting prior
+    for col, measure in ((21, target_mentions), (23, target_prior), (25, setting_prior)):
+        mine, top = measure(slot), max((measure(o) for o in others), default=0.0)
+        vec[col:col + 2] = [float(mine > top), float(np.clip(mine - top, -1.0, 1.0))]
     return vec
+
+
+def target_mentions(slot: Any) -> float:
+    """The most mentions by the request's target of one of the API slot's values (a fifth per mention, at most 1)."""
+    return min(max((v.target_mentions for v in slot.values), default=0), 5) / 5.0
+
+
+def target_prior(slot: Any) -> float:
+    """The line prior's best score of a mention by the target of one of the API slot's values."""
+    return max((float(v.prior_target) for v in slot.values), default=0.0)
+
+
+def setting_prior(slot: Any) -> float:
+    """The learned API prior's best P(this API | line) over the target's mentions of the slot's values."""
+    return max((float(v.setting_prob) for v in slot.values), default=0.0)
+
+
+def clean_target(slot: Any) -> bool:
+    """Whether one of the API slot's values has a clean mention by the request's target."""
+    return any(v.clean_target_mentions > 0 for v in slot.values)
 
 
 def target_block(t: int, target: str | None, quote: str, seat: str) -> np.ndarray:

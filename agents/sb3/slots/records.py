@@ -76,6 +76,7 @@ class ApiSlot:
     explicit: Any = None  # a value the request states itself
     minimal: tuple[str, dict[str, Any]] | None = None
     companion: bool = False  # stated in the same memory line as the rules choice's value
+    reason: bool = False  # a line by the target that gives the request's reason states a value of it
 
 
 @dataclass
