@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 HELP = ("train a policy (sb3: MaskablePPO over candidate slots, or the flat call catalogue with --design catalogue; "
         "lm: SmolLM2 (or any causal LM) fine-tuned with TRL: SFTTrainer + a LoRA adapter on teacher episodes, then GRPO on the env's reward; "
@@ -71,17 +72,25 @@ def _add_reader(parser: argparse.ArgumentParser) -> None:
     add_arguments(parser)
 
 
-def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.lm_reader import main
+def _run_main(trainer: str, main: Callable[[list[str]], dict[str, Any]], argv: Sequence[str],
+              done: Callable[[dict[str, Any]], str]) -> int:
+    """Run a trainer's ``main(argv)``: its summary line (``done``) and 0, or its :class:`VmbError` and 2."""
     from vmb_gym.errors import VmbError
 
     try:
         summary = main(list(argv))
     except VmbError as exc:
-        print(f"vmb train reader: error: {exc}", file=sys.stderr)
+        print(f"vmb train {trainer}: error: {exc}", file=sys.stderr)
         return 2
-    print(f"outputs in {args.out}: adapter {args.out}/adapter (pick accuracy {summary['pick_accuracy_after']})")
+    print(done(summary))
     return 0
+
+
+def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from agents.train.lm_reader import main
+
+    return _run_main("reader", main, argv, lambda summary: f"outputs in {args.out}: adapter {args.out}/adapter "
+                                                           f"(pick accuracy {summary['pick_accuracy_after']})")
 
 
 def _add_ensemble(parser: argparse.ArgumentParser) -> None:
@@ -92,15 +101,9 @@ def _add_ensemble(parser: argparse.ArgumentParser) -> None:
 
 def _run_ensemble(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from agents.train.slot_ensemble import main
-    from vmb_gym.errors import VmbError
 
-    try:
-        summary = main(list(argv))
-    except VmbError as exc:
-        print(f"vmb train ensemble: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")
-    return 0
+    return _run_main("ensemble", main, argv,
+                     lambda summary: f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")
 
 
 @dataclass(frozen=True)
