@@ -99,7 +99,8 @@ def merge_checkpoints(members: Sequence[str | Path], out: str | Path) -> Path:
     sidecars = [sidecar for _, sidecar in loaded]
     check_members(members, sidecars)
     if len({s.get("algo") for s in sidecars}) != 1 or sidecars[0].get("algo") != "maskable_ppo":
-        raise ConfigError(f"members must all be maskable_ppo slot checkpoints; found {[s.get('algo') for s in sidecars]}")
+        algos = [s.get("algo") for s in sidecars]
+        raise ConfigError(f"members must all be maskable_ppo slot checkpoints; found {algos}")
     spaces = [(int(m.action_space.n), tuple(m.observation_space.shape)) for m, _ in loaded]
     if len(set(spaces)) != 1:
         raise ConfigError(f"members must have the same action count and feature width (one featuriser version); found "

@@ -393,9 +393,9 @@ class SlotCatalogue:
 
         Computed once per analysis (with ``analysis.calls``, every slot's resolved call and key):
         slots that resolve to the same call share its name and key, so the first of them is the one
-        index the mask allows for that call, and its features speak for the call. A slot that gives a requested switch another state than the request
-        says is left out (:func:`_overrules_the_request`); ``analysis.delta_keys`` gets the keys of the
-        relative-change slots.
+        index the mask allows for that call, and its features speak for the call. A slot that gives a requested switch
+        another state than the request says is left out (:func:`_overrules_the_request`);
+        ``analysis.delta_keys`` gets the keys of the relative-change slots.
         """
         if analysis.calls is None:
             calls = [None, None] + [self.resolve(i, analysis) for i in range(2, self.n)]

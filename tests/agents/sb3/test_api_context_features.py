@@ -62,7 +62,8 @@ def test_the_reason_slot_comes_from_the_targets_line() -> None:
 
     speakers = ("Julian Abbott", "Hugo Yamada")
     request = "At 8:00 AM, Julian was driving alone. He told the car: 'My new work boots are on again.'"
-    hits = hit_records("[2025-03-01 08:00] Julian Abbott: These work boots make my back ache, so the seat massage at level 2 for me.",
+    hits = hit_records("[2025-03-01 08:00] Julian Abbott: These work boots make my back ache, so the seat massage at "
+                       "level 2 for me.",
                        "[2025-03-02 08:00] Hugo Yamada: My work boots hurt, I keep the HUD brightness at 4.")
     cat = SlotCatalogue()
     an = analyse(request, hits, speakers, True, cat.api_scores(request, speakers), cat.classify)
