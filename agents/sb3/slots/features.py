@@ -54,8 +54,8 @@ class SlotFeaturizer:
     * API slot: rank, vocabulary + learned score of the request, best rules score in the hits,
       kept by the rules filter, the rules choice, stated with the chosen value ("companion"),
       value type; and against the episode's other API slots: whether the request names it most and
-      by how much, whether the hits score it best and by how much, whether the target has a clean
-      mention of one of its values while others have one too, whether a line by the target
+      by how much, whether the hits score it best and by how much, a clean mention by the target
+      of one of its values (half when another slot has one too), whether a line by the target
       that gives the request's reason states one of its values, and whether the target's mentions,
       the line prior and the setting prior speak for it more than for the others (and by how much);
     * value slot: kind (memory value, memory value + relative change, request value, minimal
