@@ -44,18 +44,13 @@ def check_members(paths: Sequence[str | Path], sidecars: Sequence[dict[str, Any]
                                   "differs); fix: retrain the member with the first member's options")
 
 
-def block_diagonal(weights: Sequence[th.Tensor]) -> th.Tensor:
-    """The square matrices ``weights`` on the diagonal of one matrix, zeros elsewhere."""
-    return th.block_diag(*weights)
-
-
 def merge_extractors(members: Sequence[Any], merged: Any) -> None:
     """Fill the pointer net ``merged`` (hidden ``K * h``) with the ``K`` member nets (hidden ``h`` each)."""
     k = len(members)
     with th.no_grad():
         merged.body[0].weight.copy_(th.cat([m.body[0].weight for m in members], dim=0))
         merged.body[0].bias.copy_(th.cat([m.body[0].bias for m in members]))
-        merged.body[2].weight.copy_(block_diagonal([m.body[2].weight for m in members]))
+        merged.body[2].weight.copy_(th.block_diag(*[m.body[2].weight for m in members]))
         merged.body[2].bias.copy_(th.cat([m.body[2].bias for m in members]))
         merged.head.weight.copy_(th.cat([m.head.weight for m in members], dim=1) / k)
         merged.head.bias.copy_(th.stack([m.head.bias for m in members]).mean(0))

@@ -123,7 +123,7 @@ def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: 
 
 
 #: The latest rank of the API the request names most strongly (:func:`~agents.sb3.slots.values.requested_api`)
-#: and of the API of the target's line that gives the request's reason (:func:`reason_api`).
+#: and of the API of the target's line that gives the request's reason (the first of :func:`reason_apis` not ahead).
 REQUESTED_RANK = 1
 REASON_RANK = 3
 
@@ -164,19 +164,14 @@ def reason_apis(pool: EvidencePool) -> list[str]:
     return found
 
 
-def reason_api(pool: EvidencePool, ahead: Sequence[str], reasons: Sequence[str] | None = None) -> str | None:
-    """The best-scored API of :func:`reason_apis` (``reasons``, when already read) not in ``ahead``, else None."""
-    return next((api for api in (reason_apis(pool) if reasons is None else reasons) if api not in ahead), None)
-
-
 def rank_apis(pool: EvidencePool) -> ApiRanking:
     """The rules choice first, then APIs with candidates that pass the filter, then by the request's score.
 
     The API the request names most strongly comes no later than :data:`REQUESTED_RANK`: with a
     weak request score every API passes the filter, and APIs that some hit names would push it
     out of the slots ("Restore my volume setting" behind the dashboard, the vents and the route).
-    The API of the target's line that gives the request's reason (:func:`reason_api`) comes no
-    later than :data:`REASON_RANK`.
+    The API of the target's line that gives the request's reason (the first of :func:`reason_apis` not already
+    ahead) comes no later than :data:`REASON_RANK`.
     """
     scores = pool.req_scores
     ranking = ApiRanking([], {}, None, max(scores.values(), default=0.0))
@@ -194,8 +189,8 @@ def rank_apis(pool: EvidencePool) -> ApiRanking:
 
     ranked = sorted(set(scores) | set(best), key=key)
     ranking.reasons = tuple(reason_apis(pool))
-    for api, rank in ((requested_api(pool), REQUESTED_RANK),
-                      (reason_api(pool, ranked[:REASON_RANK], ranking.reasons), REASON_RANK)):
+    reason = next((api for api in ranking.reasons if api not in ranked[:REASON_RANK]), None)
+    for api, rank in ((requested_api(pool), REQUESTED_RANK), (reason, REASON_RANK)):
         if api is not None and api in ranked[rank:]:
             ranked.remove(api)  # a slot even when the rules filter or the hits rank it lower
             ranked.insert(rank, api)
