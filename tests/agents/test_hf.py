@@ -180,6 +180,31 @@ def test_act_batch_on_vector_env(tiny_parts, scenarios) -> None:
     envs.close()
 
 
+def test_a_gguf_converts_once_per_content_not_per_install(tmp_path) -> None:
+    """The same GGUF under two installs shares one conversion; a changed file gets its own folder."""
+    import os
+
+    from agents.llm.hf import _file_digest, convert_gguf
+
+    first, second = tmp_path / "venv_a" / "m.gguf", tmp_path / "venv_b" / "m.gguf"
+    for f in (first, second):
+        f.parent.mkdir()
+        f.write_bytes(b"GGUF" + bytes(range(256)) * 64)
+    os.utime(second, (1_000_000, 1_000_000))
+    cache = tmp_path / "cache"
+    converted = cache / f"m-{_file_digest(first)}"
+    converted.mkdir(parents=True)
+    (converted / "config.json").write_text("{}")
+    assert convert_gguf(first, cache) == converted
+    assert convert_gguf(second, cache) == converted  # another path and mtime, the same bytes
+    second.write_bytes(second.read_bytes() + b"!")
+    with pytest.raises(Exception):  # not a real GGUF: a changed file converts anew, and fails here
+        convert_gguf(second, cache)
+    assert sorted(p.name for p in cache.iterdir() if not p.name.startswith(".")) == [converted.name]
+    with pytest.raises(ConfigError, match="does not exist"):
+        convert_gguf(tmp_path / "missing.gguf", cache)
+
+
 @pytest.mark.slow
 def test_smollm2_from_gguf_runs_an_episode(scenarios) -> None:
     pytest.importorskip("gguf")
