@@ -19,7 +19,7 @@ simulator vocabulary: never a task's gold calls or gold memory. The SB3 slot des
 stream writers build on these pieces; everything they use is exported here.
 """
 
-from agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person
+from agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person, spoken_text
 from agents.rules.params import (
     PERSONAL_SELECTORS,
     clamp_to_param,
@@ -77,6 +77,7 @@ __all__ = [
     "find_phrases",
     "hit_body",
     "hit_body_cached",
+    "spoken_text",
     "mentions_person",
     "module_words",
     "named_candidates",

@@ -165,9 +165,12 @@ def _seat_of(body: str, target: str | None, driver: str | None, names: list[tupl
         return "driver"
     forms = [re.escape(f) for f, full in names if full == target]
     near = "|".join(forms)
-    if near and re.search(rf"\b({near})\b[^.]{{0,50}}\b(back seat|rear|in the back|back row)", body, re.IGNORECASE):
+    # the words between the name and the seat must not name the driver's seat: "Samantha got into the driver's
+    # seat with Jack as a passenger" seats Samantha at the wheel
+    between = r"(?:(?!driver)[^.]){0,50}"
+    if near and re.search(rf"\b({near})\b{between}\b(back seat|rear|in the back|back row)", body, re.IGNORECASE):
         return "rear_left"
-    if near and re.search(rf"\b({near})\b[^.]{{0,50}}\bpassenger", body, re.IGNORECASE):
+    if near and re.search(rf"\b({near})\b{between}\bpassenger", body, re.IGNORECASE):
         return "passenger"
     if driver is not None and driver != target:
         return "passenger"

@@ -108,6 +108,12 @@ def test_request_reading() -> None:
                        "'I can't read my notes, make it one level brighter than usual.'", speakers)
     assert req.target == "Patricia Garcia" and req.seat == "passenger" and req.driver == "Gary Allen"
     assert req.delta == 1
+    # the driver's seat named before the passenger: the speaker is at the wheel (official scenario wording)
+    req = read_request("At 7:00 AM, Gary got into the driver's seat with Patricia as passenger. Gary told the car: "
+                       "'Restore my leg support settings.'", speakers)
+    assert req.target == "Gary Allen" and req.seat == "driver"
+    req = read_request("At 7:00 AM, Gary drove. Patricia sat in the passenger seat and said: 'Warm my seat.'", speakers)
+    assert req.target == "Patricia Garcia" and req.seat == "passenger"
     req = read_request("At 1:00 PM, Jonathan told the car: 'Adjust the screen for Justin's daylight preference, "
                        "2 degrees cooler.'", ("Jonathan Lee", "Justin Martinez"))
     assert req.target == "Justin Martinez" and req.delta == -2 and "day" in req.conditions

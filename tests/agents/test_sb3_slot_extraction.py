@@ -178,6 +178,24 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     assert by_value[30] == 1.0 and by_value[95] == 0.0
 
 
+def test_a_passenger_rule_is_matched_by_who_rides() -> None:
+    """"When Hugo rides with me" matches "Hugo sat in the front passenger seat" (the line keeps its names for the
+    overlap) and misses a drive alone; before, the names were blanked and a passenger rule always missed."""
+    hits = _hits(
+        "[2025-06-15 07:48] Aaron Patel: Most of the time the ambient light colour should be orange for me.",
+        "[2025-06-16 15:02] Aaron Patel: When Hugo rides with me, though, I want the ambient light colour at cyan.",
+    )
+    request = ("At 12:15 PM, Aaron was driving to Grand Theater. Hugo sat in the front passenger seat. "
+               "Aaron said: 'Let's get the ambient light colour right for me.'")
+    values = _by_value(_read(request, hits), "carcontrol_light_set_ambient_color")
+    cyan, orange = values["cyan"], values["orange"]
+    assert cyan.conditional and cyan.cond_match and not cyan.cond_miss and cyan.context_overlap == 1.0
+    assert orange.default_line and not orange.cond_match and orange.other_cond_match
+    alone = _by_value(_read(request.replace("Hugo sat in the front passenger seat.", "Aaron was alone."), hits),
+                      "carcontrol_light_set_ambient_color")
+    assert alone["cyan"].cond_miss and not alone["cyan"].cond_match and not alone["orange"].other_cond_match
+
+
 def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
     ep = SlotEpisodeText()
     ep.on_reset("obs", {"request": "At 11:00 AM, Julian was driving, alone. Julian said: 'Set the music volume.'"})

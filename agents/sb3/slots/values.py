@@ -11,7 +11,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.rules import OPPOSITE, Candidate, conditions_in, content_words, extract_value, hit_body, score_apis
+from agents.rules import (
+    OPPOSITE,
+    Candidate,
+    conditions_in,
+    content_words,
+    extract_value,
+    hit_body,
+    score_apis,
+    spoken_text,
+)
 from agents.sb3.slots.layout import N_MEMORY_VALUES
 from agents.sb3.slots.line_prior import GENUINE
 from agents.sb3.slots.reading import (
@@ -178,11 +187,16 @@ def group_slot(pool: EvidencePool, group: list[Any], latest: Mapping[str, Any]) 
 
 
 def situation_features(pool: EvidencePool, values: Sequence[ValueSlot]) -> None:
-    """The request's situation (weather, light, passengers, route) against each mention: conditional rules."""
+    """The request's situation (weather, light, passengers, route) against each mention: conditional rules.
+
+    The overlap reads the line with people's names ("When Ursula rides with me" against "Ursula sat in the front
+    passenger seat"): a passenger rule is about who rides.
+    """
     for v in values:
         for src in v.sources:
-            body = hit_body(pool.by_render[src], pool.speakers)
-            shared = len(pool.situation & stems(body))
+            hit = pool.by_render[src]
+            body = hit_body(hit, pool.speakers)
+            shared = len(pool.situation & stems(spoken_text(hit, pool.speakers)))
             v.context_overlap = max(v.context_overlap, float(shared))
             if CONDITIONAL_RE.search(body):
                 v.conditional = True
