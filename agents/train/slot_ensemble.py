@@ -103,7 +103,7 @@ def merge_checkpoints(members: Sequence[str | Path], out: str | Path) -> Path:
     model = merge_models([m for m, _ in loaded])
     meta = {k: v for k, v in sidecars[0].items() if k not in ("design", "algo", "format_version")}
     meta["ensemble"] = {"members": [str(p) for p in members],
-                        "seeds": [(s.get("settings") or {}).get("seed") for s in sidecars]}
+                        "seeds": [getattr(m, "seed", None) for m, _ in loaded]}  # SB3 keeps the training seed
     return save_checkpoint(model, out, design="slots", algo="maskable_ppo", meta=meta)
 
 

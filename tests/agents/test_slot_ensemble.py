@@ -26,8 +26,7 @@ def _member(tiny_data: str, tmp_path: Path, seed: int, catalogue: object = None)
     model = MaskablePPO(SlotPointerPolicy, env, n_steps=16, batch_size=16, n_epochs=1, seed=seed, device="cpu")
     model.learn(16)  # members differ in their weights, as seeds do
     return save_checkpoint(model, tmp_path / f"m{seed}", design="slots", algo="maskable_ppo",
-                           meta={**SlotSB3Policy.checkpoint_meta(cat), "settings": {"memory": "bm25", "max_steps": 4,
-                                                                                    "seed": seed}})
+                           meta={**SlotSB3Policy.checkpoint_meta(cat), "settings": {"memory": "bm25", "max_steps": 4}})
 
 
 def test_merged_logits_and_values_are_the_members_mean(tiny_data: str, tmp_path: Path) -> None:
