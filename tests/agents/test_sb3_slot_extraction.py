@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agents.rules import extract_value, read_request, request_destination
 from agents.sb3.slots import N_SLOT_ACTIONS, SlotCatalogue, SlotEpisodeText, SlotFeaturizer, search_rounds
@@ -178,24 +179,6 @@ def test_a_routine_clause_is_marked_once_the_value_of_its_line_is_set() -> None:
     assert by_value[30] == 1.0 and by_value[95] == 0.0
 
 
-def test_a_passenger_rule_is_matched_by_who_rides() -> None:
-    """"When Hugo rides with me" matches "Hugo sat in the front passenger seat" (the line keeps its names for the
-    overlap) and misses a drive alone; before, the names were blanked and a passenger rule always missed."""
-    hits = _hits(
-        "[2025-06-15 07:48] Aaron Patel: Most of the time the ambient light colour should be orange for me.",
-        "[2025-06-16 15:02] Aaron Patel: When Hugo rides with me, though, I want the ambient light colour at cyan.",
-    )
-    request = ("At 12:15 PM, Aaron was driving to Grand Theater. Hugo sat in the front passenger seat. "
-               "Aaron said: 'Let's get the ambient light colour right for me.'")
-    values = _by_value(_read(request, hits), "carcontrol_light_set_ambient_color")
-    cyan, orange = values["cyan"], values["orange"]
-    assert cyan.conditional and cyan.cond_match and not cyan.cond_miss and cyan.context_overlap == 1.0
-    assert orange.default_line and not orange.cond_match and orange.other_cond_match
-    alone = _by_value(_read(request.replace("Hugo sat in the front passenger seat.", "Aaron was alone."), hits),
-                      "carcontrol_light_set_ambient_color")
-    assert alone["cyan"].cond_miss and not alone["cyan"].cond_match and not alone["orange"].other_cond_match
-
-
 def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
     ep = SlotEpisodeText()
     ep.on_reset("obs", {"request": "At 11:00 AM, Julian was driving, alone. Julian said: 'Set the music volume.'"})
@@ -210,25 +193,36 @@ def test_search_calls_ask_for_the_lines_around_each_hit() -> None:
     assert SlotCatalogue.from_json(old).context == 0
 
 
-def test_a_conditional_rule_is_matched_against_the_request_situation() -> None:
+@pytest.mark.parametrize("usual, rule, quote, holds, misses, values", [
     # the situation ("It was raining heavily", outside the quote) matches the rain rule, not the everyday line
-    hits = _hits(
-        "[2025-07-28 17:42] Aaron Patel: On an ordinary drive I go with 90 percent for the backrest angle.",
-        "[2025-07-28 17:43] Aaron Patel: Keep in mind that in the rain the seat back recline has to be 70 percent.",
-    )
-    request = ("At 5:25 PM, Aaron was driving to Riverside Hospital, alone. It was raining heavily. "
-               "Aaron said: 'I'd like the backrest angle set up for me.'")
-    values = _by_value(_read(request, hits), "carcontrol_seat_set_backrest_angle")
-    rain, everyday = values[70], values[90]
-    assert rain.conditional and rain.cond_match and not rain.cond_miss and rain.context_overlap >= 1
-    assert everyday.default_line and not everyday.cond_match and everyday.other_cond_match
-    # a dry day: the rule's condition is not in the situation
-    dry = request.replace("It was raining heavily.", "The roads were dry and it was sunny.")
-    an = _read(dry, hits)
-    rain = _by_value(an, "carcontrol_seat_set_backrest_angle")[70]
-    assert rain.conditional and rain.cond_miss and not rain.cond_match
+    ("On an ordinary drive I go with 90 percent for the backrest angle.",
+     "Keep in mind that in the rain the seat back recline has to be 70 percent.",
+     "I'd like the backrest angle set up for me.", "It was raining heavily.", "The roads were dry and it was sunny.",
+     ("carcontrol_seat_set_backrest_angle", 70, 90)),
+    # "When Hugo rides with me" matches "Hugo sat in the front passenger seat": the overlap reads the line with its
+    # names (they were blanked once, and every passenger rule missed)
+    ("Most of the time the ambient light colour should be orange for me.",
+     "When Hugo rides with me, though, I want the ambient light colour at cyan.",
+     "Let's get the ambient light colour right for me.", "Hugo sat in the front passenger seat.", "Nobody else came.",
+     ("carcontrol_light_set_ambient_color", "cyan", "orange")),
+], ids=["rain", "passenger"])
+def test_a_conditional_rule_is_matched_against_the_request_situation(usual, rule, quote, holds, misses,
+                                                                      values) -> None:
+    api, ruled, everyday = values
+    hits = _hits(f"[2025-07-28 17:42] Aaron Patel: {usual}", f"[2025-07-28 17:43] Aaron Patel: {rule}")
+    request = f"At 5:25 PM, Aaron was driving to Riverside Hospital. {holds} Aaron said: '{quote}'"
+    slots = _by_value(_read(request, hits), api)
+    assert slots[ruled].conditional and slots[ruled].cond_match and not slots[ruled].cond_miss
+    assert slots[ruled].context_overlap >= 1
+    assert slots[everyday].default_line and not slots[everyday].cond_match and slots[everyday].other_cond_match
+    # the rule's condition is not in the situation
+    other = request.replace(holds, misses)
+    an = _read(other, hits)
+    slots = _by_value(an, api)
+    assert slots[ruled].conditional and slots[ruled].cond_miss and not slots[ruled].cond_match
+    assert not slots[everyday].other_cond_match
     # the features carry the reading (inside the observation box)
-    feats = SlotFeaturizer().features(an, SlotEpisodeText(request=dry, searched=True, search_rounds=2))
+    feats = SlotFeaturizer().features(an, SlotEpisodeText(request=other, searched=True, search_rounds=2))
     assert feats.min() >= -1.0 and feats.max() <= 1.0
 
 
