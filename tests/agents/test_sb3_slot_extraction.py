@@ -327,3 +327,23 @@ def test_companion_examples_come_from_training_evidence_lines() -> None:
 
     pairs = SlotCatalogue.companion_examples_from_scenarios(load_scenarios("default")[:5])
     assert pairs and all(api.startswith("carcontrol_") and clause for clause, api in pairs)
+
+
+def test_a_free_text_value_that_names_another_setting_is_no_value() -> None:
+    """"Heading out now, going to bump the video quality down to 480p" reads as the destination "bump the video
+    quality down to 480p"; it names the video's setting, so it is no destination (an official task set one such).
+    Choices and plain places stay."""
+    from agents.sb3.slots.values import names_another_setting
+
+    go = "carcontrol_navigation_navigate_to"
+    assert names_another_setting("bump the video quality down to 480p", go)
+    assert not names_another_setting("Westside Medical Center", go)
+    assert not names_another_setting("that boutique downtown", go)
+    assert not names_another_setting("Jazz FM", "carcontrol_radio_play_station")  # its own function's words
+    assert not names_another_setting("cyan", "carcontrol_instrumentPanel_set_color")  # a choice, not free text
+    assert not names_another_setting(480, go)
+    hits = _hits("[2025-07-28 17:42] Aaron Patel: Take me to Westside Medical Center on Fridays.",
+                 "[2025-07-28 17:43] Aaron Patel: Heading out now, going to bump the video quality down to 480p")
+    an = _read("At 8:00 AM, Aaron was driving. Aaron said: 'Navigate to my Friday place.'", hits)
+    values = [v.value for a in an.apis if a.api == go for v in a.values]
+    assert "bump the video quality down to 480p" not in values

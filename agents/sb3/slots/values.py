@@ -20,6 +20,7 @@ from agents.rules import (
     hit_body,
     score_apis,
     spoken_text,
+    value_param,
 )
 from agents.sb3.slots.layout import N_MEMORY_VALUES
 from agents.sb3.slots.line_prior import GENUINE
@@ -62,7 +63,18 @@ def api_mentions(pool: EvidencePool, api: str) -> list[Any]:
             used.add(h.render())
     if requested_api(pool) == api:
         mine.extend(bare_mentions(pool, api, used, floor - 0.5))
-    return mine
+    return [c for c in mine if not names_another_setting(c.value, api)]
+
+
+def names_another_setting(value: Any, api: str) -> bool:
+    """Whether a free-text value read from a line names another function's setting better than ``api``'s: "bump the
+    video quality down to 480p" is no destination, though "down to" reads like one."""
+    param = value_param(API_SPECS[api])
+    if not isinstance(value, str) or param is None or (param.constraint is not None and param.constraint.choices):
+        return False  # only free text (a place, a title, a station): a choice is a choice
+    scores = score_apis(value)
+    best = max(scores.values(), default=0.0)
+    return best >= 2.0 and scores.get(api, 0.0) < best
 
 
 #: A free-text value's trailing replacement clause ("High Court instead of the District Court").
