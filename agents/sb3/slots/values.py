@@ -45,7 +45,8 @@ def api_mentions(pool: EvidencePool, api: str) -> list[Any]:
     """The rules candidates of ``api`` plus the values of lines that share the request's setting words.
 
     Lines the vocabulary does not tie to the function ("how far the frunk opens at 85 percent")
-    join ranked below the rules' own.
+    join ranked below the rules' own. A free-text value that names another function's setting is dropped
+    (:func:`names_another_setting`).
     """
     mine = [Candidate(c.api, trim_free_text(c.value), c.score, c.source) for c in pool.cands if c.api == api]
     used = {c.source for c in mine}
