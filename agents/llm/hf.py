@@ -640,11 +640,8 @@ def _model_from_gguf(gguf: Path) -> Any:
 
 def _file_digest(path: Path) -> str:
     """The first 12 hex digits of the file's SHA-256 (about 0.1 s for SmolLM2's 98 MB GGUF)."""
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:12]
+        return hashlib.file_digest(f, "sha256").hexdigest()[:12]
 
 
 def convert_gguf(path: str | os.PathLike[str] | None = None, cache: str | os.PathLike[str] | None = None) -> Path:

@@ -22,16 +22,21 @@ def hit_body(hit: MemoryHit, speakers: Sequence[str]) -> str:
 def spoken_text(hit: MemoryHit, speakers: Sequence[str]) -> str:
     """A hit's text without the speaker prefix, people's names kept ("When Ursula rides with me": who the rule is
     about, where :func:`hit_body` reads "When _ rides with me")."""
-    for name in (*hit.people, *speakers):
-        if hit.text.startswith(name + ":"):
-            return hit.text[len(name) + 1:]
-    return hit.text
+    return _without_speaker(hit.text, (*hit.people, *speakers))
+
+
+def _without_speaker(text: str, names: Sequence[str]) -> str:
+    """``text`` without a leading ``"<name>:"`` of the first of ``names`` that starts it."""
+    for name in names:
+        if text.startswith(name + ":"):
+            return text[len(name) + 1:]
+    return text
 
 
 @lru_cache(maxsize=200_000)
 def hit_body_cached(text: str, people: tuple[str, ...], speakers: tuple[str, ...]) -> str:
     """:func:`hit_body` of a hit given by its text and people, cached (the slot design calls it per line)."""
-    text = spoken_text(MemoryHit(entry_id="", text=text, score=0.0, timestamp=None, people=people), speakers)
+    text = _without_speaker(text, (*people, *speakers))
     for name in speakers:
         for part in name.split():
             text = re.sub(rf"\b{re.escape(part)}\b", "_", text)

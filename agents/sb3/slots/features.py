@@ -262,7 +262,7 @@ def api_block(a: int, slot: Any, apis: Sequence[Any] = ()) -> np.ndarray:
     vec[15:21] = [float(slot.request_score > top_req), float(np.clip((slot.request_score - top_req) / 5.0, -1.0, 1.0)),
                   float(slot.best_score > top_best), float(np.clip((slot.best_score - top_best) / 10.0, -1.0, 1.0)),
                   float(clean) - 0.5 * float(clean and any(clean_target(o) for o in others)),
-                  float(getattr(slot, "reason", False))]
+                  float(slot.reason)]
     # the target's evidence for it against the other slots': mentions, the line prior, the setting prior
     for col, measure in ((21, target_mentions), (23, target_prior), (25, setting_prior)):
         mine, top = measure(slot), max((measure(o) for o in others), default=0.0)
