@@ -5,18 +5,18 @@ heavy; torch, transformers and Stable-Baselines3 load only with the class that n
 
 | name | what | lives in |
 |---|---|---|
-| ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec (``"rules"``, ``"oracle"``, ``"hf:PATH"``, ...) | :mod:`agents.factory` |
-| ``RulesPolicy`` | the no-LLM reading baseline over a memory module | :mod:`agents.rules` |
-| ``OraclePolicy``, ``NoopPolicy``, ``RandomPolicy`` | gold calls, nothing, random calls | :mod:`agents.baselines` |
-| ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies on the tool-chat loop | :mod:`agents.llm` |
-| ``load_sb3_policy(path, env)`` | a Stable-Baselines3 checkpoint as a policy | :mod:`agents.sb3.policies` |
-| ``make_writer(spec)`` | a memory writer for ``VehicleMemStream-v0`` | :mod:`agents.stream.factory` |
+| ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec (``"rules"``, ``"oracle"``, ``"hf:PATH"``, ...) | :mod:`vmb_agents.factory` |
+| ``RulesPolicy`` | the no-LLM reading baseline over a memory module | :mod:`vmb_agents.rules` |
+| ``OraclePolicy``, ``NoopPolicy``, ``RandomPolicy`` | gold calls, nothing, random calls | :mod:`vmb_agents.baselines` |
+| ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies on the tool-chat loop | :mod:`vmb_agents.llm` |
+| ``load_sb3_policy(path, env)`` | a Stable-Baselines3 checkpoint as a policy | :mod:`vmb_agents.sb3.policies` |
+| ``make_writer(spec)`` | a memory writer for ``VehicleMemStream-v0`` | :mod:`vmb_agents.stream.factory` |
 | ``run_episode``, ``run_episodes``, ``list_tasks``, ``Episode``, ``Policy`` | the episode loop and the policy contract | :mod:`vmb_gym.policy` |
 
 Example (the README's "Python API" section runs more):
     >>> import gymnasium as gym, vmb_gym, agents
     >>> env = gym.make("VehicleMem-v0", memory="gold", files="1")
-    >>> episodes = agents.run_episodes(env, agents.RulesPolicy(source=env), n=3)
+    >>> episodes = vmb_agents.run_episodes(env, agents.RulesPolicy(source=env), n=3)
     >>> [e.memory for e in episodes], len({e.task_id for e in episodes})
     (['gold', 'gold', 'gold'], 3)
 """
@@ -28,17 +28,17 @@ from typing import Any
 
 #: public name -> the module that defines it.
 _HOMES: dict[str, str] = {
-    "make_policy": "agents.factory",
-    "POLICY_KINDS": "agents.factory",
-    "RulesPolicy": "agents.rules",
-    "OraclePolicy": "agents.baselines",
-    "NoopPolicy": "agents.baselines",
-    "RandomPolicy": "agents.baselines",
-    "ToolChatPolicy": "agents.llm.chat",
-    "HFPolicy": "agents.llm.hf",
-    "OpenAIPolicy": "agents.llm.openai_compat",
-    "load_sb3_policy": "agents.sb3.policies",
-    "make_writer": "agents.stream.factory",
+    "make_policy": "vmb_agents.factory",
+    "POLICY_KINDS": "vmb_agents.factory",
+    "RulesPolicy": "vmb_agents.rules",
+    "OraclePolicy": "vmb_agents.baselines",
+    "NoopPolicy": "vmb_agents.baselines",
+    "RandomPolicy": "vmb_agents.baselines",
+    "ToolChatPolicy": "vmb_agents.llm.chat",
+    "HFPolicy": "vmb_agents.llm.hf",
+    "OpenAIPolicy": "vmb_agents.llm.openai_compat",
+    "load_sb3_policy": "vmb_agents.sb3.policies",
+    "make_writer": "vmb_agents.stream.factory",
     "run_episode": "vmb_gym.policy",
     "run_episodes": "vmb_gym.policy",
     "list_tasks": "vmb_gym.policy",

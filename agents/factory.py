@@ -4,13 +4,13 @@ Specs:
 
 | spec | policy | where it lives |
 |---|---|---|
-| ``oracle`` | :class:`~agents.baselines.OraclePolicy` (the gold calls) | ``agents.baselines`` |
-| ``noop`` | :class:`~agents.baselines.NoopPolicy` | ``agents.baselines`` |
-| ``random`` | :class:`~agents.baselines.RandomPolicy` | ``agents.baselines`` |
-| ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``agents.rules`` |
-| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``agents.llm.hf`` |
-| ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``agents.llm.openai_compat`` |
-| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``agents.sb3.policies`` |
+| ``oracle`` | :class:`~vmb_agents.baselines.OraclePolicy` (the gold calls) | ``vmb_agents.baselines`` |
+| ``noop`` | :class:`~vmb_agents.baselines.NoopPolicy` | ``vmb_agents.baselines`` |
+| ``random`` | :class:`~vmb_agents.baselines.RandomPolicy` | ``vmb_agents.baselines`` |
+| ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``vmb_agents.rules`` |
+| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``vmb_agents.llm.hf`` |
+| ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``vmb_agents.llm.openai_compat`` |
+| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``vmb_agents.sb3.policies`` |
 
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that
@@ -19,8 +19,8 @@ constructor; one it does not take is a :class:`ConfigError` that names those it 
 matched ignoring case (``Oracle``, ``OpenAI:gpt-4o-mini``); an unknown one gets a "did you mean".
 
 Importing this module also registers the chat backends ``openai:MODEL`` (an
-:class:`~agents.llm.openai_compat.OpenAIClient`) and ``hf:PATH`` (an
-:class:`~agents.llm.hf.HFPolicy`) with :mod:`vmb_gym.memory.chat_backends`, so the LLM-built
+:class:`~vmb_agents.llm.openai_compat.OpenAIClient`) and ``hf:PATH`` (an
+:class:`~vmb_agents.llm.hf.HFPolicy`) with :mod:`vmb_gym.memory.chat_backends`, so the LLM-built
 memories take ``llm="openai:MODEL"`` (``vmb eval --memory summary --memory-llm openai:MODEL``);
 a worker process that unpickles :func:`make_policy` registers them too.
 """
@@ -100,17 +100,17 @@ def check_policy(spec: str, kwargs: dict[str, Any] | None = None) -> None:
     """
     kind, _ = policy_kind(spec)
     if kind == "openai" and kwargs is not None:
-        from agents.llm.openai_compat import check_api_key, resolve_base_url
+        from vmb_agents.llm.openai_compat import check_api_key, resolve_base_url
 
         check_api_key(resolve_base_url(kwargs.get("base_url")), str(kwargs.get("api_key_env") or "OPENAI_API_KEY"))
     if kind == "rules":
-        _import("agents.rules", "RulesPolicy", spec)
+        _import("vmb_agents.rules", "RulesPolicy", spec)
     elif kind == "hf":
-        _import("agents.llm.hf", "HFPolicy", spec)
+        _import("vmb_agents.llm.hf", "HFPolicy", spec)
     elif kind == "openai":
-        _import("agents.llm.openai_compat", "OpenAIPolicy", spec)
+        _import("vmb_agents.llm.openai_compat", "OpenAIPolicy", spec)
     elif kind == "sb3":
-        _import("agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
+        _import("vmb_agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
 
 
 def _options(spec: str, factory: Any, kw: dict[str, Any], internal: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -157,48 +157,48 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
     kind, arg = policy_kind(spec)
     unwrapped = env.unwrapped
     if kind == "oracle":
-        from agents.baselines import OraclePolicy
+        from vmb_agents.baselines import OraclePolicy
 
         _options(spec, OraclePolicy, kw, internal=("tasks",))
         return OraclePolicy(unwrapped.tasks)  # type: ignore[attr-defined]
     if kind == "noop":
-        from agents.baselines import NoopPolicy
+        from vmb_agents.baselines import NoopPolicy
 
         _options(spec, NoopPolicy, kw)
         return NoopPolicy()
     if kind == "random":
-        from agents.baselines import RandomPolicy
+        from vmb_agents.baselines import RandomPolicy
 
         return RandomPolicy(**_options(spec, RandomPolicy, kw))
     if kind == "rules":
-        cls = _import("agents.rules", "RulesPolicy", spec)
+        cls = _import("vmb_agents.rules", "RulesPolicy", spec)
         options = {"memory": getattr(unwrapped, "memory_name", "none"),
                    **_options(spec, cls, kw, internal=("source",))}
         return cls(source=env, **options)
     if kind == "hf":
-        cls = _import("agents.llm.hf", "HFPolicy", spec)
+        cls = _import("vmb_agents.llm.hf", "HFPolicy", spec)
         return cls(arg, **_options(spec, cls, kw, internal=("model",)))
     if kind == "openai":
-        cls = _import("agents.llm.openai_compat", "OpenAIPolicy", spec)
+        cls = _import("vmb_agents.llm.openai_compat", "OpenAIPolicy", spec)
         return cls(arg, **_options(spec, cls, kw, internal=("model",)))
     # sb3: the sidecar says which design wrote the checkpoint
     return _load_sb3(spec, arg, env, kw)
 
 
 def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any]) -> Any:
-    load_sb3_policy = _import("agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
+    load_sb3_policy = _import("vmb_agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
     return load_sb3_policy(path, env, **_options(spec, load_sb3_policy, kw, internal=("path", "env")))
 
 
 def openai_chat_backend(model: str) -> Any:
     """The chat backend ``openai:MODEL`` of the LLM-built memories (endpoint from ``$OPENAI_BASE_URL``)."""
-    cls = _import("agents.llm.openai_compat", "OpenAIClient", f"openai:{model}", what="--memory-llm")
+    cls = _import("vmb_agents.llm.openai_compat", "OpenAIClient", f"openai:{model}", what="--memory-llm")
     return cls(model)
 
 
 def hf_chat_backend(path: str) -> Any:
     """The chat backend ``hf:PATH`` of the LLM-built memories (a local Hugging Face model folder)."""
-    cls = _import("agents.llm.hf", "HFPolicy", f"hf:{path}", what="--memory-llm")
+    cls = _import("vmb_agents.llm.hf", "HFPolicy", f"hf:{path}", what="--memory-llm")
     return cls(path)
 
 

@@ -286,7 +286,7 @@ def bench_slot_env(data: str, tasks: int, repeats: int, context: int = 2) -> dic
     import numpy as np
 
     import vmb_gym  # noqa: F401
-    from agents.sb3.slots import SlotCatalogue, make_slot_env
+    from vmb_agents.sb3.slots import SlotCatalogue, make_slot_env
 
     env = make_slot_env(gym.make("VehicleMem-v0", data=data, memory="bm25", max_steps=6),
                         catalogue=SlotCatalogue(context=context))
@@ -482,8 +482,8 @@ def bench_lm(tasks: int, batch: int) -> list[tuple[str, str, str]]:
     try:
         import torch
 
-        from agents.llm.hf import HFPolicy
-        from agents.train.lm_eval import evaluate_batched, summarise_episodes
+        from vmb_agents.llm.hf import HFPolicy
+        from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
 
         import gymnasium as gym
 

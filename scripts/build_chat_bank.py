@@ -61,7 +61,7 @@ def _load_model(model: str | None):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from agents.llm.hf import convert_gguf
+    from vmb_agents.llm.hf import convert_gguf
 
     path = str(convert_gguf(model) if model is None or model.endswith(".gguf") else model)
     tok = AutoTokenizer.from_pretrained(path)

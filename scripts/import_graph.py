@@ -1,7 +1,7 @@
-"""The module import graph of ``vmb_gym/`` and ``agents/``, function-local imports included.
+"""The module import graph of ``vmb_gym`` and ``vmb_agents`` (folder ``agents/``), function-local imports included.
 
 Prints every import cycle (a strongly connected component of more than one module) and every
-``vmb_gym -> agents`` edge that is not inside a ``vmb_gym/cli`` command's run-time function
+``vmb_gym -> vmb_agents`` edge that is not inside a ``vmb_gym/cli`` command's run-time function
 (``run``, or a trainer's lazy ``_run_*``/``_add_*`` hooks: the one place the library may reach the
 agents). Exits 1 when there is either.
 
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("vmb_gym", "agents")
+#: Import package -> its folder under the repository root.
+PACKAGES = {"vmb_gym": "vmb_gym", "vmb_agents": "agents"}
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,9 @@ class Edge:
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
-    """Dotted module name of a file under ``root`` (``pkg/__init__.py`` is ``pkg``)."""
+    """Dotted module name of a file under ``root`` (``pkg/__init__.py`` is ``pkg``; ``agents/`` is ``vmb_agents``)."""
     parts = list(path.relative_to(root).with_suffix("").parts)
+    parts[0] = {folder: pkg for pkg, folder in PACKAGES.items()}.get(parts[0], parts[0])
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -47,8 +49,8 @@ def module_name(path: Path, root: Path = ROOT) -> str:
 def modules(root: Path = ROOT) -> dict[str, Path]:
     """Every module of :data:`PACKAGES` under ``root``, by dotted name."""
     found: dict[str, Path] = {}
-    for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
+    for folder in PACKAGES.values():
+        for path in sorted((root / folder).rglob("*.py")):
             found[module_name(path, root)] = path
     return found
 
@@ -157,10 +159,10 @@ def lazy_cli_scope(scope: str) -> bool:
 
 
 def library_to_agents(all_edges: list[Edge]) -> list[Edge]:
-    """``vmb_gym -> agents`` edges, except function-local ones of a ``vmb_gym.cli`` command (:func:`lazy_cli_scope`)."""
+    """``vmb_gym -> vmb_agents`` edges, except function-local ones of a ``vmb_gym.cli`` command (:func:`lazy_cli_scope`)."""
     bad = []
     for e in all_edges:
-        if e.source.split(".")[0] != "vmb_gym" or e.target.split(".")[0] != "agents":
+        if e.source.split(".")[0] != "vmb_gym" or e.target.split(".")[0] != "vmb_agents":
             continue
         if e.source.startswith("vmb_gym.cli") and lazy_cli_scope(e.scope):
             continue
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
     found = cycles(all_edges)
     bad = library_to_agents(all_edges)
-    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, {len(bad)} vmb_gym -> agents edges")
+    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, {len(bad)} vmb_gym -> vmb_agents edges")
     for component in found:
         print("cycle: " + " <-> ".join(component))
         members = set(component)
@@ -187,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             if e.source in members and e.target in members:
                 print(f"    {e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
     for e in bad:
-        print(f"vmb_gym -> agents: {e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
+        print(f"vmb_gym -> vmb_agents: {e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
     return 1 if found or bad else 0
 
 

@@ -108,7 +108,7 @@ POLICIES: dict[str, dict[str, Any]] = {"oracle": {}, "noop": {}, "random": {"see
 
 @pytest.mark.parametrize("spec", sorted(POLICIES))
 def test_every_offline_policy_meets_the_contract(spec: str, tiny_data: str) -> None:
-    from agents.factory import make_policy
+    from vmb_agents.factory import make_policy
 
     env = gym.make("VehicleMem-v0", data=tiny_data, memory="bm25", max_steps=8)
     check_policy(lambda e: make_policy(spec, e, **POLICIES[spec]), env, task_ids=("1_0", "1_2"))

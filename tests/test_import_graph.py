@@ -22,7 +22,7 @@ def test_the_graph_sees_function_local_and_relative_imports(tmp_path: Path) -> N
                               "def f():\n    from .b import thing\n")
     (pkg / "b.py").write_text("import vmb_gym.a\n")
     (pkg / "cli" / "__init__.py").write_text("")
-    (pkg / "cli" / "go.py").write_text("import agents.x\ndef run(args):\n    from agents import x\n")
+    (pkg / "cli" / "go.py").write_text("import vmb_agents.x\ndef run(args):\n    from vmb_agents import x\n")
     (tmp_path / "agents" / "__init__.py").write_text("")
     (tmp_path / "agents" / "x.py").write_text("")
     edges = graph.edges(graph.modules(tmp_path))

@@ -11,10 +11,10 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-import agents
+import vmb_agents
 import vmb_gym  # noqa: F401  (registers the ids)
-from agents.factory import make_policy
-from agents.rules import RulesPolicy
+from vmb_agents.factory import make_policy
+from vmb_agents.rules import RulesPolicy
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.report import summarize
 from vmb_gym.evaluation.run import run_evaluation
@@ -34,13 +34,13 @@ def test_import_agents_is_cheap_and_names_resolve() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
     assert agents.RulesPolicy is RulesPolicy
-    assert agents.make_policy is make_policy
-    assert agents.run_episodes is run_episodes
-    from agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
+    assert vmb_agents.make_policy is make_policy
+    assert vmb_agents.run_episodes is run_episodes
+    from vmb_agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
 
     assert (agents.OraclePolicy, agents.NoopPolicy, agents.RandomPolicy) == (OraclePolicy, NoopPolicy, RandomPolicy)
-    assert {"HFPolicy", "OpenAIPolicy", "load_sb3_policy", "list_tasks"} <= set(agents.__all__) <= set(dir(agents))
-    cheap = set(agents.__all__) - {"HFPolicy", "load_sb3_policy", "make_writer"}  # these load torch or SB3
+    assert {"HFPolicy", "OpenAIPolicy", "load_sb3_policy", "list_tasks"} <= set(vmb_agents.__all__) <= set(dir(agents))
+    cheap = set(vmb_agents.__all__) - {"HFPolicy", "load_sb3_policy", "make_writer"}  # these load torch or SB3
     assert all(getattr(agents, name) is not None for name in cheap)
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         agents.Nope  # noqa: B018
@@ -117,7 +117,7 @@ def test_a_policy_given_its_own_memory_says_so(tiny_data: str, caplog: pytest.Lo
     env = gym.make("VehicleMem-v0", data=tiny_data, memory="bm25")
     assert RulesPolicy(source=env).memory is env.unwrapped.memory
     assert RulesPolicy("bm25", source=env).memory is env.unwrapped.memory
-    with caplog.at_level(logging.WARNING, logger="agents.rules.policy"):
+    with caplog.at_level(logging.WARNING, logger="vmb_agents.rules.policy"):
         policy = RulesPolicy("layered", source=env, memory_kwargs=LAYERED)
     assert policy.memory.name == "layered"
     assert "reads its own memory 'layered', not the env's 'bm25'" in caplog.text

@@ -1,13 +1,13 @@
 """The LLM room: model-backed policies on the official tool-chat loop.
 
-* :mod:`agents.llm.chat`: rendering the env's chat for a model, parsing tool calls back, and
-  :class:`~agents.llm.chat.ToolChatPolicy` (the loop over any
+* :mod:`vmb_agents.llm.chat`: rendering the env's chat for a model, parsing tool calls back, and
+  :class:`~vmb_agents.llm.chat.ToolChatPolicy` (the loop over any
   :class:`~vmb_gym.memory.llm.ChatBackend`);
-* :mod:`agents.llm.memory_prompt`: :class:`~agents.llm.memory_prompt.MemoryPrompter` (memory a
+* :mod:`vmb_agents.llm.memory_prompt`: :class:`~vmb_agents.llm.memory_prompt.MemoryPrompter` (memory a
   policy retrieves itself and writes into its first prompt);
-* :mod:`agents.llm.hf`: a local Hugging Face causal LM; :mod:`agents.llm.openai_compat`: any
+* :mod:`vmb_agents.llm.hf`: a local Hugging Face causal LM; :mod:`vmb_agents.llm.openai_compat`: any
   OpenAI-compatible endpoint (standard library only);
-* :mod:`agents.llm.trl_env`: VehicleMem-v0 as a TRL ``environment_factory`` environment.
+* :mod:`vmb_agents.llm.trl_env`: VehicleMem-v0 as a TRL ``environment_factory`` environment.
 
-Nothing heavy is imported here: torch and transformers load only inside :mod:`agents.llm.hf`.
+Nothing heavy is imported here: torch and transformers load only inside :mod:`vmb_agents.llm.hf`.
 """

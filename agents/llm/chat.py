@@ -1,7 +1,7 @@
 """Chat prompting for tool-calling policies: render the env's chat for a model, read calls back.
 
-Three pieces live here, shared by every model-backed policy (:mod:`agents.llm.hf`,
-:mod:`agents.llm.openai_compat`):
+Three pieces live here, shared by every model-backed policy (:mod:`vmb_agents.llm.hf`,
+:mod:`vmb_agents.llm.openai_compat`):
 
 * rendering: :func:`tools_system_block` (a tools block for chat templates that know no tools),
   :func:`to_text_tool_messages` (tool calls and results written as text) and
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.llm.memory_prompt import MemoryPrompter
+from vmb_agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.errors import ActionError, ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
 from vmb_gym.memory.session import MemorySession
@@ -330,7 +330,7 @@ class OfficialView:
     A view turns the env's reset info into the first messages and tools (:meth:`start`), a model
     call into an env call (:meth:`to_env_call`) and a call's result into the ``tool`` message
     text (:meth:`tool_content`) and its other fields (:meth:`tool_extras`, optional for a view of your own).
-    :class:`agents.llm.compact_view.CompactView` is the short one.
+    :class:`vmb_agents.llm.compact_view.CompactView` is the short one.
     """
 
     name = "official"
@@ -417,14 +417,14 @@ class ToolChatPolicy:
 
     Args:
         max_turns: most model turns per episode (official ``reflect_num``: 10).
-        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter` putting retrieved memory
+        memory: optional :class:`~vmb_agents.llm.memory_prompt.MemoryPrompter` putting retrieved memory
             into the prompt at reset (a memory module or name is wrapped in one without data:
             the module must then already hold the episode's scenario).
         feedback_parse_errors: if True, a reply whose calls could not be read (and that has no
             readable call) is answered with the parse error and the model gets another turn;
             if False (official), such a reply ends the episode like any reply without calls.
         view: how the model sees the episode (:class:`OfficialView`, the default, or
-            :class:`agents.llm.compact_view.CompactView`).
+            :class:`vmb_agents.llm.compact_view.CompactView`).
     """
 
     def __init__(self, *, max_turns: int = 10, memory: Any | None = None, feedback_parse_errors: bool = False,

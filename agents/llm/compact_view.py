@@ -10,7 +10,7 @@ the memory. :class:`CompactView` is the same episode in fewer tokens:
 * four tools: ``search_memory(query, top_k)``, ``list_module_tools(module_name)``,
   ``call_vehicle(name, arguments)`` (any of the 111 functions) and ``finish()``. Their schemas
   come from the methods of :class:`vmb_gym.server.tool_episode.ToolEpisode` (the tools TRL's
-  ``GRPOTrainer`` sees through :class:`agents.llm.trl_env.CompactToolEnv`), so supervised data,
+  ``GRPOTrainer`` sees through :class:`vmb_agents.llm.trl_env.CompactToolEnv`), so supervised data,
   GRPO rollouts and evaluation render the same text;
 * tool results are short: the memory lines, one ``name(params): description`` line per module
   function (names without the ``carcontrol_`` prefix every function shares; ``call_vehicle``
@@ -24,7 +24,7 @@ person's earlier line does, in words a 135M model does not map to one of 111 fun
 
 ``CompactView(depth=16, shown=8)`` searches 16 deep and shows the model the 8 best-ranked hits; the whole search
 stays in the ``tool`` message's ``hits`` field (:meth:`CompactView.tool_extras`) for a reader that reads more lines
-than the model can afford to (:mod:`agents.llm.line_reader`): each hit costs the chat model its tokens at every
+than the model can afford to (:mod:`vmb_agents.llm.line_reader`): each hit costs the chat model its tokens at every
 later turn.
 
 ``CompactView(evidence=True)`` (``view="compact_evidence"``) searches deeper (:data:`EVIDENCE_TOP_K` lines
@@ -35,7 +35,7 @@ rentals, relatives' cars and hypotheticals that name the same setting; a 135M mo
 
 Calls are written ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, the format TRL's
 response parser for Qwen templates reads (:func:`install`). The official prompt stays the
-default of :class:`agents.llm.hf.HFPolicy` (``view="official"``) for comparability with the paper.
+default of :class:`vmb_agents.llm.hf.HFPolicy` (``view="official"``) for comparability with the paper.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def hit_bodies(memory_text: str) -> str:
 #: What :func:`tag_hits` puts between a memory line and its functions (the tag ends with ``)``).
 TAG_OPEN = " (about: "
 
-#: The least vocabulary score (:func:`agents.rules.score_apis`) of a function a memory line is tagged with (a
+#: The least vocabulary score (:func:`vmb_agents.rules.score_apis`) of a function a memory line is tagged with (a
 #: function's or its module's name said in the line), and the most tags per line.
 TAG_MIN_SCORE = 2.0
 MAX_TAGS = 2
@@ -184,7 +184,7 @@ MAX_TAGS = 2
 
 def setting_tags(body: str) -> list[str]:
     """The vehicle functions (short names, best first) a memory line speaks of, at most :data:`MAX_TAGS`."""
-    from agents.rules import score_apis
+    from vmb_agents.rules import score_apis
 
     scores = score_apis(body)
     best = sorted((api for api, s in scores.items() if s >= TAG_MIN_SCORE), key=lambda api: (-scores[api], api))
@@ -211,14 +211,14 @@ EVIDENCE_THRESHOLD = 0.5
 @lru_cache(maxsize=1)
 def evidence_prior() -> Any:
     """The line prior :func:`evidence_hits` reads: the shipped ``sb3:slots`` checkpoint's (a ``vocab``
-    :class:`~agents.sb3.slots.line_prior.LinePrior` fitted on generated train households; AUC 0.90 on official
+    :class:`~vmb_agents.sb3.slots.line_prior.LinePrior` fitted on generated train households; AUC 0.90 on official
     gold evidence).
 
     Raises:
         ConfigError: the shipped checkpoint's sidecar is missing or holds no line prior.
     """
-    from agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar
-    from agents.sb3.slots.line_prior import LinePrior
+    from vmb_agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar
+    from vmb_agents.sb3.slots.line_prior import LinePrior
     from vmb_gym.errors import ConfigError
 
     path = SHIPPED_DIR / "slots.zip"

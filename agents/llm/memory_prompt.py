@@ -7,7 +7,7 @@ system message, in the same ``User preference memory:`` block the env uses for c
 It reports the figures the env reports for its own memory (``memory_searches``,
 ``memory_tokens``, the hit line ids and, when the query is known, the retrieval audit).
 
-Any policy can use it: :class:`~agents.llm.chat.ToolChatPolicy` calls :meth:`augment` at reset
+Any policy can use it: :class:`~vmb_agents.llm.chat.ToolChatPolicy` calls :meth:`augment` at reset
 when built with ``memory=MemoryPrompter(...)``.
 """
 

@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.llm.chat import FINISH, ToolChatPolicy
+from vmb_agents.llm.chat import FINISH, ToolChatPolicy
 from vmb_gym.errors import ConfigError, VmbError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
@@ -361,7 +361,7 @@ class OpenAIPolicy(ToolChatPolicy):
         model: model name sent in each request.
         base_url: endpoint root; None (default): ``$OPENAI_BASE_URL``, else :data:`DEFAULT_BASE_URL`.
         max_turns: most model turns per episode (official: 10).
-        memory: optional :class:`~agents.llm.memory_prompt.MemoryPrompter`.
+        memory: optional :class:`~vmb_agents.llm.memory_prompt.MemoryPrompter`.
         on_endpoint_error: ``"raise"`` (default: :class:`EndpointError` leaves :meth:`act`) or
             ``"finish"`` (official: stop the episode and score the state reached; the failure is
             counted in ``stats["endpoint_errors"]``).

@@ -3,11 +3,11 @@
 A 135M model picks a call's seat from what it has read (the listing's parameter, another person's line) and sets
 the passenger's massage for a driver who is alone, or the driver's seat for a passenger who asked. The request's
 narrative says who asks and where they sit ("Julian was driving, alone", "Tobias sat in the front passenger
-seat"). With ``HFPolicy(seat_from_request=True)`` (:mod:`agents.llm.constrained`, with ``constrain_values``) a
+seat"). With ``HFPolicy(seat_from_request=True)`` (:mod:`vmb_agents.llm.constrained`, with ``constrain_values``) a
 vehicle call's ``seat``, ``zone`` or ``light`` is that seat, or ``"all"`` where the rules reader reads the whole
-car (the climate's shared functions, a request that says every seat: :func:`agents.rules.selector_value`); a
-person in the back may be in either rear seat. The reading is the rules reader's (:func:`agents.rules.read_request`
-with the names the request narrates, :func:`agents.llm.query_names.request_names`).
+car (the climate's shared functions, a request that says every seat: :func:`vmb_agents.rules.selector_value`); a
+person in the back may be in either rear seat. The reading is the rules reader's (:func:`vmb_agents.rules.read_request`
+with the names the request narrates, :func:`vmb_agents.llm.query_names.request_names`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
 
 @lru_cache(maxsize=4096)
 def _place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    from agents.llm.query_names import request_names
-    from agents.rules import PERSONAL_SELECTORS, read_request, selector_param, selector_value
+    from vmb_agents.llm.query_names import request_names
+    from vmb_agents.rules import PERSONAL_SELECTORS, read_request, selector_param, selector_value
     from vmb_gym.vehicle import API_SPECS
 
     req = read_request(request, request_names(request))

@@ -114,23 +114,23 @@ class VehicleMemToolEnv(LocalToolEpisode):
 
 
 class CompactToolEnv(LocalToolEpisode):
-    """The compact chat view (:mod:`agents.llm.compact_view`) as a TRL ``environment_factory`` env.
+    """The compact chat view (:mod:`vmb_agents.llm.compact_view`) as a TRL ``environment_factory`` env.
 
     Four tools (``search_memory``, ``list_module_tools``, ``call_vehicle``, ``finish``: the
-    schemas :func:`~agents.llm.compact_view.compact_tools` gives the policy), results rendered
+    schemas :func:`~vmb_agents.llm.compact_view.compact_tools` gives the policy), results rendered
     as the compact view renders them, ``reset`` returning the request (the dataset row's prompt
     holds the compact system message: :func:`compact_prompt`). A GRPO rollout thus sees the text
     the supervised data and ``HFPolicy(view="compact")`` see. Arguments: see :class:`LocalToolEpisode`.
     """
 
-    #: the compact view it renders (:data:`~agents.llm.compact_view.VIEWS`; :class:`TaggedCompactToolEnv`,
+    #: the compact view it renders (:data:`~vmb_agents.llm.compact_view.VIEWS`; :class:`TaggedCompactToolEnv`,
     #: :class:`EvidenceCompactToolEnv`)
     view_name = "compact"
 
     @functools.cached_property
     def view(self) -> Any:
-        """The :class:`~agents.llm.compact_view.CompactView` called :attr:`view_name` (built once)."""
-        from agents.llm.compact_view import view_named
+        """The :class:`~vmb_agents.llm.compact_view.CompactView` called :attr:`view_name` (built once)."""
+        from vmb_agents.llm.compact_view import view_named
 
         return view_named(self.view_name)
 
@@ -140,7 +140,7 @@ class CompactToolEnv(LocalToolEpisode):
         return str(messages[-1]["content"]), info
 
     def _advance(self, action: dict[str, Any]) -> tuple[str, float, bool, dict[str, Any]]:
-        from agents.llm.compact_view import full_name
+        from vmb_agents.llm.compact_view import full_name
 
         view = self.view
         action = {**action, "name": full_name(str(action.get("name", "")))}
@@ -154,15 +154,15 @@ class CompactToolEnv(LocalToolEpisode):
 
 class TaggedCompactToolEnv(CompactToolEnv):
     """:class:`CompactToolEnv` in the tagged view (``HFPolicy(view="compact_tagged")``): memory lines end with the
-    functions they speak of (:func:`agents.llm.compact_view.tag_hits`)."""
+    functions they speak of (:func:`vmb_agents.llm.compact_view.tag_hits`)."""
 
     view_name = "compact_tagged"
 
 
 class EvidenceCompactToolEnv(CompactToolEnv):
     """:class:`CompactToolEnv` in the evidence view (``HFPolicy(view="compact_evidence")``): searches
-    :data:`~agents.llm.compact_view.EVIDENCE_TOP_K` deep and shows the lines the line prior keeps
-    (:func:`agents.llm.compact_view.evidence_hits`)."""
+    :data:`~vmb_agents.llm.compact_view.EVIDENCE_TOP_K` deep and shows the lines the line prior keeps
+    (:func:`vmb_agents.llm.compact_view.evidence_hits`)."""
 
     view_name = "compact_evidence"
 
@@ -182,7 +182,7 @@ def compact_tool_env(view: str) -> type[CompactToolEnv]:
 def compact_prompt(env: LocalToolEpisode, task_id: str) -> list[dict[str, str]]:
     """The dataset row prompt of ``task_id`` for :class:`CompactToolEnv`: the compact system message and an
     empty user message (TRL appends the request that ``reset`` returns)."""
-    from agents.llm.compact_view import CompactView
+    from vmb_agents.llm.compact_view import CompactView
 
     obs, info = env.env.reset(options={"task_id": task_id})
     messages, _ = CompactView().start(obs, info)

@@ -3,14 +3,14 @@
 :class:`RulesPolicy` shows what a memory module alone gives a policy that cannot reason. Per
 episode it
 
-1. reads the request (:mod:`agents.rules.request`): who speaks, who the setting is for, where that
+1. reads the request (:mod:`vmb_agents.rules.request`): who speaks, who the setting is for, where that
    person sits, the conditions (night, rain, ...) and any relative change ("one level higher");
-2. scores every vehicle function against the request (:mod:`agents.rules.words`) with the everyday
+2. scores every vehicle function against the request (:mod:`vmb_agents.rules.words`) with the everyday
    words of :mod:`vmb_gym.vehicle.lexicon` (module words, field words, synonyms);
 3. searches the memory with the request and with "person + setting words" queries;
-4. reads candidate values for the best functions out of the hits (:mod:`agents.rules.values`:
+4. reads candidate values for the best functions out of the hits (:mod:`vmb_agents.rules.values`:
    numbers inside the parameter's range, enum words and their aliases, destinations), preferring
-   lines by the person (:mod:`agents.rules.hits`), later lines, and lines whose conditions match;
+   lines by the person (:mod:`vmb_agents.rules.hits`), later lines, and lines whose conditions match;
 5. emits the call and ``finish``; when no value is found it takes the minimal action the
    official instructions ask for (switching the device on, :func:`enable_api`).
 
@@ -19,8 +19,8 @@ simulator vocabulary: never a task's gold calls or gold memory. The SB3 slot des
 stream writers build on these pieces; everything they use is exported here.
 """
 
-from agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person, spoken_text
-from agents.rules.params import (
+from vmb_agents.rules.hits import content_words, hit_body, hit_body_cached, mentions_person, same_person, spoken_text
+from vmb_agents.rules.params import (
     PERSONAL_SELECTORS,
     clamp_to_param,
     enable_api,
@@ -28,10 +28,10 @@ from agents.rules.params import (
     selector_param,
     value_param,
 )
-from agents.rules.policy import FINISH, Candidate, RulesPolicy, named_candidates
-from agents.rules.request import Request, api_text, read_request, request_destination
-from agents.rules.values import extract_value, request_value, selector_value
-from agents.rules.words import (
+from vmb_agents.rules.policy import FINISH, Candidate, RulesPolicy, named_candidates
+from vmb_agents.rules.request import Request, api_text, read_request, request_destination
+from vmb_agents.rules.values import extract_value, request_value, selector_value
+from vmb_agents.rules.words import (
     NumberMention,
     conditions_in,
     find_phrases,

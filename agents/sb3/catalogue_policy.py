@@ -3,7 +3,7 @@
 The env side (the call catalogue, its features and the action wrapper) is library code in
 :mod:`vmb_gym.wrappers`; this module holds the agent side: :class:`SB3Policy` and the sidecar
 content of its checkpoints (:meth:`SB3Policy.checkpoint_meta`, saved with
-:func:`agents.sb3.checkpoint.save_checkpoint` under ``design="catalogue"``).
+:func:`vmb_agents.sb3.checkpoint.save_checkpoint` under ``design="catalogue"``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agents.sb3.checkpoint import check_spaces, load_checkpoint, sidecar_path
+from vmb_agents.sb3.checkpoint import check_spaces, load_checkpoint, sidecar_path
 from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import Catalogue, EpisodeText
 from vmb_gym.wrappers.features import Featurizer, featurizer_from_config

@@ -1,8 +1,8 @@
 """One checkpoint format for every SB3 design: ``NAME.zip`` (the SB3 model) + ``NAME.vmb.json`` (the sidecar).
 
 The sidecar is a JSON object ``{"design", "algo", "format_version", ...}``: ``design`` is
-``"catalogue"`` (the flat call catalogue, :mod:`agents.sb3.catalogue_policy`), ``"slots"`` (the
-slot design, :mod:`agents.sb3.slots`) or ``"stream_writer"`` (the learned memory writer); the
+``"catalogue"`` (the flat call catalogue, :mod:`vmb_agents.sb3.catalogue_policy`), ``"slots"`` (the
+slot design, :mod:`vmb_agents.sb3.slots`) or ``"stream_writer"`` (the learned memory writer); the
 rest is what the design needs to rebuild its env side (the catalogue, the featuriser, a budget)
 and, since the trainers record them, ``"settings"``: the training env's memory, step limit and
 tool schema (:func:`training_settings`; the defaults of ``vmb eval --policy sb3:PATH``).
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from vmb_gym.errors import ConfigError
+from vmb_agents.sb3.legacy_paths import old_module_paths
 
 #: Algorithm name -> ``"module:Class"`` of its SB3 class (the only copy; imported on first use so
 #: that importing this module does not load torch).
@@ -195,8 +196,9 @@ def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = N
         raise ConfigError(f"{sidecar_path(path)}: sidecar format {sidecar['format_version']} is newer than this "
                           f"version's {FORMAT_VERSION}; upgrade vmb_gym to load it")
     cls = algo_class(str(sidecar.get("algo")))
-    model = cls.load(str(zip_path(path)), env=env, device="cpu",
-                     custom_objects=dict(custom_objects) if custom_objects else None)
+    with old_module_paths():
+        model = cls.load(str(zip_path(path)), env=env, device="cpu",
+                         custom_objects=dict(custom_objects) if custom_objects else None)
     return model, sidecar
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.sb3.checkpoint import read_sidecar, sidecar_path, training_settings
+from vmb_agents.sb3.checkpoint import read_sidecar, sidecar_path, training_settings
 from vmb_gym.errors import ConfigError
 
 __all__ = ["eval_settings", "load_sb3_policy"]
@@ -15,8 +15,8 @@ __all__ = ["eval_settings", "load_sb3_policy"]
 
 def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = True,
                     drop_features: Sequence[str] = ()) -> Any:
-    """The policy of checkpoint ``path``: :class:`~agents.sb3.catalogue_policy.SB3Policy` for the flat
-    catalogue, :class:`~agents.sb3.slots.policy.SlotSB3Policy` for the slot design. ``drop_features``
+    """The policy of checkpoint ``path``: :class:`~vmb_agents.sb3.catalogue_policy.SB3Policy` for the flat
+    catalogue, :class:`~vmb_agents.sb3.slots.policy.SlotSB3Policy` for the slot design. ``drop_features``
     (slot design only): feature groups the model sees as zeros, an ablation
     (``--policy-kwargs '{"drop_features": ["line_prior"]}'``; the names: ``SlotFeaturizer.feature_groups``).
 
@@ -31,14 +31,14 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
         raise ConfigError(f"drop_features: expected a list of feature-group names (e.g. [\"line_prior\"]), found "
                           f"{drop_features!r}")
     if design == "slots":
-        from agents.sb3.slots.policy import SlotSB3Policy
+        from vmb_agents.sb3.slots.policy import SlotSB3Policy
 
         return SlotSB3Policy.load(path, env, deterministic=deterministic, drop_features=list(drop_features))
     if drop_features:
         raise ConfigError(f"{path}: drop_features is an option of slot-design checkpoints; this one is {design!r}; "
                           "fix: leave drop_features out")
     if design == "catalogue":
-        from agents.sb3.catalogue_policy import SB3Policy
+        from vmb_agents.sb3.catalogue_policy import SB3Policy
 
         return SB3Policy.load(path, env, deterministic=deterministic)
     raise ConfigError(f"{sidecar_path(path)}: a {design!r} checkpoint is not a policy; a stream writer runs "

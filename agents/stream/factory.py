@@ -1,15 +1,15 @@
 """Writers from their specs: ``NAME[@TOKENS[/fifo|/stop]]``, ``sb3:stream`` or ``sb3:CHECKPOINT[@...]``.
 
-This module knows both the baseline writers (:mod:`agents.stream.writers`) and the learned one
-(:mod:`agents.stream.learned`), so neither has to import the other.
+This module knows both the baseline writers (:mod:`vmb_agents.stream.writers`) and the learned one
+(:mod:`vmb_agents.stream.learned`), so neither has to import the other.
 """
 
 from __future__ import annotations
 
 import re
 
-from agents.stream.learned import load_stream_writer
-from agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
+from vmb_agents.stream.learned import load_stream_writer
+from vmb_agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
 from vmb_gym.errors import ConfigError
 
 __all__ = ["make_writer", "parse_writer_spec"]
@@ -36,10 +36,10 @@ def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
 def make_writer(spec: str, top_k: int = 10) -> Writer:
     """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or ``sb3:CHECKPOINT``.
 
-    ``sb3:stream`` is the learned writer shipped in the package (:data:`agents.stream.learned.NAMED_WRITERS`).
+    ``sb3:stream`` is the learned writer shipped in the package (:data:`vmb_agents.stream.learned.NAMED_WRITERS`).
 
     A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
-    ``@TOKENS/fifo`` also picks the overflow policy (see :mod:`agents.stream.writers`; baseline writers default
+    ``@TOKENS/fifo`` also picks the overflow policy (see :mod:`vmb_agents.stream.writers`; baseline writers default
     to ``fifo``; a learned writer never overflows: its ``keep`` is masked when a line does not fit,
     and without a suffix it uses the budget it was trained with).
 

@@ -4,7 +4,7 @@
 evidence of a request" (only for **training** data), :func:`behaviour_clone_writer` fits the
 policy to them (positives oversampled to balance the classes) and :func:`calibrate_keep` shifts
 the ``keep`` logit so that the writer fills about the budget; :func:`pacing_prior` records the
-margins of the training lines for the length-adaptive threshold (:mod:`agents.stream.pacing`).
+margins of the training lines for the length-adaptive threshold (:mod:`vmb_agents.stream.pacing`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.stream.features import LineFeaturizer, line_tokens
-from agents.stream.pacing import PacingPrior
+from vmb_agents.stream.features import LineFeaturizer, line_tokens
+from vmb_agents.stream.pacing import PacingPrior
 from vmb_gym.envs.vehicle_mem_stream import Chunk, VehicleMemStreamEnv
 
 __all__ = ["behaviour_clone_writer", "calibrate_keep", "evidence_dataset", "keep_margin", "keep_scores",
@@ -63,12 +63,12 @@ def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFea
 
 def behaviour_clone_writer(model: Any, dataset: Mapping[str, np.ndarray], *, epochs: int = 5, seed: int = 0,
                            balance: bool = True, batch_size: int = 256, lr: float = 1e-3) -> dict[str, float]:
-    """Fit the policy's keep/skip to the evidence labels (:func:`agents.train.common.behaviour_clone`).
+    """Fit the policy's keep/skip to the evidence labels (:func:`vmb_agents.train.common.behaviour_clone`).
 
     With ``balance`` the positive lines are repeated until both classes weigh the same (evidence
     is about 1% of the lines). Returns the balanced accuracy of the argmax on ``dataset``.
     """
-    from agents.train.common import behaviour_clone
+    from vmb_agents.train.common import behaviour_clone
 
     obs, labels = dataset["obs"], dataset["labels"]
     idx = np.arange(len(labels))

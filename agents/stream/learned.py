@@ -6,9 +6,9 @@
   line is decided, the kept lines are written to the inner env as one ``store`` per line (batched,
   then ``skip``), exactly like the store-everything writer does for every line;
 * **observation** (``Box`` in [-1, 1]): the line's row of
-  :class:`~agents.stream.features.LineFeaturizer` (hashed words and bigrams, numeric features);
+  :class:`~vmb_agents.stream.features.LineFeaturizer` (hashed words and bigrams, numeric features);
 * **the query phase is not learned**: every request is served by the fixed
-  :class:`agents.stream.reader.StreamReader` (the rule reader all baseline writers use), run inside
+  :class:`vmb_agents.stream.reader.StreamReader` (the rule reader all baseline writers use), run inside
   :meth:`StreamWriteEnv.step`;
 * **reward** = the inner env's reward: per request its metric (``f1_change`` by default) minus
   ``memory_cost`` x tokens written. A kept line's token cost is charged at the step that keeps
@@ -18,25 +18,25 @@
 * **action masks** (:meth:`StreamWriteEnv.action_masks`, for ``MaskablePPO``): ``keep`` is
   masked when there is no line left to keep (the episode is over, or a timeline without lines),
   with a memory budget when the line does not fit in what is left of it, and with ``mask_cues``
-  when the line shows one of those lexicon cues (:func:`~agents.stream.features.masked_lines`: a
+  when the line shows one of those lexicon cues (:func:`~vmb_agents.stream.features.masked_lines`: a
   hypothetical, another vehicle, a question);
 * **memory budget** (``memory_budget_tokens``): a cap on the tokens the writer keeps in one
   episode (a line costs the env's count of ``"speaker: text"``). A ``keep`` that would overflow
   is masked, and taken as ``skip`` if sent anyway, so the store never exceeds the budget. The
-  featuriser's budget block (:data:`~agents.stream.features.BUDGET_NAMES`) shows the share of the budget left, the
+  featuriser's budget block (:data:`~vmb_agents.stream.features.BUDGET_NAMES`) shows the share of the budget left, the
   line's length and the share of the timeline's chunks already streamed.
 
-Warm start and calibration (training data only) live in :mod:`agents.stream.imitation`.
+Warm start and calibration (training data only) live in :mod:`vmb_agents.stream.imitation`.
 
-:class:`SB3StreamWriter` runs a trained model as a :class:`~agents.stream.writers.Writer` (``vmb
+:class:`SB3StreamWriter` runs a trained model as a :class:`~vmb_agents.stream.writers.Writer` (``vmb
 eval-stream --writer sb3:CHECKPOINT``, with the budget it was trained with unless the spec gives
 one: ``sb3:CHECKPOINT@2000``); :func:`save_stream_checkpoint` / :func:`load_stream_writer` store
-the model in the one SB3 checkpoint format (:mod:`agents.sb3.checkpoint`, design
+the model in the one SB3 checkpoint format (:mod:`vmb_agents.sb3.checkpoint`, design
 ``"stream_writer"``; the sidecar describes the features, the budget and the pacing prior).
 When the sidecar has a pacing prior, the writer keeps a line when its keep margin beats the
-length-adaptive threshold of :class:`agents.stream.pacing.KeepPacer` (a budget share per
+length-adaptive threshold of :class:`vmb_agents.stream.pacing.KeepPacer` (a budget share per
 expected line) instead of the argmax. When the sidecar has ``mask_cues``, ``keep`` is masked for
-the lines that show those lexicon cues (:func:`~agents.stream.features.masked_lines`).
+the lines that show those lexicon cues (:func:`~vmb_agents.stream.features.masked_lines`).
 ``sb3:stream`` names the writer shipped in ``agents/stream/shipped/`` (:data:`NAMED_WRITERS`): it
 masks hypotheticals, other vehicles and questions.
 """
@@ -51,12 +51,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.sb3.checkpoint import load_checkpoint, save_checkpoint, zip_path
-from agents.stream.features import LineFeaturizer, cue_pattern, line_tokens, masked_lines
-from agents.stream.imitation import keep_margin
-from agents.stream.pacing import KeepPacer, PacingPrior
-from agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
-from agents.stream.writers import Writer, store_line
+from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, zip_path
+from vmb_agents.stream.features import LineFeaturizer, cue_pattern, line_tokens, masked_lines
+from vmb_agents.stream.imitation import keep_margin
+from vmb_agents.stream.pacing import KeepPacer, PacingPrior
+from vmb_agents.stream.reader import BATCH, FINISH, SKIP, StreamReader
+from vmb_agents.stream.writers import Writer, store_line
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
 
@@ -90,7 +90,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
             for a line that does not fit.
         cache_features: remember each chunk's features (training runs over the same timelines
             again and again; the rule features cost a few ms a line).
-        mask_cues: line cues whose lines ``keep`` is masked for (:func:`~agents.stream.features.masked_lines`).
+        mask_cues: line cues whose lines ``keep`` is masked for (:func:`~vmb_agents.stream.features.masked_lines`).
         **stream_kwargs: ``VehicleMemStream-v0`` arguments (data, files, window_days, memory_cost, ...).
 
     ``info`` of the last step carries ``episode_stats`` (the inner env's figures) and
@@ -275,12 +275,12 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
 
 
 class SB3StreamWriter(Writer):
-    """A trained keep/skip model as a :class:`~agents.stream.writers.Writer` (the same reader as the baselines).
+    """A trained keep/skip model as a :class:`~vmb_agents.stream.writers.Writer` (the same reader as the baselines).
 
     It decides the lines of a chunk one by one, as :class:`StreamWriteEnv` shows them to the
     model. With a budget, ``keep`` is masked for a line that does not fit in what is left
     (overflow ``stop``: a learned writer never evicts). With a budget and a ``pacing`` prior, a
-    line is kept when its keep margin beats the chunk's :class:`~agents.stream.pacing.KeepPacer`
+    line is kept when its keep margin beats the chunk's :class:`~vmb_agents.stream.pacing.KeepPacer`
     threshold (the budget spent at a pace set by the history's expected length) instead of
     when the model's argmax says keep. A paced writer with overflow ``fifo`` (``sb3:CKPT@TOKENS/fifo``)
     paces :attr:`kept_tokens`, every line it kept, the evicted ones included, to the prior's
@@ -296,7 +296,7 @@ class SB3StreamWriter(Writer):
         budget_tokens: cap on the tokens kept (None: no cap).
         pacing: the training prior of the adaptive threshold (None: the argmax decides).
         mask_cues: :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names whose lines are never kept
-            (:func:`~agents.stream.features.masked_lines`).
+            (:func:`~vmb_agents.stream.features.masked_lines`).
     """
 
     def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,
@@ -396,7 +396,7 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
     changes it. A sidecar with a ``pacing`` entry gives the writer its adaptive threshold; its
     ``mask_cues`` (a list of :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names) are the line cues whose
     lines the writer never keeps.
-    Checkpoints with the old ``PATH.json`` sidecar load too (:func:`agents.sb3.checkpoint.read_sidecar`).
+    Checkpoints with the old ``PATH.json`` sidecar load too (:func:`vmb_agents.sb3.checkpoint.read_sidecar`).
 
     Raises:
         ConfigError: no checkpoint or sidecar there, another design, or features that do not match the model.

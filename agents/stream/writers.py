@@ -5,14 +5,14 @@ A writer decides, chunk by chunk, which streamed lines go into the policy's own 
 * :class:`StoreEverythingWriter`: every line, one entry per line;
 * :class:`StoreNothingWriter`: nothing (the lower bound: search always comes back empty);
 * :class:`RuleWriter`: lines that name a vehicle setting *and* state a value for it, read with the
-  simulator vocabulary of :mod:`agents.rules` (``API_SPECS`` words,
+  simulator vocabulary of :mod:`vmb_agents.rules` (``API_SPECS`` words,
   value ranges, enum spellings);
 * :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
   entries it derives are written to the store, citing their lines.
 
 **Memory budget.** Every writer takes an optional cap on its store, ``budget_tokens`` (cl100k
 tokens of the active entries it wrote, counted exactly as the env counts a ``store``), set with
-:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of a writer spec (:func:`agents.stream.factory.make_writer`: ``everything@2000``,
+:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of a writer spec (:func:`vmb_agents.stream.factory.make_writer`: ``everything@2000``,
 ``rules@2000/stop``, ``sb3:CKPT@2000``). What happens to a store that does not fit is the
 ``overflow`` policy:
 
@@ -25,9 +25,9 @@ tokens of the active entries it wrote, counted exactly as the env counts a ``sto
 The active store never holds more than ``budget_tokens`` tokens at any step (deletes are sent
 before the stores they make room for); a single entry longer than the budget is never stored.
 
-At a request every writer reads the same way (:class:`~agents.stream.reader.StreamReader`). No
+At a request every writer reads the same way (:class:`~vmb_agents.stream.reader.StreamReader`). No
 writer looks at a task's gold calls, gold memory or evidence. The learned writer is
-:class:`agents.stream.learned.SB3StreamWriter`.
+:class:`vmb_agents.stream.learned.SB3StreamWriter`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from agents.rules import conditions_in, extract_value, score_apis
-from agents.stream.reader import BATCH, SKIP, StreamReader
+from vmb_agents.rules import conditions_in, extract_value, score_apis
+from vmb_agents.stream.reader import BATCH, SKIP, StreamReader
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import make_memory
@@ -255,7 +255,7 @@ class RuleWriter(Writer):
     A line is kept when
 
     * some vehicle function scores at least ``min_score`` on it (module and field words of
-      :func:`agents.rules.score_apis`) and :func:`agents.rules.extract_value` reads a value for
+      :func:`vmb_agents.rules.score_apis`) and :func:`vmb_agents.rules.extract_value` reads a value for
       that function out of it (a number in range, an enum spelling, on/off, a place); the entry is
       tagged with the function (``setting``) and the line's condition words (``condition``);
     * or it states a value with no setting word ("When I'm driving I go with level 2") within

@@ -7,21 +7,21 @@ teacher episodes, the supervised phase, the GRPO phase, held-out evaluation, out
     vmb train lm --model tiny --train-tasks 16 --eval-tasks 4 --grpo-steps 2 --out runs/lm-tiny   # seconds
 
 **The episode the model learns** is the real multi-turn env loop in the compact chat view
-(:mod:`agents.llm.compact_view`: a short system prompt, four tools, compact results): search
+(:mod:`vmb_agents.llm.compact_view`: a short system prompt, four tools, compact results): search
 the memory for the person and the setting, list the module's functions, call them through
 ``call_vehicle`` with the remembered values, finish. Teacher episodes
-(:mod:`agents.train.lm_data`) run those calls on the generated *train* split, so the tool
+(:mod:`vmb_agents.train.lm_data`) run those calls on the generated *train* split, so the tool
 messages hold real bm25 hits; a share (``--gold-share``) uses the ``gold`` context instead, where
 the evidence is in the prompt and there is no search.
 
-**Supervised phase**: :func:`agents.train.lm_sft.sft_train`, TRL's ``SFTTrainer`` with a peft
+**Supervised phase**: :func:`vmb_agents.train.lm_sft.sft_train`, TRL's ``SFTTrainer`` with a peft
 LoRA adapter on the top ``--lora-layers`` blocks, loss on the assistant turns only.
-**GRPO phase**: :func:`agents.train.lm_trl.train_grpo`, TRL's ``GRPOTrainer`` with
-``environment_factory`` = :class:`agents.llm.trl_env.CompactToolEnv` (the same view), reward the
+**GRPO phase**: :func:`vmb_agents.train.lm_trl.train_grpo`, TRL's ``GRPOTrainer`` with
+``environment_factory`` = :class:`vmb_agents.llm.trl_env.CompactToolEnv` (the same view), reward the
 env's final value-level F1 (``--reward``), ``--kl-beta`` towards the SFT model (0 skips the
 reference model). Both are TRL's own loops; this file only chooses their settings.
 
-**Evaluation**: greedy, batched over ``--eval-batch`` envs (:mod:`agents.train.lm_eval`), on
+**Evaluation**: greedy, batched over ``--eval-batch`` envs (:mod:`vmb_agents.train.lm_eval`), on
 ``--eval-tasks`` held-out tasks of ``--eval-data`` (the generated test split by default) and
 ``--official-tasks`` of the official data when it is found, before training (``--eval-base``),
 after SFT and after GRPO.
@@ -47,8 +47,8 @@ from typing import Any
 
 import torch
 
-from agents.train.common import add_dataclass_arguments, prepare_out, write_csv
-from agents.train.common import args_from_namespace as _args_from_namespace
+from vmb_agents.train.common import add_dataclass_arguments, prepare_out, write_csv
+from vmb_agents.train.common import args_from_namespace as _args_from_namespace
 from vmb_gym.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,7 @@ def build_tiny_model(seed: int = 0, vocab_size: int = 1500) -> tuple[Any, Any]:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from agents.llm.compact_view import COMPACT_SYSTEM
+    from vmb_agents.llm.compact_view import COMPACT_SYSTEM
     from vmb_gym.vehicle.schema import all_vehicle_schemas
 
     corpus = [COMPACT_SYSTEM, '<tool_call>\n{"name": "call_vehicle", "arguments": {}}\n</tool_call><tool_response>']
@@ -203,14 +203,14 @@ def load_model(name: str, seed: int = 0) -> tuple[Any, Any, str]:
     """(model, tokenizer with the compact template, base name for the adapter's settings)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from agents.llm.compact_view import install
+    from vmb_agents.llm.compact_view import install
 
     if name == "tiny":
         model, tok = build_tiny_model(seed)
     else:
         path = name
         if name == "smollm2":
-            from agents.llm.hf import convert_gguf
+            from vmb_agents.llm.hf import convert_gguf
 
             path = str(convert_gguf())
         if not Path(path).is_dir():
@@ -226,8 +226,8 @@ def load_model(name: str, seed: int = 0) -> tuple[Any, Any, str]:
 # ----------------------------------------------------------------------------------------- evaluation
 def evaluate(model: Any, tok: Any, args: Args, data: str, task_ids: list[str], tag: str, out: Path) -> dict[str, Any]:
     """Greedy batched episodes of ``model`` on ``task_ids``; rows to ``eval_{tag}.jsonl``, the summary back."""
-    from agents.llm.hf import HFPolicy
-    from agents.train.lm_eval import evaluate_batched, summarise_episodes
+    from vmb_agents.llm.hf import HFPolicy
+    from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
 
     if not task_ids:
         return {}
@@ -276,11 +276,11 @@ def eval_sets(args: Args) -> dict[str, tuple[str, list[str]]]:
 # ----------------------------------------------------------------------------------------- the run
 def main(args: Args) -> dict[str, Any]:
     """Teacher episodes, SFT, GRPO, evaluation and outputs; returns the summary."""
-    from agents.train.common import generated_train
-    from agents.train.lm_data import train_order
-    from agents.train.lm_plots import plot_grpo, plot_sft
-    from agents.train.lm_sft import sft_train
-    from agents.train.lm_trl import grpo_reward, train_grpo
+    from vmb_agents.train.common import generated_train
+    from vmb_agents.train.lm_data import train_order
+    from vmb_agents.train.lm_plots import plot_grpo, plot_sft
+    from vmb_agents.train.lm_sft import sft_train
+    from vmb_agents.train.lm_trl import grpo_reward, train_grpo
 
     grpo_reward(args.reward)  # a bad --reward fails here, not after the SFT phase
     renderers = _renderers(args.renderers)
@@ -312,7 +312,7 @@ def main(args: Args) -> dict[str, Any]:
     if args.init_adapter:
         from peft import PeftModel
 
-        from agents.llm.hf import adapter_settings
+        from vmb_agents.llm.hf import adapter_settings
 
         adapter_settings(args.init_adapter)  # a clear error for a wrong folder
         model = PeftModel.from_pretrained(model, args.init_adapter, is_trainable=True)
@@ -366,7 +366,7 @@ def _renderers(spec: str) -> list[str]:
 
 def _teacher_split(args: Args, train_dir: str, train_ids: list[str], n: int) -> list[dict[str, Any]]:
     """``n`` teacher episodes of one train split: a ``--gold-share`` with the gold context, the others ``--memory``."""
-    from agents.train.lm_data import teacher_rows
+    from vmb_agents.train.lm_data import teacher_rows
 
     n_gold = round(n * args.gold_share)
     keep = {"supported_only": not args.keep_unsupported, "max_steps": args.max_steps, "top_k": args.top_k,
@@ -378,7 +378,7 @@ def _teacher_split(args: Args, train_dir: str, train_ids: list[str], n: int) -> 
 
 def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
     """The LoRA adapter and ``vmb_adapter.json`` (base, view and generation limits ``HFPolicy`` reads)."""
-    from agents.llm.hf import ADAPTER_SETTINGS
+    from vmb_agents.llm.hf import ADAPTER_SETTINGS
 
     model.save_pretrained(folder)
     settings = {"base": base, "view": args.view, "max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns,
@@ -395,8 +395,8 @@ def save_adapter(model: Any, folder: Path, base: str, args: Args) -> None:
 # ----------------------------------------------------------------------------------------- CLI
 def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one ``--flag`` per :class:`Args` field (``--train-tasks`` for ``train_tasks``)."""
-    from agents.llm.compact_view import VIEWS
-    from agents.train.lm_data import ORDERS
+    from vmb_agents.llm.compact_view import VIEWS
+    from vmb_agents.train.lm_data import ORDERS
 
     add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"], "teacher_order": list(ORDERS),
                                            "view": list(VIEWS)})  # --reward: checked by grpo_reward

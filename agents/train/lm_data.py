@@ -1,6 +1,6 @@
 """Supervised data for the LM policy: teacher episodes in the compact chat view, run on the real env.
 
-A teacher episode is what a good small model should do in :mod:`agents.llm.compact_view`, in
+A teacher episode is what a good small model should do in :mod:`vmb_agents.llm.compact_view`, in
 three turns where each answer is copied from what the model has just read:
 
 1. ``list_module_tools`` for each module of the gold calls (the module names are in the system
@@ -31,8 +31,8 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.llm.compact_view import CompactView, hit_bodies, short_name, view_named
-from agents.rules.request import read_request
+from vmb_agents.llm.compact_view import CompactView, hit_bodies, short_name, view_named
+from vmb_agents.rules.request import read_request
 
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
            "teacher_rows", "train_order"]
@@ -158,7 +158,7 @@ def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", ma
 
     Tasks without gold calls are skipped, and with ``supported_only`` so are episodes whose gold
     values are not in the hits (:func:`supported`). ``view``: a compact view's name
-    (:func:`~agents.llm.compact_view.view_named`).
+    (:func:`~vmb_agents.llm.compact_view.view_named`).
     """
     from tqdm.auto import tqdm
 

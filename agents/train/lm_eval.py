@@ -1,8 +1,8 @@
 """Batched greedy evaluation of a chat policy: ``batch`` envs stepped together, one ``generate`` per turn.
 
 :func:`evaluate_batched` runs each task once on its own ``VehicleMem-v0`` slot; every turn, the
-requests of all running slots go to the policy's :meth:`~agents.llm.chat.ToolChatPolicy.act_batch`
-(one left-padded ``generate`` with the KV cache for :class:`~agents.llm.hf.HFPolicy`), and a slot
+requests of all running slots go to the policy's :meth:`~vmb_agents.llm.chat.ToolChatPolicy.act_batch`
+(one left-padded ``generate`` with the KV cache for :class:`~vmb_agents.llm.hf.HFPolicy`), and a slot
 whose episode ended takes the next task. The figures per task are the env's own episode metrics
 (``exact_match``, ``f1_change``, ...), the ones ``vmb eval`` writes to ``results.jsonl``.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.llm.compact_view import VEHICLE_PREFIX
+from vmb_agents.llm.compact_view import VEHICLE_PREFIX
 from vmb_gym.errors import ConfigError
 
 __all__ = ["evaluate_batched", "summarise_episodes"]

@@ -1,17 +1,17 @@
 """Why a chat policy misses a task: each episode's transcript held against the task's gold calls.
 
-    python -m agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
-    python -m agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
-    python -m agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
-    python -m agents.train.lm_failures --memory gold --out runs/lm_gold   # the evidence in the prompt (upper bound)
-    python -m agents.train.lm_failures --train-split ~/.cache/vmb_gym/generated/train_200 --train 40 --held-out 40 \
+    python -m vmb_agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
+    python -m vmb_agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
+    python -m vmb_agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
+    python -m vmb_agents.train.lm_failures --memory gold --out runs/lm_gold   # the evidence in the prompt (upper bound)
+    python -m vmb_agents.train.lm_failures --train-split ~/.cache/vmb_gym/generated/train_200 --train 40 --held-out 40 \
         --official 0 --out runs/lm_fit   # the train split's tasks beside held-out ones: underfit or overfit?
 
 The tasks are the first ``--held-out`` / ``--official`` of the trainer's seeded evaluation sets
-(:func:`agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
+(:func:`vmb_agents.train.lm.eval_sets`, the 40 + 40 of the README's table), so runs compare on the same
 tasks. ``--train-split DIR --train N`` adds the first ``N`` tasks of ``vmb train lm``'s seeded shuffle of its
 train split ``DIR`` (the tasks its teacher episodes were drawn from, in that order; see
-:func:`agents.train.lm_data.train_order`): a model that scores no better there than held out has not fitted its own
+:func:`vmb_agents.train.lm_data.train_order`): a model that scores no better there than held out has not fitted its own
 training tasks. Every episode is written to ``episodes.jsonl`` (metrics, the transcript, the gold calls and
 its class) and the counts per class to ``summary.json``.
 
@@ -41,8 +41,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.llm.compact_view import full_name, hit_bodies, search_text
-from agents.train.lm_data import PLACE_ARGUMENTS
+from vmb_agents.llm.compact_view import full_name, hit_bodies, search_text
+from vmb_agents.train.lm_data import PLACE_ARGUMENTS
 
 __all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run", "task_sets"]
 
@@ -135,7 +135,7 @@ def gold_calls(data: str, task_ids: Sequence[str]) -> dict[str, tuple[list[dict[
     """Task id -> (its gold calls, the first name of the person the request is for)."""
     import gymnasium as gym
 
-    from agents.rules.request import read_request
+    from vmb_agents.rules.request import read_request
 
     env = gym.make("VehicleMem-v0", data=data)
     tasks = env.unwrapped.tasks
@@ -152,7 +152,7 @@ def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, ba
         memory: str = "bm25") -> dict[str, Any]:
     """Each set's episodes (with ``memory``) and their classes to ``out/episodes.jsonl``; per set: the counts and the
     summary."""
-    from agents.train.lm_eval import evaluate_batched, summarise_episodes
+    from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
 
     out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {}
@@ -171,10 +171,10 @@ def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, ba
 
 
 def rules_baseline(sets: Mapping[str, tuple[str, list[str]]], memory: str = "bm25") -> dict[str, dict[str, float]]:
-    """The rules reader (:class:`agents.rules.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
+    """The rules reader (:class:`vmb_agents.rules.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
     import gymnasium as gym
 
-    from agents.rules.policy import RulesPolicy
+    from vmb_agents.rules.policy import RulesPolicy
     from vmb_gym.policy import run_episode
 
     out = {}
@@ -196,11 +196,11 @@ def task_sets(held_out: int, official: int, held_out_from: int = 0) -> dict[str,
     """The tasks to run: name -> (data spec, task ids); a set asked for 0 tasks is left out. ``held_out_from`` K:
     the held-out tasks are the draw's K+1-th to K+``held_out``-th (a larger sample run in parts).
 
-    Up to 40 each, the first of the README table's 40 + 40 (:func:`agents.train.lm.eval_sets`); more held-out
+    Up to 40 each, the first of the README table's 40 + 40 (:func:`vmb_agents.train.lm.eval_sets`); more held-out
     tasks continue the same shuffle (the table's 40 come first), more official ones take every
     (400 // N)-th task of files 1-40 instead of every 10th.
     """
-    from agents.train.lm import Args, eval_sets
+    from vmb_agents.train.lm import Args, eval_sets
 
     sets = eval_sets(Args(eval_tasks=max(40, held_out_from + held_out), official_tasks=max(40, official)))
     first = {"held_out": held_out_from, "official": 0}
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """The CLI (see the module docstring)."""
     import torch
 
-    from agents.llm.hf import HFPolicy
+    from vmb_agents.llm.hf import HFPolicy
 
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--policy", default="smollm2-vmb", help="a named model or a checkpoint folder")
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if ns.train > 0:
         if not ns.train_split:
             p.error("--train N needs --train-split DIR (the generated train split the adapter was trained on)")
-        from agents.train.lm_data import train_order
+        from vmb_agents.train.lm_data import train_order
         from vmb_gym.errors import ConfigError
 
         split = str(Path(ns.train_split).expanduser())

@@ -1,4 +1,4 @@
-"""The learning curves of an LM training run (:mod:`agents.train.lm`): ``sft_loss.png`` and ``grpo_reward.png``."""
+"""The learning curves of an LM training run (:mod:`vmb_agents.train.lm`): ``sft_loss.png`` and ``grpo_reward.png``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
-"""Train the line reader (:mod:`agents.llm.line_reader`): SmolLM2-135M + a LoRA adapter, TRL's ``SFTTrainer``.
+"""Train the line reader (:mod:`vmb_agents.llm.line_reader`): SmolLM2-135M + a LoRA adapter, TRL's ``SFTTrainer``.
 
     vmb train reader --train-scenarios 200 --tasks 1000 --depth 16 --out runs/reader
 
 For each task of the generated *train* split, the memory is searched as the teacher episode searches it
-(the person's first name and the function's words, :func:`agents.train.lm_data.teacher_query`), ``--depth``
+(the person's first name and the function's words, :func:`vmb_agents.train.lm_data.teacher_query`), ``--depth``
 hits deep, oldest first as the compact view shows them. The line the gold value comes from is the latest
 hit that is one of the task's evidence lines and states the gold value (read with
-:func:`agents.llm.constrained.stated_value`); a task whose hits hold no such line is left out (nothing to
+:func:`vmb_agents.llm.constrained.stated_value`); a task whose hits hold no such line is left out (nothing to
 read). Each kept task gives that line answered `` yes`` and up to ``--negatives`` other hits answered
 `` no``, those that state some value for the function first (another person's, an aside, an earlier one).
 The rows are prompt-completion pairs, so ``SFTTrainer`` puts the loss on the answer only. The adapter and
 ``reader.json`` (the settings, the loss log and the measured pick) go to ``--out/adapter``, the loss curve to
 ``--out/reader_loss.png``. The pick
-(:meth:`~agents.llm.line_reader.LineReader.pick`) is measured on the tasks with a readable line among the
+(:meth:`~vmb_agents.llm.line_reader.LineReader.pick`) is measured on the tasks with a readable line among the
 first ``--eval-tasks`` of the default benchmark's seeded draw, searched the same way: the share whose line
 the reader picks.
 """
@@ -32,7 +32,7 @@ __all__ = ["add_arguments", "line_rows", "main", "pick_accuracy", "reader_row", 
 
 
 def _value_of(spec: Any, arguments: dict[str, Any]) -> Any:
-    from agents.rules.params import value_param
+    from vmb_agents.rules.params import value_param
 
     vp = value_param(spec)
     return arguments.get(vp.name) if vp is not None else None
@@ -42,10 +42,10 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
     """The reader's view of ``task_id`` of ``env`` (a ``VehicleMem-v0`` with a searchable memory): the request,
     the hit lines, the index of the line the gold value comes from and the function's value in each line
     (None where it states none); None when the task has no gold value to read or no hit states it."""
-    from agents.llm.compact_view import CompactView, full_name
-    from agents.llm.constrained import stated_value
-    from agents.llm.line_reader import hit_lines, line_body
-    from agents.train.lm_data import teacher_query
+    from vmb_agents.llm.compact_view import CompactView, full_name
+    from vmb_agents.llm.constrained import stated_value
+    from vmb_agents.llm.line_reader import hit_lines, line_body
+    from vmb_agents.train.lm_data import teacher_query
     from vmb_gym.vehicle import API_SPECS
 
     tasks = env.unwrapped.tasks
@@ -78,7 +78,7 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
 def line_rows(task: dict[str, Any], negatives: int, rng: random.Random) -> list[dict[str, str]]:
     """The prompt-completion rows of one task (:func:`reader_row`): its line answered `` yes`` and up to
     ``negatives`` other lines answered `` no``, lines that state a value for the function first."""
-    from agents.llm.line_reader import ANSWERS, reader_prompt
+    from vmb_agents.llm.line_reader import ANSWERS, reader_prompt
 
     others = [i for i in range(len(task["hits"])) if i != task["label"]]
     rng.shuffle(others)
@@ -110,9 +110,9 @@ def reader_rows(data: str, task_ids: Sequence[str], *, depth: int = 16, memory: 
 
 def pick_accuracy(reader: Any, tasks: Sequence[dict[str, Any]]) -> dict[str, float]:
     """How often the reader's line is the gold value's line, over ``tasks`` (:func:`reader_row`): the line with the
-    highest P(yes) (``argmax``, :meth:`~agents.llm.line_reader.LineReader.pick`'s rule) and the latest line with
+    highest P(yes) (``argmax``, :meth:`~vmb_agents.llm.line_reader.LineReader.pick`'s rule) and the latest line with
     P(yes) >= 0.5, else the highest (``latest_yes``: a later statement replacing an earlier one, measured against)."""
-    from agents.llm.line_reader import reader_prompt
+    from vmb_agents.llm.line_reader import reader_prompt
 
     probs = iter(reader.yes_probabilities([reader_prompt(t["request"], line) for t in tasks for line in t["hits"]]))
     right = {"argmax": 0, "latest_yes": 0}
@@ -157,11 +157,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import gymnasium as gym
     import torch
 
-    from agents.llm.hf import _load, convert_gguf
-    from agents.llm.line_reader import LineReader
-    from agents.train.common import generated_train
-    from agents.train.lm_plots import plot_sft
-    from agents.train.lm_sft import sft_train
+    from vmb_agents.llm.hf import _load, convert_gguf
+    from vmb_agents.llm.line_reader import LineReader
+    from vmb_agents.train.common import generated_train
+    from vmb_agents.train.lm_plots import plot_sft
+    from vmb_agents.train.lm_sft import sft_train
 
     torch.set_num_threads(args.threads)
     out = Path(args.out)

@@ -1,7 +1,7 @@
-"""The supervised phase of :mod:`agents.train.lm`: TRL's ``SFTTrainer`` with a peft LoRA adapter.
+"""The supervised phase of :mod:`vmb_agents.train.lm`: TRL's ``SFTTrainer`` with a peft LoRA adapter.
 
-The teacher episodes (:mod:`agents.train.lm_data`) are tokenized here with the compact view's
-chat template (:data:`agents.llm.compact_view.COMPACT_TEMPLATE`) and its ``{% generation %}``
+The teacher episodes (:mod:`vmb_agents.train.lm_data`) are tokenized here with the compact view's
+chat template (:data:`vmb_agents.llm.compact_view.COMPACT_TEMPLATE`) and its ``{% generation %}``
 assistant mask, so the loss is on the model's own turns (the calls), never on the prompt, the
 memory hits or the module listings; ``SFTTrainer`` gets ``input_ids`` + ``assistant_masks`` and
 builds the labels. (Tokenizing before the trainer keeps the tool-call arguments as Python dicts:
@@ -51,8 +51,8 @@ def lora_config(model: Any, *, rank: int, alpha: int, layers: int) -> Any:
 def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: Any) -> tuple[Any, list[dict[str, Any]]]:
     """Fine-tune ``model`` on the teacher episodes with TRL's ``SFTTrainer`` and a LoRA adapter.
 
-    ``rows`` are teacher episodes (``messages`` + ``tools``, :mod:`agents.train.lm_data`) or prompt-completion
-    pairs of text (``prompt`` + ``completion``, the line reader's rows, :mod:`agents.train.lm_reader`).
+    ``rows`` are teacher episodes (``messages`` + ``tools``, :mod:`vmb_agents.train.lm_data`) or prompt-completion
+    pairs of text (``prompt`` + ``completion``, the line reader's rows, :mod:`vmb_agents.train.lm_reader`).
 
     ``args`` gives ``out``, ``sft_epochs``, ``sft_lr``, ``sft_batch``, ``grad_accum``, ``max_length``,
     ``lora_rank``, ``lora_alpha``, ``lora_layers``, ``seed``, ``device`` and optionally ``sft_save_steps``.

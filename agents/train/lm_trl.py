@@ -1,9 +1,9 @@
-"""The GRPO phase of :mod:`agents.train.lm`: TRL's ``GRPOTrainer`` with ``environment_factory``.
+"""The GRPO phase of :mod:`vmb_agents.train.lm`: TRL's ``GRPOTrainer`` with ``environment_factory``.
 
-Each rollout runs the real multi-turn tool loop of :class:`agents.llm.trl_env.CompactToolEnv` (the
+Each rollout runs the real multi-turn tool loop of :class:`vmb_agents.llm.trl_env.CompactToolEnv` (the
 compact chat view the supervised phase trained on), scored by its ``get_reward()`` (the env's
 final reward). The model is trained as a peft LoRA model: the SFT adapter when there is one, else
-a fresh adapter (:func:`agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the
+a fresh adapter (:func:`vmb_agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the
 reference model from the base weights with the adapter disabled instead of loading one by name
 (which fails for a model that exists only in memory).
 """
@@ -23,7 +23,7 @@ import torch
 from vmb_gym.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agents.train.lm import Args
+    from vmb_agents.train.lm import Args
 
 __all__ = ["grpo_reward", "train_grpo"]
 
@@ -64,8 +64,8 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
         from trl import GRPOConfig, GRPOTrainer
     except ImportError as exc:
         raise ConfigError(f"GRPO needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
-    from agents.llm.trl_env import compact_prompt, compact_tool_env
-    from agents.train.lm_sft import lora_config
+    from vmb_agents.llm.trl_env import compact_prompt, compact_tool_env
+    from vmb_agents.train.lm_sft import lora_config
 
     if not task_ids:
         raise ConfigError("GRPO needs training tasks beyond the teacher episodes; lower --train-tasks or raise "

@@ -27,10 +27,10 @@ import gymnasium as gym
 import numpy as np
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.baselines import NoopPolicy
-from agents.sb3.catalogue_policy import CataloguePolicy, SB3Policy
-from agents.sb3.checkpoint import algo_class, save_checkpoint
-from agents.train.common import (
+from vmb_agents.baselines import NoopPolicy
+from vmb_agents.sb3.catalogue_policy import CataloguePolicy, SB3Policy
+from vmb_agents.sb3.checkpoint import algo_class, save_checkpoint
+from vmb_agents.train.common import (
     SB3Args,
     check_sb3_args,
     eval_limit,
@@ -145,7 +145,7 @@ def evaluate_held_out(args: Args, final: Path, catalogue: Catalogue, memory_sear
                       n_train_scenarios: int) -> dict[str, dict[str, float]]:
     """The reloaded checkpoint, random allowed calls and no-op on the held-out tasks (``out/eval.csv``).
 
-    As many tasks as :func:`~agents.train.common.eval_limit` says (``--eval-episodes``; 0 = every task).
+    As many tasks as :func:`~vmb_agents.train.common.eval_limit` says (``--eval-episodes``; 0 = every task).
     """
     eval_files = parse_file_range(args.eval_files) if args.eval_files else None
     eval_env = gym.make("VehicleMem-v0", data=args.eval_data or args.data, files=eval_files, memory=args.memory,

@@ -3,7 +3,7 @@
 The slot design: a small scenario-independent ``Discrete`` space of *slots* (k-th candidate API
 of the request x k-th candidate value read from the memory hits x k-th seat/zone, plus search
 and finish), resolved into concrete calls per episode, with per-slot features and a pointer
-policy (one scorer shared by all slots); see :class:`agents.sb3.slots.SlotCatalogue`. Trained on
+policy (one scorer shared by all slots); see :class:`vmb_agents.sb3.slots.SlotCatalogue`. Trained on
 the generated *train* split (written once into ``--cache-dir``), evaluated on the train tasks
 (a sample), the held-out default test split and, when present, the official data.
 
@@ -39,14 +39,14 @@ import gymnasium as gym
 import numpy as np
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.baselines import NoopPolicy
-from agents.rules import RulesPolicy
-from agents.sb3.checkpoint import algo_class, save_checkpoint
-from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
-from agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
-from agents.sb3.slots.line_prior import fit_line_prior
-from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
-from agents.train.common import (
+from vmb_agents.baselines import NoopPolicy
+from vmb_agents.rules import RulesPolicy
+from vmb_agents.sb3.checkpoint import algo_class, save_checkpoint
+from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
+from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
+from vmb_agents.sb3.slots.line_prior import fit_line_prior
+from vmb_agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
+from vmb_agents.train.common import (
     SB3_CHOICES,
     SB3Args,
     add_dataclass_arguments,
@@ -65,7 +65,7 @@ from agents.train.common import (
     summarise,
     train_settings,
 )
-from agents.train.sparse_rows import SparseRows
+from vmb_agents.train.sparse_rows import SparseRows
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
@@ -155,7 +155,7 @@ class RandomSlotPolicy:
 class SlotDemos(NamedTuple):
     """Demonstrations of the best slots on the training tasks (indexable like the old 6-tuple)."""
 
-    observations: SparseRows  # dense float32 rows on indexing (see agents.train.sparse_rows)
+    observations: SparseRows  # dense float32 rows on indexing (see vmb_agents.train.sparse_rows)
     masks: np.ndarray
     actions: np.ndarray
     found: int  # training tasks with a demonstration (every gold call among the allowed slots)
@@ -170,7 +170,7 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
     Each training env runs each of its tasks once: the search rounds, then (when every gold call
     is some allowed slot) the slots whose resolved call equals a gold call, then finish. Only the
     training split's gold calls are used. The observations are kept as their non-zero entries
-    (:class:`~agents.train.sparse_rows.SparseRows`, exact), each as soon as its episode ends.
+    (:class:`~vmb_agents.train.sparse_rows.SparseRows`, exact), each as soon as its episode ends.
     """
     observations = SparseRows(int(np.prod(vec_env.envs[0].observation_space.shape)))
     masks: list[np.ndarray] = []
@@ -388,7 +388,7 @@ def eval_sets(args: Args, data: str, train_files: list[int] | None,
     """``(name, data, files, episode limit)`` of each evaluation set: train, held-out, official (when found).
 
     The limit (0 = every task) is ``--eval-episodes``, sized to the run when -1
-    (:func:`~agents.train.common.eval_limit`); the train sample is at most ``--train-eval-episodes``.
+    (:func:`~vmb_agents.train.common.eval_limit`); the train sample is at most ``--train-eval-episodes``.
     """
     eval_files = parse_file_range(args.eval_files) if args.eval_files else None
     limit = eval_limit(args.eval_episodes, n_train_scenarios)
@@ -468,8 +468,8 @@ def evaluate_sets(args: Args, data: str, train_files: list[int] | None, catalogu
 
 
 def main_catalogue(args: Args) -> dict[str, Any]:
-    """``--design catalogue``: run :func:`agents.train.sb3_catalogue.main` with the shared settings."""
-    from agents.train import sb3_catalogue
+    """``--design catalogue``: run :func:`vmb_agents.train.sb3_catalogue.main` with the shared settings."""
+    from vmb_agents.train import sb3_catalogue
 
     fields = {f.name for f in dataclasses.fields(sb3_catalogue.Args)}
     return sb3_catalogue.main(sb3_catalogue.Args(**{k: v for k, v in dataclasses.asdict(args).items() if k in fields}))

@@ -1,7 +1,7 @@
 """Merge slot checkpoints trained with different seeds into one checkpoint that acts as their ensemble.
 
 ``vmb train ensemble --members runs/s0/final runs/s1/final runs/s2/final --out runs/ens`` writes
-``runs/ens/final.zip`` (+ sidecar): one :class:`~agents.sb3.slots.policy.PointerNet` ``K`` times as
+``runs/ens/final.zip`` (+ sidecar): one :class:`~vmb_agents.sb3.slots.policy.PointerNet` ``K`` times as
 wide, whose hidden layers hold the members' side by side (the second layer block-diagonal) and whose
 head is the mean of theirs. Its logits are exactly the mean of the members' logits, so its
 deterministic choice is the members' mean-logit vote (and, the log-sum-exp being one constant per
@@ -24,7 +24,7 @@ from typing import Any
 
 import torch as th
 
-from agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_path
+from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_path
 from vmb_gym.errors import ConfigError
 
 #: Sidecar keys that must be the same in every member (what the features and slots mean).
@@ -67,7 +67,7 @@ def merge_extractors(members: Sequence[Any], merged: Any) -> None:
 
 def merge_models(models: Sequence[Any]) -> Any:
     """One MaskablePPO model acting as the mean-logit ensemble of ``models`` (the first one, rebuilt wider)."""
-    from agents.sb3.slots.policy import SlotPointerPolicy
+    from vmb_agents.sb3.slots.policy import SlotPointerPolicy
 
     base = models[0]
     hidden = sum(int(getattr(m.policy, "pointer_hidden", 64)) for m in models)

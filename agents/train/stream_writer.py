@@ -1,6 +1,6 @@
 """Train a keep/skip memory writer for ``VehicleMemStream-v0`` under a fixed memory budget.
 
-The learned writer sees one streamed line per step (:class:`agents.stream.learned.StreamWriteEnv`);
+The learned writer sees one streamed line per step (:class:`vmb_agents.stream.learned.StreamWriteEnv`);
 requests are served by the fixed rule reader, so only *what to keep* is learned. The store is
 capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that does not fit.
 
@@ -12,16 +12,16 @@ capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that d
 2. **Warm start** (behaviour cloning): every line of the training timelines is labelled "gold
    evidence line of a request" or not (labels of the train split only), the policy imitates the
    labels with the classes balanced, then the ``keep`` logit is shifted so that the writer fills
-   about ``--fill`` x the budget on the training timelines (:func:`agents.stream.imitation.calibrate_keep`).
+   about ``--fill`` x the budget on the training timelines (:func:`vmb_agents.stream.imitation.calibrate_keep`).
    With ``--pacing`` (default) every saved checkpoint also records the margins of the training
-   lines (:func:`agents.stream.imitation.pacing_prior`): the writer then keeps a line when its
+   lines (:func:`vmb_agents.stream.imitation.pacing_prior`): the writer then keeps a line when its
    margin beats a threshold that adapts to the history's length (a budget share per expected
-   line, :mod:`agents.stream.pacing`), so a history twice as long as the training ones does not
+   line, :mod:`vmb_agents.stream.pacing`), so a history twice as long as the training ones does not
    fill the budget halfway.
 3. **RL fine-tuning**: MaskablePPO with the env's reward (request F1 minus ``--memory-cost`` per
    stored token; 0 by default: the budget is the constraint) on whole training timelines.
 4. **Curve**: after the warm start and after each PPO segment the writer is run on the holdout
-   timelines, as ``vmb eval-stream`` runs it (:func:`~agents.stream.learned.load_stream_writer`'s
+   timelines, as ``vmb eval-stream`` runs it (:func:`~vmb_agents.stream.learned.load_stream_writer`'s
    writer), and so are the baselines at the same budget: store everything (``fifo``: the most
    recent lines that fit), the rule writer (``fifo``) and store nothing. The checkpoint kept as
    ``model.zip`` is the evaluation with the best holdout return (``--keep last`` keeps the last).
@@ -64,11 +64,11 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.stream.factory import make_writer
-from agents.stream.features import LineFeaturizer
-from agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores, pacing_prior
-from agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
-from agents.train.common import add_dataclass_arguments, args_from_namespace, generated_train, write_csv
+from vmb_agents.stream.factory import make_writer
+from vmb_agents.stream.features import LineFeaturizer
+from vmb_agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores, pacing_prior
+from vmb_agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
+from vmb_agents.train.common import add_dataclass_arguments, args_from_namespace, generated_train, write_csv
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
@@ -335,7 +335,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``vmb train stream`` / ``python -m agents.train.stream_writer``: parse the flags and :func:`train`."""
+    """``vmb train stream`` / ``python -m vmb_agents.train.stream_writer``: parse the flags and :func:`train`."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     add_arguments(parser)
     return train(args_from_namespace(Args, parser.parse_args(argv)))

@@ -154,7 +154,7 @@ def sharp_tiny_lm():
     Sharper logits than the random init, so greedy picks are not near-ties; returns ``(model.eval(), tok)``.
     """
     torch = pytest.importorskip("torch")
-    from agents.train.lm import build_tiny_model
+    from vmb_agents.train.lm import build_tiny_model
 
     def build(seed: int):
         model, tok = build_tiny_model(seed=seed)

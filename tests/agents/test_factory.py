@@ -8,9 +8,9 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401  (registers the envs)
-from agents.baselines import RandomPolicy
-from agents.factory import make_policy
-from agents.rules import RulesPolicy
+from vmb_agents.baselines import RandomPolicy
+from vmb_agents.factory import make_policy
+from vmb_agents.rules import RulesPolicy
 from vmb_gym.data import embedded_benchmark_dir
 from vmb_gym.errors import ConfigError
 

@@ -345,8 +345,8 @@ def test_attribution_in_real_run_uses_memory_audit(tiny: str, tmp_path: Path) ->
 def test_factory_specs_and_errors(tiny: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import gymnasium as gym
 
-    from agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
-    from agents.factory import check_policy, make_policy, policy_kind
+    from vmb_agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
+    from vmb_agents.factory import check_policy, make_policy, policy_kind
 
     env = gym.make("VehicleMem-v0", data=tiny)
     assert isinstance(make_policy("oracle", env), OraclePolicy)
@@ -360,10 +360,10 @@ def test_factory_specs_and_errors(tiny: str, monkeypatch: pytest.MonkeyPatch) ->
         policy_kind("smart")
     with pytest.raises(ConfigError, match="nothing after the colon"):
         policy_kind("hf:")
-    monkeypatch.setitem(sys.modules, "agents.llm.hf", None)
-    with pytest.raises(ConfigError, match="agents.llm.hf"):
+    monkeypatch.setitem(sys.modules, "vmb_agents.llm.hf", None)
+    with pytest.raises(ConfigError, match="vmb_agents.llm.hf"):
         make_policy("hf:/models/x", env)
-    with pytest.raises(ConfigError, match="agents.llm.hf"):
+    with pytest.raises(ConfigError, match="vmb_agents.llm.hf"):
         check_policy("hf:/models/x")
 
 

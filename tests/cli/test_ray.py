@@ -34,7 +34,7 @@ def ray_local():
 
 
 def test_ray_records_match_local_runner(ray_local) -> None:
-    from agents.factory import make_policy
+    from vmb_agents.factory import make_policy
     from vmb_gym.evaluation.ray_backend import run_ray
 
     config = EvalConfig(policy="oracle", files=[1], workers=2, limit=3)

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import vmb_gym  # noqa: F401  (registers the ids)
-from agents.stream.writers import RuleWriter, StoreEverythingWriter, StoreNothingWriter
+from vmb_agents.stream.writers import RuleWriter, StoreEverythingWriter, StoreNothingWriter
 from vmb_gym.envs.vehicle_mem_stream import Chunk, VehicleMemStreamEnv, build_timeline
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.policy import run_stream_episode

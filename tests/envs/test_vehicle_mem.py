@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import vmb_gym  # noqa: F401  (registers the ids)
 from vmb_gym.policy import run_episode
-from agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
+from vmb_agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
 from vmb_gym.scoring.aggregate import aggregate
 from vmb_gym.scoring.scorer import score_task
 from vmb_gym.types import ToolCall

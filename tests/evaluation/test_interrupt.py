@@ -37,14 +37,14 @@ def _records(out: Path) -> list[dict[str, Any]]:
 
 def test_ctrl_c_in_vmb_eval_prints_saved_episodes_and_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    import agents.factory
+    import vmb_agents.factory
 
     data = write_tiny_dataset(tmp_path / "data")
     out = tmp_path / "run"
     argv = ["eval", "--policy", "noop", "--data", data, "--trials", "2", "--out", str(out), "--no-plots",
             "--no-progress"]
     monkeypatch.setattr(sys, "argv", ["vmb", *argv])  # main(None) reads the command line, as the console script
-    monkeypatch.setattr(agents.factory, "make_policy", lambda spec, env, **kw: _CtrlC(stop_at=2))
+    monkeypatch.setattr(vmb_agents.factory, "make_policy", lambda spec, env, **kw: _CtrlC(stop_at=2))
     assert main() == EXIT_INTERRUPTED == 130
     err = capsys.readouterr().err
     assert "Traceback" not in err

@@ -1,7 +1,7 @@
 """The verified LLM renderer against a loopback OpenAI-compatible server (no network, no model).
 
 The server answers chat completions with a scripted function of the request; the client is the
-project's :class:`~agents.llm.openai_compat.OpenAIClient`, so the requests go through the
+project's :class:`~vmb_agents.llm.openai_compat.OpenAIClient`, so the requests go through the
 ``openai`` SDK as in ``vmb generate --renderer openai:MODEL``.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from agents.llm.openai_compat import OpenAIClient
-from agents.rules.values import extract_value
+from vmb_agents.llm.openai_compat import OpenAIClient
+from vmb_agents.rules.values import extract_value
 from vmb_gym.cli import main as vmb_main
 from vmb_gym.generator import GeneratorOptions, build_scenario
 from vmb_gym.generator.catalog import catalogue, render_value

@@ -51,7 +51,7 @@ def llama_url() -> Iterator[str]:
     py = llama_python()
     if py is None:
         pytest.skip("llama_cpp is not installed: pip install 'llama-cpp-python[server]' (or set $VMB_LLAMA_PYTHON)")
-    from agents.llm.hf import smollm2_gguf_path
+    from vmb_agents.llm.hf import smollm2_gguf_path
 
     try:
         gguf = smollm2_gguf_path()
@@ -79,8 +79,8 @@ def llama_url() -> Iterator[str]:
 
 
 def test_llama_cpp_server_renders_verified_conversations(llama_url: str) -> None:
-    from agents.llm.openai_compat import OpenAIClient
-    from agents.rules.values import extract_value
+    from vmb_agents.llm.openai_compat import OpenAIClient
+    from vmb_agents.rules.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     sc = build_scenario(GeneratorOptions(seed=5, scenarios=1, queries_per_scenario=2, history_length=50, days=7), 0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.train.common import generator_extra
+from vmb_agents.train.common import generator_extra
 from vmb_gym.cli import main
 from vmb_gym.errors import ConfigError
 from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions, build_scenario, generate

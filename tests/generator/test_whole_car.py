@@ -120,7 +120,7 @@ def test_unsaid_share_keeps_the_target_without_the_words() -> None:
 def test_training_split_with_the_option_gets_its_own_cache_folder(tmp_path: Path) -> None:
     import json
 
-    from agents.train.common import generated_train
+    from vmb_agents.train.common import generated_train
 
     out = generated_train(SimpleNamespace(train_scenarios=1, cache_dir=str(tmp_path), whole_car=1.0))
     assert out.name == "train_1_whole1"

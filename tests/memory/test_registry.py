@@ -69,7 +69,7 @@ def test_llm_specs_build_the_llm_memories() -> None:
 
 
 def test_agents_factory_registers_openai_and_hf() -> None:
-    import agents.factory  # noqa: F401 - registers the kinds
+    import vmb_agents.factory  # noqa: F401 - registers the kinds
 
     assert check_chat_backend("openai:gpt-4o-mini") == ("openai", "gpt-4o-mini")
     assert check_chat_backend("HF:/models/qwen") == ("hf", "/models/qwen")

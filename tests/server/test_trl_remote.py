@@ -7,7 +7,7 @@ from functools import partial
 
 import pytest
 
-from agents.llm.trl_env import VehicleMemToolEnv
+from vmb_agents.llm.trl_env import VehicleMemToolEnv
 from vmb_gym.server.tool_episode import ToolEpisode, with_vehicle_tools
 from vmb_gym.server.trl import RemoteToolEnv
 
@@ -60,7 +60,7 @@ def test_grpo_trainer_step_against_vmb_serve(server_url: str, tmp_path) -> None:
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    from agents.train.lm import build_tiny_model
+    from vmb_agents.train.lm import build_tiny_model
 
     model, tok = build_tiny_model(seed=0)
     tok.chat_template = qwen2_5_chat_template

@@ -13,8 +13,8 @@ import vmb_gym  # noqa: F401
 from vmb_gym.policy import Policy, run_episode
 from vmb_gym.wrappers.catalogue import Catalogue, CatalogueActionWrapper, EpisodeText
 from vmb_gym.wrappers.features import FeatureObservationWrapper, HashingFeaturizer
-from agents.sb3.catalogue_policy import SB3Policy
-from agents.sb3.checkpoint import save_checkpoint
+from vmb_agents.sb3.catalogue_policy import SB3Policy
+from vmb_agents.sb3.checkpoint import save_checkpoint
 from vmb_gym.wrappers.sb3 import make_sb3_env
 
 

@@ -130,12 +130,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
     from pathlib import Path
 
-    from agents.factory import check_policy, make_policy, policy_kind
+    from vmb_agents.factory import check_policy, make_policy, policy_kind
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
     check_policy(policy, args.policy_kwargs)
-    from agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
+    from vmb_agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
     settings, warnings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
     for line in warnings:

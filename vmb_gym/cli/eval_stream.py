@@ -1,7 +1,7 @@
 """``vmb eval-stream``: run a memory writer over ``VehicleMemStream-v0`` timelines.
 
 One episode per scenario (the whole timeline, or with ``--window-days`` one window chosen by the
-seed). Every writer is read by the same fixed rule reader (:class:`agents.stream.reader.StreamReader`),
+seed). Every writer is read by the same fixed rule reader (:class:`vmb_agents.stream.reader.StreamReader`),
 so the numbers compare *what was written*.
 
 Outputs in ``--out``:
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the writer over the scenarios, write the outputs and print the table."""
-    from agents.stream.factory import make_writer
+    from vmb_agents.stream.factory import make_writer
     from vmb_gym.data import parse_file_range
     from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
     from vmb_gym.errors import VmbError

@@ -104,8 +104,8 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
     Raises:
         ConfigError: a bad spec or option.
     """
-    import agents.factory  # noqa: F401  (registers the openai and hf chat backends)
-    from agents.rules.values import extract_value
+    import vmb_agents.factory  # noqa: F401  (registers the openai and hf chat backends)
+    from vmb_agents.rules.values import extract_value
     from vmb_gym.generator.llm_render import LLMRenderer
     from vmb_gym.generator.render_cache import ReplyCache
     from vmb_gym.generator.render_verify import gated
@@ -114,12 +114,12 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
 
     kind, arg = check_chat_backend(args.renderer)
     if kind == "openai":
-        from agents.llm.openai_compat import OpenAIClient
+        from vmb_agents.llm.openai_compat import OpenAIClient
 
         backend: Any = OpenAIClient(arg, timeout=args.render_timeout, max_retries=1, max_tokens=args.render_max_tokens)
         model, endpoint = f"openai:{arg}", backend.base_url
     elif kind == "hf":
-        from agents.llm.hf import HFPolicy
+        from vmb_agents.llm.hf import HFPolicy
 
         backend = HFPolicy(arg, max_new_tokens=args.render_max_tokens)
         model, endpoint = f"hf:{arg}", ""

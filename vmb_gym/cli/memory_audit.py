@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--k must be comma-separated integers, got {args.k!r}") from None
     names = memory_names(args.memory)
     if args.memory_llm:
-        import agents.factory  # noqa: F401 - registers the openai and hf chat backends
+        import vmb_agents.factory  # noqa: F401 - registers the openai and hf chat backends
     kwargs = llm_kwargs(names, args.memory_llm)
     scenarios = list(load_scenarios(args.data))
     if args.limit:

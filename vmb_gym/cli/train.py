@@ -23,14 +23,14 @@ PASSES_ARGUMENTS = True
 
 
 def _add_sb3(parser: argparse.ArgumentParser) -> None:
-    from agents.train.sb3_slots import add_arguments
+    from vmb_agents.train.sb3_slots import add_arguments
 
     add_arguments(parser)
 
 
 def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.common import args_from_namespace
-    from agents.train.sb3_slots import Args, main
+    from vmb_agents.train.common import args_from_namespace
+    from vmb_agents.train.sb3_slots import Args, main
     from vmb_gym.errors import VmbError
 
     try:
@@ -43,31 +43,31 @@ def _run_sb3(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _add_lm(parser: argparse.ArgumentParser) -> None:
-    from agents.train.lm import add_lm_arguments
+    from vmb_agents.train.lm import add_lm_arguments
 
     add_lm_arguments(parser)
 
 
 def _run_lm(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.lm import run_lm
+    from vmb_agents.train.lm import run_lm
 
     return int(run_lm(args) or 0)
 
 
 def _add_stream(parser: argparse.ArgumentParser) -> None:
-    from agents.train.stream_writer import add_arguments
+    from vmb_agents.train.stream_writer import add_arguments
 
     add_arguments(parser)
 
 
 def _run_stream(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.stream_writer import main
+    from vmb_agents.train.stream_writer import main
 
     return int(main(list(argv)) or 0)
 
 
 def _add_reader(parser: argparse.ArgumentParser) -> None:
-    from agents.train.lm_reader import add_arguments
+    from vmb_agents.train.lm_reader import add_arguments
 
     add_arguments(parser)
 
@@ -87,20 +87,20 @@ def _run_main(trainer: str, main: Callable[[list[str]], dict[str, Any]], argv: S
 
 
 def _run_reader(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.lm_reader import main
+    from vmb_agents.train.lm_reader import main
 
     return _run_main("reader", main, argv, lambda summary: f"outputs in {args.out}: adapter {args.out}/adapter "
                                                            f"(pick accuracy {summary['pick_accuracy_after']})")
 
 
 def _add_ensemble(parser: argparse.ArgumentParser) -> None:
-    from agents.train.slot_ensemble import add_arguments
+    from vmb_agents.train.slot_ensemble import add_arguments
 
     add_arguments(parser)
 
 
 def _run_ensemble(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from agents.train.slot_ensemble import main
+    from vmb_agents.train.slot_ensemble import main
 
     return _run_main("ensemble", main, argv,
                      lambda summary: f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")

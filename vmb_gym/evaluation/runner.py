@@ -10,7 +10,7 @@ episode is retried once, and if it fails again it is recorded with
 Which episodes run, where (this process, a process pool, Ray) and the writing of
 ``results.jsonl`` are :mod:`vmb_gym.evaluation.run`'s job.
 
-Policies come from a ``policy_factory(spec, env, **kwargs)`` callable (``agents.factory.make_policy``
+Policies come from a ``policy_factory(spec, env, **kwargs)`` callable (``vmb_agents.factory.make_policy``
 in the CLI); this module never imports :mod:`agents`.
 """
 

@@ -58,7 +58,7 @@ OTHER_WEIGHT = 0.5
 _LINE = re.compile(r"^([AB]): (\S.*)$")
 _NAMES = re.compile(r"\{[ab]\}")
 _DIGIT = re.compile(r"\d")
-#: Words the rules reader's value matcher reads as the top or bottom of a scale (agents.rules.values).
+#: Words the rules reader's value matcher reads as the top or bottom of a scale (vmb_agents.rules.values).
 _EXTREMES = re.compile(r"\b(?:max|maxed|maximum|all the way up|highest|full blast|hurricane|strongest|minimum|lowest|"
                        r"all the way down|weakest|dimmest|softest)\b", re.IGNORECASE)
 

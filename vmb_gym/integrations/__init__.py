@@ -10,5 +10,5 @@ optional dependency):
 * :mod:`vmb_gym.integrations.text_actions`: reading tool calls out of a model's text reply
   (shared by both).
 
-TRL's ``environment_factory`` adapter is :mod:`agents.llm.trl_env`.
+TRL's ``environment_factory`` adapter is :mod:`vmb_agents.llm.trl_env`.
 """

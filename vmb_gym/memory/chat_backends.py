@@ -7,7 +7,7 @@ plain string, so it is saved in ``config.json`` and travels to worker processes;
 built where the memory is.
 
 vmb_gym ships no model client (``agents`` imports vmb_gym, never the reverse): importing
-:mod:`agents.factory` registers ``openai:MODEL`` (an OpenAI-compatible endpoint,
+:mod:`vmb_agents.factory` registers ``openai:MODEL`` (an OpenAI-compatible endpoint,
 ``$OPENAI_BASE_URL``) and ``hf:PATH`` (a local Hugging Face model). The ``vmb`` commands import
 it, and so does every worker that unpickles its policy factory. Anyone can add a kind::
 
@@ -44,7 +44,7 @@ def register_chat_backend(kind: str, factory: ChatBackendFactory, *, replace: bo
 
 
 def chat_backend_kinds() -> list[str]:
-    """The registered spec kinds, sorted (``hf`` and ``openai`` once :mod:`agents.factory` is imported)."""
+    """The registered spec kinds, sorted (``hf`` and ``openai`` once :mod:`vmb_agents.factory` is imported)."""
     return sorted(_BACKENDS)
 
 
@@ -63,7 +63,7 @@ def check_chat_backend(spec: str) -> tuple[str, str]:
     if found is None:
         hint = did_you_mean(kind, known)
         raise ConfigError(f"unknown LLM backend kind {kind!r} in {spec!r}; known: {', '.join(known) or 'none'}"
-                          f" (import agents.factory to register openai and hf){hint}")
+                          f" (import vmb_agents.factory to register openai and hf){hint}")
     return found, arg.strip()
 
 

@@ -1,7 +1,7 @@
 """The one chat-model interface: :class:`ChatBackend`, its message types and tool helpers.
 
 The LLM-built memories (``summary``, ``key_value``) call a backend; the model-backed policies
-(``agents.llm``: HF and OpenAI-compatible) implement it, so one object serves both. Tests use a
+(``vmb_agents.llm``: HF and OpenAI-compatible) implement it, so one object serves both. Tests use a
 scripted one.
 """
 

@@ -5,7 +5,7 @@ TRL's ``GRPOTrainer(environment_factory=...)`` builds one object per rollout, ca
 tool and scores the rollout with ``get_reward()``. :class:`ToolEpisode` is that object for any
 way of running the env: a subclass gives :meth:`ToolEpisode._start` (begin an episode) and
 :meth:`ToolEpisode._advance` (run one call). :class:`vmb_gym.server.trl.RemoteToolEnv` runs them
-on a ``vmb serve`` session; the in-process ``agents.llm.trl_env.VehicleMemToolEnv`` is the same
+on a ``vmb serve`` session; the in-process ``vmb_agents.llm.trl_env.VehicleMemToolEnv`` is the same
 idea over a local ``VehicleMem-v0``.
 
 Tools: ``list_module_tools``, ``search_memory``, ``call_vehicle(name, arguments)`` (any of the

@@ -3,7 +3,7 @@
 :class:`RemoteToolEnv` is a :class:`~vmb_gym.server.tool_episode.ToolEpisode` whose episodes
 run on one ``vmb serve`` session (a :class:`~vmb_gym.server.client.VmbEnvClient`, opened on the
 first reset): same tools, ``reset(**row)`` and ``get_reward()`` as the in-process adapter
-(``agents.llm.trl_env.VehicleMemToolEnv``), the car and the scoring on the server. TRL pools the
+(``vmb_agents.llm.trl_env.VehicleMemToolEnv``), the car and the scoring on the server. TRL pools the
 instances, so each keeps its session for many rollouts; the server needs ``--max-sessions`` at
 least the generation batch size.
 

@@ -2,8 +2,8 @@
 
 :func:`make_sb3_env` (flat design): ``VehicleMem-v0`` + :class:`CatalogueActionWrapper` (``Discrete(N)``
 with ``action_masks()``) + :class:`FeatureObservationWrapper` (``Box`` features). The agent side
-lives in :mod:`agents.sb3`: the trained model as a policy (:mod:`agents.sb3.catalogue_policy`), the
-one checkpoint format (:mod:`agents.sb3.checkpoint`) and the slot design (:mod:`agents.sb3.slots`).
+lives in :mod:`vmb_agents.sb3`: the trained model as a policy (:mod:`vmb_agents.sb3.catalogue_policy`), the
+one checkpoint format (:mod:`vmb_agents.sb3.checkpoint`) and the slot design (:mod:`vmb_agents.sb3.slots`).
 """
 
 from __future__ import annotations

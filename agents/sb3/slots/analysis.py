@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.rules import (
+from vmb_agents.rules import (
     PERSONAL_SELECTORS,
     RulesPolicy,
     content_words,
@@ -26,11 +26,11 @@ from agents.rules import (
     selector_param,
     selector_value,
 )
-from agents.rules.values import mirror_side
-from agents.sb3.slots.companions import companion_slots
-from agents.sb3.slots.hits import continuations, followup_queries, pool_hits
-from agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
-from agents.sb3.slots.reading import (
+from vmb_agents.rules.values import mirror_side
+from vmb_agents.sb3.slots.companions import companion_slots
+from vmb_agents.sb3.slots.hits import continuations, followup_queries, pool_hits
+from vmb_agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
+from vmb_agents.sb3.slots.reading import (
     prior_text,
     reason_words,
     relation_words,
@@ -38,8 +38,8 @@ from agents.sb3.slots.reading import (
     said_by,
     situation_stems,
 )
-from agents.sb3.slots.records import ApiSlot, EvidencePool, SlotAnalysis, ValueSlot
-from agents.sb3.slots.values import requested_api, value_slots
+from vmb_agents.sb3.slots.records import ApiSlot, EvidencePool, SlotAnalysis, ValueSlot
+from vmb_agents.sb3.slots.values import requested_api, value_slots
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec
 
@@ -53,7 +53,7 @@ WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|everywhere|both|w
 def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
     """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`.
 
-    A seat, a climate zone and a reading light are personal (:data:`agents.rules.PERSONAL_SELECTORS`): their
+    A seat, a climate zone and a reading light are personal (:data:`vmb_agents.rules.PERSONAL_SELECTORS`): their
     ``"all"`` is offered only when the rules chose it (the climate's shared functions) or the request's words say
     every seat (:data:`WHOLE_CAR_WORDS`), as the generator's whole-car requests do.
     """
@@ -79,7 +79,7 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
                      device_alike: bool = False) -> list[Any]:
     """The rules baseline's value candidates in the hits (best first).
 
-    ``device_alike`` (:meth:`agents.rules.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
+    ``device_alike`` (:meth:`vmb_agents.rules.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
     off for the shipped checkpoint, whose scorer learned on the candidate scores in which a device named without
     its setting gives its default function the request's score. Read the rules' way, it lost 2 of 100 held-out
     tasks (1-10) and 4 of 400 (11-50) for 2 of 400 official ones (issue #17, 2026-12-03).
@@ -97,7 +97,7 @@ def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: 
     """The pooled evidence of an episode and the names of the relatives the request speaks of.
 
     ``records`` are the episode's search hits in the env's ``info["memory_hits"]`` form, in order
-    (:attr:`~agents.sb3.slots.records.SlotEpisodeText.memory_hits`); ``device_alike``: see :func:`rules_candidates`.
+    (:attr:`~vmb_agents.sb3.slots.records.SlotEpisodeText.memory_hits`); ``device_alike``: see :func:`rules_candidates`.
     """
     req = read_request(request, speakers)
     hits = pool_hits(records, speakers)
@@ -122,7 +122,7 @@ def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: 
     return pool, relatives
 
 
-#: The latest rank of the API the request names most strongly (:func:`~agents.sb3.slots.values.requested_api`)
+#: The latest rank of the API the request names most strongly (:func:`~vmb_agents.sb3.slots.values.requested_api`)
 #: and of the API of the target's line that gives the request's reason (the first of :func:`reason_apis` not ahead).
 REQUESTED_RANK = 1
 REASON_RANK = 3
@@ -237,7 +237,7 @@ def analyse(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequen
     On top of the rules' reading: a line by the same speaker within ``FOLLOW_MINUTES`` of a
     line that names a setting continues that setting (corrections rarely repeat the setting's
     name), and ``followups`` (after the first search round) asks for the second round's queries.
-    ``line_prior`` (a :class:`agents.sb3.slots.line_prior.LinePrior`) scores every mention for the
+    ``line_prior`` (a :class:`vmb_agents.sb3.slots.line_prior.LinePrior`) scores every mention for the
     value features; ``setting_prior`` (the catalogue's learned API prior) tells which setting each
     mention is about; ``device_alike``: see :func:`rules_candidates`.
     """

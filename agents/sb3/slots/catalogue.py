@@ -2,7 +2,7 @@
 
 :class:`SlotCatalogue` holds what is learned on the training split (the API prior, the companion
 classifier, the line prior), runs the search action's queries, analyses an episode's state into
-slots (:func:`agents.sb3.slots.analysis.analyse`, cached), resolves a slot into a concrete call and
+slots (:func:`vmb_agents.sb3.slots.analysis.analyse`, cached), resolves a slot into a concrete call and
 masks the allowed actions.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.rules import (
+from vmb_agents.rules import (
     RulesPolicy,
     api_text,
     clamp_to_param,
@@ -25,8 +25,8 @@ from agents.rules import (
     score_apis,
     unnamed_setting_modules,
 )
-from agents.sb3.slots.analysis import analyse
-from agents.sb3.slots.layout import (
+from vmb_agents.sb3.slots.analysis import analyse
+from vmb_agents.sb3.slots.layout import (
     FOLLOWUP_K,
     N_API_SLOTS,
     N_MEMORY_VALUES,
@@ -41,10 +41,10 @@ from agents.sb3.slots.layout import (
     slot_index,
     unpack_slot,
 )
-from agents.sb3.slots.line_prior import LinePrior
-from agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
-from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
-from agents.rules import module_words, selector_param, value_param
+from vmb_agents.sb3.slots.line_prior import LinePrior
+from vmb_agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
+from vmb_agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
+from vmb_agents.rules import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText, call_key
@@ -58,7 +58,7 @@ def device_alike_scores(scores: Mapping[str, float], text: str) -> dict[str, flo
     prior can tell which HUD function is meant; the prior still ranks one first from the wordings it was fitted
     on (the brightness, 2.6 against 0.8 for the height), and the rules filter then drops the others before the
     memory is read. Scored alike, the lines decide, as in the rules' candidates
-    (:func:`agents.rules.words.unnamed_setting_modules`).
+    (:func:`vmb_agents.rules.words.unnamed_setting_modules`).
     """
     out = dict(scores)
     for module in unnamed_setting_modules(text):
@@ -84,13 +84,13 @@ class SlotCatalogue:
         api_examples: ``(request wording, API)`` pairs of training tasks (see :meth:`examples_from_tasks`).
         companion_examples: ``(routine clause, API)`` pairs of training tasks (see
             :meth:`companion_examples_from_scenarios`).
-        line_prior: a :class:`agents.sb3.slots.line_prior.LinePrior` fitted on the training split (the ``prior_*``
+        line_prior: a :class:`vmb_agents.sb3.slots.line_prior.LinePrior` fitted on the training split (the ``prior_*``
             value features stay 0 without one).
         context: neighbouring lines each search shows around a hit (``search_memory``'s
             ``context``): a correction or an exception said right after the line that names the
             setting rarely names it again.
         device_alike: a request that names a device without its setting scores each of its functions alike, in
-            the rules' candidates (:func:`agents.sb3.slots.analysis.rules_candidates`) and in the request scores
+            the rules' candidates (:func:`vmb_agents.sb3.slots.analysis.rules_candidates`) and in the request scores
             (:func:`device_alike_scores`); off for checkpoints trained before it existed (their sidecars lack it).
     """
 
@@ -218,7 +218,7 @@ class SlotCatalogue:
     # ------------------------------------------------------------------ index arithmetic
     @staticmethod
     def index(api_slot: int, value_slot: int, target_slot: int) -> int:
-        """The action index of a (API, value, target) slot triple (:func:`~agents.sb3.slots.layout.slot_index`)."""
+        """The action index of a (API, value, target) slot triple (:func:`~vmb_agents.sb3.slots.layout.slot_index`)."""
         return slot_index(api_slot, value_slot, target_slot)
 
     @staticmethod
@@ -285,7 +285,7 @@ class SlotCatalogue:
         """The slots of the episode's current state (cached per request and the hits' text).
 
         The slots read the structured hits (``episode.memory_hits``); the text the searches
-        returned is their rendering, so its digest (:func:`~agents.sb3.slots.records.hits_key`) keys the
+        returned is their rendering, so its digest (:func:`~vmb_agents.sb3.slots.records.hits_key`) keys the
         cache. The cache keeps the
         :data:`ANALYSIS_CACHE` most recently used analyses (each holds its feature rows, about
         150 KB): a call step finds its episode's analysis, a repeated task (of the last few hundred)

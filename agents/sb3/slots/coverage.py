@@ -8,7 +8,7 @@ of one task in a slot env and names, for each gold call that no slot resolves to
 - ``value``: the function is an API slot, but no value slot resolves to the gold value;
 - ``target``: the value is there, but not at the gold seat or zone.
 
-Run it as a script (``python -m agents.sb3.slots.coverage --data official:DIR --files 1-10``;
+Run it as a script (``python -m vmb_agents.sb3.slots.coverage --data official:DIR --files 1-10``;
 ``--checkpoint`` reads a trained checkpoint's catalogue, the shipped one by default).
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agents.sb3.slots.layout import SLOT_SEARCH
+from vmb_agents.sb3.slots.layout import SLOT_SEARCH
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import call_key
 
@@ -62,7 +62,7 @@ def miss_kind(gold: Any, analysis: Any, calls: Sequence[Any]) -> GoldMiss:
 
 def selector_names(api: str) -> set[str]:
     """The argument names of an API that pick a seat or zone."""
-    from agents.rules import selector_param
+    from vmb_agents.rules import selector_param
 
     sel = selector_param(API_SPECS[api])
     return {sel.name} if sel is not None else set()
@@ -106,9 +106,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Measure the catalogue's coverage on a data set (prints the summary; ``--out`` writes every row)."""
     import gymnasium as gym
 
-    from agents.sb3.checkpoint import resolve_checkpoint
-    from agents.sb3.slots.env import make_slot_env
-    from agents.sb3.slots.policy import SlotSB3Policy
+    from vmb_agents.sb3.checkpoint import resolve_checkpoint
+    from vmb_agents.sb3.slots.env import make_slot_env
+    from vmb_agents.sb3.slots.policy import SlotSB3Policy
     from vmb_gym.data import parse_file_range
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -12,10 +12,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.sb3.slots.catalogue import SlotCatalogue
-from agents.sb3.slots.features import SlotFeaturizer
-from agents.sb3.slots.layout import SLOT_FINISH, SLOT_SEARCH
-from agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
+from vmb_agents.sb3.slots.catalogue import SlotCatalogue
+from vmb_agents.sb3.slots.features import SlotFeaturizer
+from vmb_agents.sb3.slots.layout import SLOT_FINISH, SLOT_SEARCH
+from vmb_agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, search_rounds
 from vmb_gym.errors import ConfigError
 from vmb_gym.wrappers.catalogue import EpisodeText
 
@@ -162,7 +162,7 @@ def make_slot_env(env: gym.Env[Any, Any] | None = None, *, catalogue: Any = None
 
     Args:
         env: a ``VehicleMem-v0`` env; when None, ``gym.make("VehicleMem-v0", **make_kwargs)``.
-        catalogue: a :class:`~agents.sb3.slots.catalogue.SlotCatalogue` (default: no learned prior).
+        catalogue: a :class:`~vmb_agents.sb3.slots.catalogue.SlotCatalogue` (default: no learned prior).
         f1_weight: final reward ``exact_match + f1_weight * f1_change`` (None: the env's reward).
         featurizer: the :class:`SlotFeaturizer` (default: every feature).
     """

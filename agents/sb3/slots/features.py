@@ -1,6 +1,6 @@
 """Slot features: one row per slot action, in terms that mean the same thing in every household.
 
-:class:`SlotFeaturizer` turns a :class:`~agents.sb3.slots.records.SlotAnalysis` and the episode
+:class:`SlotFeaturizer` turns a :class:`~vmb_agents.sb3.slots.records.SlotAnalysis` and the episode
 record into ``N_SLOT_ACTIONS`` rows (the static part is cached on the analysis; the per-step
 columns are filled on each call).
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.sb3.slots.layout import (
+from vmb_agents.sb3.slots.layout import (
     N_LINE_HASH,
     N_MEMORY_VALUES,
     N_SLOT_ACTIONS,
@@ -25,8 +25,8 @@ from agents.sb3.slots.layout import (
     slot_index,
 )
 from vmb_gym.vehicle.lexicon import LINE_CUES
-from agents.sb3.slots.records import search_rounds
-from agents.rules import value_param
+from vmb_agents.sb3.slots.records import search_rounds
+from vmb_agents.rules import value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText
@@ -46,7 +46,7 @@ class SlotFeaturizer:
 
     Row ``i`` (of ``D`` floats) describes action ``i`` in terms that mean the same thing in every
     household, so one small scorer shared by all rows (see
-    :class:`~agents.sb3.slots.policy.SlotPointerPolicy`) can learn which slot is right:
+    :class:`~vmb_agents.sb3.slots.policy.SlotPointerPolicy`) can learn which slot is right:
 
     * kind: finish / search / call;
     * episode: searched, steps, calls made, relative change in the request, hit count, routine
@@ -65,7 +65,7 @@ class SlotFeaturizer:
       (preference, revision, correction, hypothetical, elsewhere, negation, first person, question),
       and the request's situation (outside the quote: rain, dark, a passenger, the route) against
       its lines: shared stems, a conditional rule that matches or misses it, an everyday default
-      line, another value with a matching rule; and the learned line prior (:mod:`agents.sb3.slots.line_prior`):
+      line, another value with a matching rule; and the learned line prior (:mod:`vmb_agents.sb3.slots.line_prior`):
       its best mention by the target and by others, whether it holds the latest genuine mention
       (by the target / by anyone) and its margin over the other values' best target mention; the
       request's reason words ("my back is acting up again") in a target mention; the learned API

@@ -10,10 +10,10 @@ from typing import Any
 
 import re
 
-from agents.rules import Candidate, extract_value, hit_body
-from agents.sb3.slots.layout import CORRECTION_WORDS, FOLLOW_MINUTES, N_FOLLOWUPS
-from agents.sb3.slots.reading import NOW, prior_text, render_value, said_by
-from agents.sb3.slots.records import ApiSlot
+from vmb_agents.rules import Candidate, extract_value, hit_body
+from vmb_agents.sb3.slots.layout import CORRECTION_WORDS, FOLLOW_MINUTES, N_FOLLOWUPS
+from vmb_agents.sb3.slots.reading import NOW, prior_text, render_value, said_by
+from vmb_agents.sb3.slots.records import ApiSlot
 from vmb_gym.memory import MemoryHit
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.lexicon import LEVEL_WORDING, LINE_CUES, PREFERENCE_WORDING

@@ -4,7 +4,7 @@ Households talk about settings in many ways that are *not* a preference for this
 work, a rental, a taxi, a relative's car, a hypothetical, a review read online, a complaint about
 the manual. :class:`LinePrior` is a logistic regression fitted on the training split with one
 label per history line: "this line is gold evidence of some request". It feeds the slot design's
-value features (:mod:`agents.sb3.slots`); only training scenarios' evidence line ids are used,
+value features (:mod:`vmb_agents.sb3.slots`); only training scenarios' evidence line ids are used,
 never a value or a held-out scenario.
 
 What it reads (``kind``, :data:`KINDS`):
@@ -12,7 +12,7 @@ What it reads (``kind``, :data:`KINDS`):
 * ``"words"``: the line's words and word n-grams, hashed (people's names and numbers masked, so it
   learns wording, not values). Fitted on every history line.
 * ``"vocab"``: the same n-grams of the line with the simulator vocabulary masked as well
-  (:func:`agents.sb3.slots.prior_text.vocab_text`: numbers in words, enum values, setting and
+  (:func:`vmb_agents.sb3.slots.prior_text.vocab_text`: numbers in words, enum values, setting and
   device phrases), so it learns how a line is said, not which setting it names. Fitted on every
   history line; it is the kind that transfers to the official histories (see the README).
 * ``"cues"``: :func:`cue_vector` alone (no model weights, no embedding: cheap everywhere).
@@ -93,7 +93,7 @@ N_CUES = 8 + 6 + 3
 def cue_vector(body: str) -> np.ndarray:
     """The simulator-vocabulary features of a line body: each lexicon cue (0/1), the number of settings
     the vocabulary finds in it, how strongly the best one is named, and the line's length."""
-    from agents.rules import score_apis
+    from vmb_agents.rules import score_apis
 
     scores = score_apis(body)
     lower = body.lower()
@@ -105,7 +105,7 @@ def cue_vector(body: str) -> np.ndarray:
 
 def states_value(body: str) -> bool:
     """Whether a line body states a value of a setting the vocabulary finds in it (one of its best three)."""
-    from agents.rules import extract_value, score_apis
+    from vmb_agents.rules import extract_value, score_apis
     from vmb_gym.vehicle import API_SPECS
 
     ranked = sorted(score_apis(body).items(), key=lambda kv: -kv[1])[:3]
@@ -232,7 +232,7 @@ class LinePrior:
 
         ``candidates_only``: only the lines that state a setting value (:func:`states_value`).
         """
-        from agents.rules import hit_body_cached
+        from vmb_agents.rules import hit_body_cached
 
         out = []
         for s in scenarios:
@@ -289,7 +289,7 @@ def _design(kind: str, embedder: LineEmbedder | None, bodies: Sequence[str]) -> 
     if "words" in PARTS[kind]:
         blocks.append(_vectorizer().transform(texts))
     if "vocab" in PARTS[kind]:
-        from agents.sb3.slots.prior_text import vocab_text
+        from vmb_agents.sb3.slots.prior_text import vocab_text
 
         blocks.append(_vectorizer().transform([vocab_text(b) for b in bodies]))
     if "cues" in PARTS[kind]:

@@ -17,12 +17,12 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.sb3.checkpoint import check_spaces, load_checkpoint
-from agents.sb3.slots.catalogue import SlotCatalogue
-from agents.sb3.slots.env import refuse_context_memory, slot_call, speakers_of
-from agents.sb3.slots.features import SlotFeaturizer
-from agents.sb3.slots.layout import N_SLOT_ACTIONS
-from agents.sb3.slots.records import SlotEpisodeText
+from vmb_agents.sb3.checkpoint import check_spaces, load_checkpoint
+from vmb_agents.sb3.slots.catalogue import SlotCatalogue
+from vmb_agents.sb3.slots.env import refuse_context_memory, slot_call, speakers_of
+from vmb_agents.sb3.slots.features import SlotFeaturizer
+from vmb_agents.sb3.slots.layout import N_SLOT_ACTIONS
+from vmb_agents.sb3.slots.records import SlotEpisodeText
 
 
 class PointerNet(nn.Module):
@@ -63,7 +63,7 @@ class SlotPointerPolicy(MaskableActorCriticPolicy):
 
     Args:
         pointer_hidden: width of the scorer's hidden layers (64; a merged ensemble of K members,
-            :mod:`agents.train.slot_ensemble`, is K times as wide); the other arguments are SB3's.
+            :mod:`vmb_agents.train.slot_ensemble`, is K times as wide); the other arguments are SB3's.
     """
 
     def __init__(self, *args: Any, pointer_hidden: int = 64, **kwargs: Any) -> None:
@@ -93,7 +93,7 @@ class SlotSB3Policy:
 
     Args:
         model: the MaskablePPO (or PPO) model.
-        catalogue: the :class:`~agents.sb3.slots.catalogue.SlotCatalogue` it was trained with.
+        catalogue: the :class:`~vmb_agents.sb3.slots.catalogue.SlotCatalogue` it was trained with.
         env: the env it runs in (for the scenario speakers and whether memory retrieves).
         deterministic: most likely allowed action (else sample).
         drop_features: feature groups the model sees as zeros (:meth:`SlotFeaturizer.feature_groups`; an

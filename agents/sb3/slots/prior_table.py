@@ -1,10 +1,10 @@
 """The line prior's transfer table: each kind fitted on generated households, its AUC on other data.
 
-``python -m agents.sb3.slots.prior_table --train DIR [--train DIR ...] [--train-files 1-80] --eval NAME=SPEC:FILES``
-fits one :class:`~agents.sb3.slots.line_prior.LinePrior` per ``--kind`` on every line of the
+``python -m vmb_agents.sb3.slots.prior_table --train DIR [--train DIR ...] [--train-files 1-80] --eval NAME=SPEC:FILES``
+fits one :class:`~vmb_agents.sb3.slots.line_prior.LinePrior` per ``--kind`` on every line of the
 training sets (generated data only: a spec that names official data is refused) and prints the
 ROC AUC of gold evidence among the lines that state a setting value of each evaluation set
-(:func:`~agents.sb3.slots.line_prior.line_prior_auc`). Reading the candidates of official 1-40
+(:func:`~vmb_agents.sb3.slots.line_prior.line_prior_auc`). Reading the candidates of official 1-40
 takes minutes (the value matcher reads every line).
 """
 
@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.sb3.slots.line_prior import EVERY_LINE_KINDS, LinePrior, labelled_candidates, line_prior_auc
+from vmb_agents.sb3.slots.line_prior import EVERY_LINE_KINDS, LinePrior, labelled_candidates, line_prior_auc
 from vmb_gym.errors import ConfigError
 
 
@@ -39,7 +39,7 @@ def training_scenarios(specs: Sequence[str], files: str | None = None) -> list[A
 
 def fit_kind(scenarios: Sequence[Any], kind: str, *, seed: int = 0) -> LinePrior:
     """A prior of ``kind`` fitted on every line of ``scenarios`` (the candidate lines for the kinds that
-    read only those, as :func:`~agents.sb3.slots.line_prior.fit_line_prior` does)."""
+    read only those, as :func:`~vmb_agents.sb3.slots.line_prior.fit_line_prior` does)."""
     examples = LinePrior.examples_from_scenarios(scenarios, candidates_only=kind not in EVERY_LINE_KINDS)
     return LinePrior.fit(examples, seed=seed, kind=kind)
 

@@ -48,7 +48,7 @@ class ValueSlot:
     cond_miss: bool = False  # ... a conditional mention that shares none
     default_line: bool = False  # some mention states the everyday default ("on an ordinary drive")
     other_cond_match: bool = False  # another value of the API has a matching conditional mention
-    # the learned line prior (agents.line_prior; 0 without one): P(a mention states a real preference)
+    # the learned line prior (vmb_agents.line_prior; 0 without one): P(a mention states a real preference)
     prior_target: float = 0.0  # best mention by the target person
     prior_other: float = 0.0  # best mention by someone else
     prior_latest_target: bool = False  # holds the target's latest genuine mention of the API
@@ -83,7 +83,7 @@ class ApiSlot:
 class SlotAnalysis:
     """Everything the slot catalogue knows about one episode: the request reading and the slots."""
 
-    request: Any  # agents.rules.Request
+    request: Any  # vmb_agents.rules.Request
     apis: list[ApiSlot]
     delta: int | None
     n_hits: int
@@ -165,13 +165,13 @@ def search_rounds(episode: EpisodeText) -> int:
 class EvidencePool:
     """What the value slots of every API read: the request, the pooled hits and their rules candidates.
 
-    Built once per analysis by :func:`agents.sb3.slots.analysis.analyse`; ``cands`` are the rules
-    baseline's candidates (plus the continuations of :func:`agents.sb3.slots.hits.continuations`,
+    Built once per analysis by :func:`vmb_agents.sb3.slots.analysis.analyse`; ``cands`` are the rules
+    baseline's candidates (plus the continuations of :func:`vmb_agents.sb3.slots.hits.continuations`,
     whose lines are ``follow_src``), ``by_render`` maps a rendered hit to the hit.
     """
 
     request: str
-    req: Any  # agents.rules.Request
+    req: Any  # vmb_agents.rules.Request
     speakers: tuple[str, ...]
     hits: list[Any]
     by_render: dict[str, Any]

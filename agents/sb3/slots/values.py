@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agents.rules import (
+from vmb_agents.rules import (
     OPPOSITE,
     Candidate,
     conditions_in,
@@ -22,9 +22,9 @@ from agents.rules import (
     spoken_text,
     value_param,
 )
-from agents.sb3.slots.layout import N_MEMORY_VALUES
-from agents.sb3.slots.line_prior import GENUINE
-from agents.sb3.slots.reading import (
+from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES
+from vmb_agents.sb3.slots.line_prior import GENUINE
+from vmb_agents.sb3.slots.reading import (
     CONDITIONAL_RE,
     DEFAULT_LINE_RE,
     NOW,
@@ -34,7 +34,7 @@ from agents.sb3.slots.reading import (
     said_by,
     stems,
 )
-from agents.sb3.slots.records import EvidencePool, ValueSlot
+from vmb_agents.sb3.slots.records import EvidencePool, ValueSlot
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.lexicon import LINE_CUES
 

@@ -52,13 +52,13 @@ def _digest(a: np.ndarray) -> str:
 def _slot_api() -> dict[str, Any]:
     """The slot design's entry points, from the new layout when it exists, else the old module."""
     try:
-        from agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
-        from agents.sb3.slots.line_prior import LinePrior
-        from agents.train.sb3_slots import collect_slot_demos
+        from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
+        from vmb_agents.sb3.slots.line_prior import LinePrior
+        from vmb_agents.train.sb3_slots import collect_slot_demos
     except ImportError:  # the pristine code (record against /work/base)
-        from agents.line_prior import LinePrior
-        from agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
-        from agents.train_sb3 import collect_slot_demos
+        from vmb_agents.line_prior import LinePrior
+        from vmb_agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
+        from vmb_agents.train_sb3 import collect_slot_demos
     return {"SlotCatalogue": SlotCatalogue, "make_slot_env": make_slot_env, "LinePrior": LinePrior,
             "collect_slot_demos": collect_slot_demos, "FINISH": SLOT_FINISH, "SEARCH": SLOT_SEARCH}
 

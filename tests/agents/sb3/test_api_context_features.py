@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.rules import read_request
-from agents.sb3.slots.features import API_CALLED, BLOCK_API, api_block
-from agents.sb3.slots.records import ApiSlot, ValueSlot
+from vmb_agents.rules import read_request
+from vmb_agents.sb3.slots.features import API_CALLED, BLOCK_API, api_block
+from vmb_agents.sb3.slots.records import ApiSlot, ValueSlot
 
 
 def _slot(api: str, request: float, best: float, values: list[ValueSlot], reason: bool = False) -> ApiSlot:
@@ -56,8 +56,8 @@ def test_a_clean_mention_shared_with_another_slot_counts_half(apis: list[ApiSlot
 
 def test_the_reason_slot_comes_from_the_targets_line() -> None:
     """Only the target's own line that gives the request's reason marks its setting; another person's does not."""
-    from agents.sb3.slots import SlotCatalogue
-    from agents.sb3.slots.analysis import analyse
+    from vmb_agents.sb3.slots import SlotCatalogue
+    from vmb_agents.sb3.slots.analysis import analyse
     from tests.agents.sb3.hit_records import hit_records
 
     speakers = ("Julian Abbott", "Hugo Yamada")

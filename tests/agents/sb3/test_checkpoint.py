@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.sb3.checkpoint import (
+from vmb_agents.sb3.checkpoint import (
     ALGOS,
     FORMAT_VERSION,
     algo_class,

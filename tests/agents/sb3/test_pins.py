@@ -11,7 +11,7 @@ destinations (``tests/agents/test_slot_coverage.py`` tests each).
 Two recordings of the same code, both re-recorded (2026-12-03) after the rules reader's reading of indirect
 requests changed on purpose (issue #17: places said in passing, a change given after its direction, a person
 named by what they like, ``tests/agents/test_rules_indirect_requests.py`` tests each; the slot catalogue reads
-the candidates without ``device_alike``, see :func:`agents.sb3.slots.analysis.rules_candidates`): ``slot_pins.json`` on this AVX-512 machine, ``slot_pins_alt.json`` on the same machine with numpy,
+the candidates without ``device_alike``, see :func:`vmb_agents.sb3.slots.analysis.rules_candidates`): ``slot_pins.json`` on this AVX-512 machine, ``slot_pins_alt.json`` on the same machine with numpy,
 OpenBLAS and torch held to AVX2 (``NPY_DISABLE_CPU_FEATURES`` of the AVX-512 features,
 ``OPENBLAS_CORETYPE=Haswell``, ``ATEN_CPU_CAPABILITY=avx2``), a stand-in for CI, which has no AVX-512. The
 two differ in one default task, ``1_5``, whose first search round's fourth query is a near-tie between two APIs
@@ -20,7 +20,7 @@ episodes are equal. Each part (default episodes, official episodes, demonstratio
 recordings, the default part up to that one task, so a change of the code still fails.
 
 The official part of both files was re-recorded (2026-12-05) when the catalogue's mask began to give a switch the
-state the request says (``agents.sb3.slots.catalogue._overrules_the_request``): official tasks 1_5 and 1_8 lose their
+state the request says (``vmb_agents.sb3.slots.catalogue._overrules_the_request``): official tasks 1_5 and 1_8 lose their
 remembered "off" slots; the default part and the demonstrations did not change.
 
 Both files were re-recorded whole (2026-12-05, later) when the lexicon learned the setting names the generator writes
@@ -30,7 +30,7 @@ as the only target and a personal zone's "all" only when asked (``test_rules_ind
 ``test_rules_mirror_side.py``, ``test_seat_targets.py``); the two recordings still differ only in default task 1_5.
 
 Both files were re-recorded whole again (2026-12-05, night) when the rules reader began to rank a value said aside
-lower (``agents.rules.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
+lower (``vmb_agents.rules.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
 reader's candidates, so their order and the rules-value features move; still only default task 1_5 differs.
 """
 

@@ -3,7 +3,7 @@ for them only when the rules chose it or the request asks for every seat."""
 
 from __future__ import annotations
 
-from agents.sb3.slots.analysis import selector_choices
+from vmb_agents.sb3.slots.analysis import selector_choices
 from vmb_gym.vehicle import API_SPECS
 
 MASSAGE = API_SPECS["carcontrol_seat_set_massage_level"]

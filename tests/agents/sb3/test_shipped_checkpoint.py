@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.sb3 import checkpoint
-from agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, save_checkpoint, shipped_names, training_settings
+from vmb_agents.sb3 import checkpoint
+from vmb_agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, save_checkpoint, shipped_names, training_settings
 from vmb_gym.errors import ConfigError
 
 

@@ -6,8 +6,8 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.factory import make_policy
-from agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar, training_settings
+from vmb_agents.factory import make_policy
+from vmb_agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar, training_settings
 from vmb_gym.policy import run_episode
 
 pytest.importorskip("sb3_contrib")

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from agents.factory import make_policy
-from agents.sb3.checkpoint import read_sidecar
-from agents.sb3.slots import SlotCatalogue, SlotFeaturizer, make_slot_env
-from agents.sb3.slots.layout import N_LINE_HASH, N_SLOT_ACTIONS, SLOT_SEARCH
+from vmb_agents.factory import make_policy
+from vmb_agents.sb3.checkpoint import read_sidecar
+from vmb_agents.sb3.slots import SlotCatalogue, SlotFeaturizer, make_slot_env
+from vmb_agents.sb3.slots.layout import N_LINE_HASH, N_SLOT_ACTIONS, SLOT_SEARCH
 from vmb_gym.errors import ConfigError
 from vmb_gym.policy import run_episode
 
@@ -72,8 +72,8 @@ def test_a_checkpoint_trained_without_groups_drops_them_when_loaded(tmp_path) ->
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.sb3.checkpoint import save_checkpoint
-    from agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
+    from vmb_agents.sb3.checkpoint import save_checkpoint
+    from vmb_agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
 
     catalogue = SlotCatalogue.from_json(read_sidecar("slots")["catalogue"])
     featurizer = SlotFeaturizer(drop=["line_hash"])

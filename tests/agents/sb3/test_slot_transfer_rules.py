@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.sb3.slots import SLOT_FINISH, SlotCatalogue, SlotEpisodeText
-from agents.sb3.slots.analysis import analyse
-from agents.sb3.slots.hits import continues_a_setting
+from vmb_agents.sb3.slots import SLOT_FINISH, SlotCatalogue, SlotEpisodeText
+from vmb_agents.sb3.slots.analysis import analyse
+from vmb_agents.sb3.slots.hits import continues_a_setting
 from vmb_gym.wrappers.catalogue import call_key
 from tests.agents.sb3.hit_records import hit_records
 
@@ -71,7 +71,7 @@ def test_finish_stays_allowed_when_no_call_is_left() -> None:
 
 
 def test_the_requests_relative_change_goes_to_one_call() -> None:
-    from agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
+    from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
 
     request = "At 8:00 PM, Julian was driving, alone. Julian said: 'Set the HUD like last time, but one level lower.'"
     cat = SlotCatalogue()

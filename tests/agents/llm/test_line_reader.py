@@ -1,0 +1,251 @@
+"""The line reader (vmb_agents.llm.line_reader) and how it narrows a call's value (HFPolicy(line_reader=...))."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import gymnasium as gym
+
+import vmb_gym  # noqa: F401
+from vmb_agents.llm.compact_view import CompactView, compact_tools
+from vmb_agents.llm.constrained import call_slot, literal_choices, narrow_to_line, states_a_value, value_choices
+from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, reader_prompt
+from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
+from vmb_gym.errors import ConfigError
+
+HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain the "
+        "battery?\n"
+        "2. [2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n"
+        "3. [2025-03-22 15:48] Keiko Farrell: I'm happiest with the climate mode on purify, Rory.")
+WHEEL = "carcontrol_steeringWheel_set_heating_level"
+MODE = "carcontrol_airConditioner_set_mode"
+REQUEST = "At 11:30 AM, Aaron was driving, alone. Aaron said: 'I'd like the steering wheel heating set up for me.'"
+
+
+def test_the_prompt_asks_about_one_line_without_its_time_stamp() -> None:
+    lines = hit_lines(HITS)
+    assert lines[1] == "[2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3."
+    prompt = reader_prompt(REQUEST, lines[1])
+    assert "\nMemory line: Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n" in prompt
+    assert "2025" not in prompt and prompt.startswith("Request: At 11:30 AM") and prompt.endswith("Answer:")
+    # at most MAX_LINES lines are read; text that is not a hit list has none
+    many = "\n".join(f"{k}. [2025-01-01 10:{k:02d}] A B: line {k}" for k in range(1, 21))
+    assert len(hit_lines(many)) == MAX_LINES == 16
+    assert hit_lines("no matching memory") == []
+
+
+class _Probabilities:
+    """A reader whose P(yes) per line is given (the pick rule is what is tested)."""
+
+    def __init__(self, probs: list[float]) -> None:
+        self.probs = probs
+        self.yes_id, self.no_id = 0, 1
+
+    def yes_probabilities_after(self, request, lines):
+        out, self.probs = self.probs[:len(lines)], self.probs[len(lines):]
+        return out
+
+
+def test_the_pick_is_the_likeliest_line() -> None:
+    lines = hit_lines(HITS)
+    assert LineReader.pick(_Probabilities([0.9, 0.6, 0.1]), [REQUEST], [lines]) == [0]
+    assert LineReader.pick(_Probabilities([0.2, 0.1, 0.4]), [REQUEST], [lines]) == [2]
+    # a search with no lines has no pick, and the batch keeps its order
+    assert LineReader.pick(_Probabilities([0.1, 0.9, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 1]
+
+
+def test_the_request_part_is_computed_once_with_the_same_probabilities(tiny) -> None:  # noqa: F811
+    model, tok = tiny
+    reader = object.__new__(LineReader)  # the tiny tokenizer has no one-token answers: two of its tokens stand in
+    reader.model, reader.tokenizer, reader.yes_id, reader.no_id = model, tok, 5, 6
+    lines = hit_lines(HITS) + ["[2025-04-01 09:00] Aaron Patel: ok"]  # lines of different lengths: right-padded
+    whole = reader.yes_probabilities([reader_prompt(REQUEST, line) for line in lines])
+    shared = reader.yes_probabilities_after(REQUEST, lines)
+    assert shared == pytest.approx(whole, rel=1e-4) and len(set(whole)) == len(lines)
+    assert reader.yes_probabilities_after(REQUEST, []) == []
+
+
+def test_a_line_narrows_each_function_to_the_value_it_states() -> None:
+    choices, literals = narrow_to_line("Aaron Patel: My everyday setting for the wheel warmer level is level 3.",
+                                       value_choices(), literal_choices())
+    assert literals[WHEEL]["level"] == ("3",)
+    assert choices[MODE] == value_choices()[MODE]  # the line states no climate mode: left as it was
+    choices, _ = narrow_to_line("Keiko Farrell: I'm happiest with the climate mode on purify, Rory.",
+                                value_choices(), literal_choices())
+    assert choices[MODE]["mode"] == ("purify",) and choices[MODE]["zone"] == value_choices()[MODE]["zone"]
+    assert literal_choices()[WHEEL]["level"][:3] == ("0", "1", "2")  # the shared tables are not changed
+
+
+def test_a_line_states_a_value_for_a_function_or_not() -> None:
+    assert states_a_value("Aaron Patel: My everyday setting for the wheel warmer level is level 3.",
+                          ["steeringWheel_set_heating_level"])
+    assert not states_a_value("Aaron Patel: Who touched the steering wheel heating again?",
+                              ["steeringWheel_set_heating_level"])
+    assert not states_a_value("Keiko Farrell: I'm happiest with the climate mode on purify, Rory.",
+                              ["steeringWheel_set_heating_level"])
+
+
+class _LastOfAaron:
+    """A reader that picks the last line of Aaron's it is shown (a fixed rule: the plumbing is what is tested)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def pick(self, requests, lines):
+        self.seen += list(zip(requests, lines, strict=True))
+        return [max(i for i, ln in enumerate(ls) if "Aaron" in ln) for ls in lines]
+
+
+def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monkeypatch) -> None:  # noqa: F811
+    from vmb_agents.llm import hf
+    from vmb_agents.llm.hf import HFPolicy
+
+    model, tok = tiny
+    with pytest.raises(ConfigError, match="constrain_values=True"):
+        HFPolicy(model, tok, view="compact", max_new_tokens=4, line_reader="x")
+    reader = _LastOfAaron()
+    monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
+    mine = CompactView()
+    policy = HFPolicy(model, tok, view=mine, max_new_tokens=4, constrain_values=True, line_reader="shipped",
+                      search_depth=16)
+    assert mine.depth == 0  # the caller's view is not changed
+    assert policy.view.depth == 16 and "line_reader='shipped', search_depth=16" in repr(policy)
+    assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
+    hits = HITS + "\n4. [2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"
+    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": hits}]
+    before = [{"role": "user", "content": REQUEST}]
+    after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())])
+    slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
+                     '"arguments": {"level": ')
+    # Aaron's last line states no value, so it is not read: his last valued line is (level 3)
+    assert after.grammar.literal_values(slot) == ("3",)
+    assert len(first.grammar.literal_values(slot)) == 11  # no search yet: nothing read
+    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    with pytest.raises(ConfigError, match="search_depth"):
+        HFPolicy(model, tok, view="official", max_new_tokens=4, search_depth=16)
+    # an adapter's defaults follow the value constraint and the view: turned off with them, no error
+    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_values": True, "line_reader": "shipped",
+                                                                  "search_depth": 16})
+    monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
+    off = HFPolicy(model, tok, view="official", max_new_tokens=4, adapter="x", constrain_values=False)
+    assert (off.line_reader, off.line_reader_source, getattr(off.view, "depth", 0)) == (None, "", 0)
+    assert HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x").line_reader is reader
+
+
+def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa: F811  (the fixture)
+    model, tok = tiny
+    with pytest.raises(ConfigError, match="one token"):
+        LineReader(model, tok)
+
+
+def test_a_training_task_points_at_the_evidence_line_with_the_gold_value() -> None:
+    import random
+
+    from vmb_agents.rules.params import value_param
+    from vmb_agents.train.lm_reader import line_rows, reader_row
+    from vmb_gym.vehicle import API_SPECS
+
+    env = gym.make("VehicleMem-v0", data="default", memory="bm25", max_steps=4)
+    tasks = [r for q in env.unwrapped.tasks.queries[:12] if (r := reader_row(env, q.task_id, 16))]
+    assert len(tasks) >= 4
+    for task in tasks:
+        query = env.unwrapped.tasks.queries[env.unwrapped.tasks.index_of(task["task_id"])]
+        call = next(c for c in query.gold_calls if value_param(API_SPECS[c.name]) is not None)
+        value = call.arguments[value_param(API_SPECS[call.name]).name]
+        assert str(value).lower() in task["hits"][task["label"]].lower(), (task["hits"][task["label"]], value)
+        assert task["values"][task["label"]] == value
+        rows = line_rows(task, 3, random.Random(0))
+        assert [r["completion"] for r in rows] == [ANSWERS[0]] + [ANSWERS[1]] * (len(rows) - 1)
+        assert rows[0]["prompt"] == reader_prompt(task["request"], task["hits"][task["label"]])
+        # the lines answered no that state a value for the function come before those that state none
+        index = {reader_prompt(task["request"], h): i for i, h in enumerate(task["hits"])}
+        valued = [task["values"][index[r["prompt"]]] is not None for r in rows[1:]]
+        assert valued == sorted(valued, reverse=True) and len(rows) == 1 + min(3, len(task["hits"]) - 1)
+        others = sum(v is not None for i, v in enumerate(task["values"]) if i != task["label"])
+        assert sum(valued) == min(3, others)
+
+
+def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypatch) -> None:  # noqa: F811
+    from vmb_agents.llm import hf
+    from vmb_agents.llm.hf import HFPolicy
+
+    ranked = "\n".join(f"{k}. {line.split('. ', 1)[1]}" for k, line in enumerate(reversed(HITS.splitlines()), 1))
+    result = {"success": True, "memory_text": ranked}
+    view = CompactView(depth=16, shown=2)
+    shown = view.tool_content("search_memory", result)
+    # the two best-ranked hits (Keiko's, then Aaron's level 3), oldest first; the hypothetical is not shown
+    assert [line.split(": ", 1)[0].split("] ")[1] for line in shown.splitlines()] == ["Aaron Patel", "Keiko Farrell"]
+    assert "Hypothetically" not in shown and view.tool_extras("search_memory", result)["hits"] == HITS
+    assert CompactView(depth=16).tool_extras("search_memory", result) == {}
+    assert view.tool_extras("list_module_tools", {"success": True, "tools": []}) == {}
+
+    model, tok = tiny
+    reader = _LastOfAaron()
+    monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
+    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
+                      search_depth=16, shown_hits=2)
+    assert (policy.view.depth, policy.view.shown) == (16, 2) and "shown_hits=2" in repr(policy)
+    only_first = "1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain?"
+    searched = [{"role": "user", "content": REQUEST},
+                {"role": "tool", "name": "search_memory", "content": only_first, "hits": HITS}]
+    (constraint,) = policy._constraints([(searched, compact_tools())])
+    slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
+                     '"arguments": {"level": ')
+    assert constraint.grammar.literal_values(slot) == ("3",)  # read from the hits the model was not shown
+    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    with pytest.raises(ConfigError, match="shown_hits"):
+        HFPolicy(model, tok, view="official", max_new_tokens=4, shown_hits=8)
+
+
+def test_a_vehicle_call_is_followed_by_the_companions_its_value_line_states() -> None:
+    from vmb_agents.llm.companions import with_companions
+
+    request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
+    hits = ("1. [2025-03-01 14:00] Gary Allen: I'll go with the leg support height at 95 percent today.\n"
+            "2. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. 95 percent was too much. Plus "
+            "heating on the left mirror switched on, always.")
+    messages = [{"role": "user", "content": request},
+                {"role": "tool", "name": "search_memory", "content": hits.splitlines()[0], "hits": hits}]
+    leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
+                                                 "arguments": {"seat": "driver", "value": 30}}}
+    mirror = {"name": "call_vehicle", "arguments": {"name": "rearviewMirror_set_heating_enabled",
+                                                    "arguments": {"enabled": True, "side": "left"}}}
+    # the line that states the called 30 percent (read from the whole search, not only the line shown) adds its mirror
+    assert with_companions(messages, [leg]) == [leg, mirror]
+    # the 95 percent line states no companion; a finish or a search adds none; a function called before is not again
+    ninety_five = {**leg, "arguments": {**leg["arguments"], "arguments": {"seat": "driver", "value": 95}}}
+    assert with_companions(messages, [ninety_five]) == [ninety_five]
+    finish = {"name": "finish", "arguments": {}}
+    assert with_companions(messages, [finish]) == [finish]
+    assert with_companions(messages, [leg, finish]) == [leg, mirror, finish]  # run before the model's finish
+    before = messages + [{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function",
+                                                                               "function": mirror}]}]
+    assert mirror not in with_companions(before, [leg])[1:]
+    assert with_companions(messages[:1], [leg]) == [leg]  # no search: nothing to read
+    # the official view's calls are carcontrol_ names, and so are its companions
+    official = {"name": "carcontrol_seat_set_leg_support_height", "arguments": {"seat": "driver", "value": 30}}
+    assert with_companions(messages, [official])[1] == {
+        "name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}
+
+
+def test_the_policy_adds_companions_when_asked(tiny) -> None:  # noqa: F811  (the fixture)
+    from vmb_agents.llm.hf import HFPolicy
+
+    model, tok = tiny
+    request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
+    hit = ("1. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. Plus heating on the left mirror "
+           "switched on, always.")
+    messages = [{"role": "user", "content": request}, {"role": "tool", "name": "search_memory", "content": hit}]
+    leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
+                                                 "arguments": {"seat": "driver", "value": 30}}}
+    reply = {"content": "", "tool_calls": [leg], "parse_errors": [], "raw": "", "usage": {}}
+    on = HFPolicy(model, tok, view="compact", max_new_tokens=4, companions=True)
+    off = HFPolicy(model, tok, view="compact", max_new_tokens=4)
+    assert "companions=True" in repr(on) and off.companions is False
+    added = on._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"]
+    assert [c["arguments"]["name"] for c in added] == ["seat_set_leg_support_height",
+                                                       "rearviewMirror_set_heating_enabled"]
+    assert off._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"] == [leg]
