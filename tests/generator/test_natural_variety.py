@@ -6,14 +6,20 @@ import random
 import re
 from collections import Counter
 
-from vmb_gym.generator import GeneratorOptions, banks, build_scenario, talk, talk_close, talk_ideas, talk_style
-from vmb_gym.generator import talk_bank_car as car
-from vmb_gym.generator import talk_bank_clauses as clauses
+from vmb_gym.generator import (
+    GeneratorOptions,
+    banks,
+    build_scenario,
+    talk,
+    talk_clauses,
+    talk_close,
+    talk_ideas,
+    talk_style,
+)
+from vmb_gym.generator.bank_data import load
 from vmb_gym.generator.catalog import API_SPECS
 from vmb_gym.generator.domain_gap import mask_line
 from vmb_gym.generator.records import Person, Utt, fill
-from vmb_gym.generator.talk_bank_fields import FIELDS
-from vmb_gym.generator.talk_bank_interests import INTERESTS
 
 SMALL = {"seed": 11, "scenarios": 1, "history_length": 1500, "days": 21, "renderer": "natural"}
 _TEXT = re.compile(r"^\[[^\]]+\] [^:]+: (.*)$")
@@ -24,8 +30,9 @@ def _person(first: str, occupation: str) -> Person:
 
 
 def test_every_occupation_has_shop_talk() -> None:
-    assert {o for o, _, _ in banks.OCCUPATIONS} <= set(FIELDS)
-    for pieces in (*FIELDS.values(), *INTERESTS.values()):
+    fields, interests = load("fields").FIELDS, load("interests").INTERESTS
+    assert {o for o, _, _ in banks.OCCUPATIONS} <= set(fields)
+    for pieces in (*fields.values(), *interests.values()):
         assert set(pieces) == {"stuff", "doing", "world", "snag"} and len(pieces["stuff"]) >= 2
 
 
@@ -48,7 +55,7 @@ def test_typography_in_realistic_proportions() -> None:
 
 def test_shop_answers_fit_their_question() -> None:
     rng = random.Random(1)
-    for topic, pairs in talk_ideas.QA.items():
+    for topic, pairs in talk_ideas.qa().items():
         answers = dict(pairs)
         for _ in range(50):
             q, a = talk_ideas.shop_qa(rng, topic)
@@ -59,10 +66,10 @@ def test_shop_fields_fill_every_frame() -> None:
     rng = random.Random(2)
     a, b = _person("Ana", "nurse"), _person("Ben", "chef")
     assert talk_ideas.interests_of(a) == talk_ideas.interests_of(_person("Ana", "nurse"))  # kept through the history
-    for topic, moves in talk_ideas.MOVES.items():
+    for topic, moves in talk_ideas.moves().items():
         relative = {"relative": "sister", "rname": "Dana", "rhe": "she", "rhim": "her", "rhis": "her"}  # the talk's own
         fields = talk_ideas.shop_fields(rng, a, b, topic) | relative | {"name": "Ben"}
-        frames = [f for group in moves.values() for f in group] + [x for q, ans in talk_ideas.QA[topic] for x in (q, *ans)]
+        frames = [f for group in moves.values() for f in group] + [x for q, ans in talk_ideas.qa()[topic] for x in (q, *ans)]
         for frame in frames:
             text = fill(talk.expand(frame, rng), **fields)
             assert "{" not in text and "[" not in text, frame
@@ -71,7 +78,7 @@ def test_shop_fields_fill_every_frame() -> None:
 def test_used_frames_are_not_repeated_in_a_conversation() -> None:
     rng = random.Random(3)
     used: set[str] = set()
-    frames = [talk_ideas.shop_line(rng, "relate", used=used) for _ in range(len(talk_ideas.MOVES["shop"]["relate"]))]
+    frames = [talk_ideas.shop_line(rng, "relate", used=used) for _ in range(len(talk_ideas.moves()["shop"]["relate"]))]
     assert len(set(frames)) == len(frames)
 
 
@@ -86,9 +93,9 @@ def test_clauses_extend_statements_only() -> None:
     rng = random.Random(5)
     long_q = "Do you think the new schedule will work for all of us?"
     long_s = "I spent the whole afternoon sorting out the new schedule."
-    assert {clauses.extend(long_q, rng) for _ in range(50)} == {long_q}
-    assert {clauses.extend("Thanks, Ana.", rng) for _ in range(50)} == {"Thanks, Ana."}
-    out = [clauses.extend(long_s, rng) for _ in range(400)]
+    assert {talk_clauses.extend(long_q, rng) for _ in range(50)} == {long_q}
+    assert {talk_clauses.extend("Thanks, Ana.", rng) for _ in range(50)} == {"Thanks, Ana."}
+    out = [talk_clauses.extend(long_s, rng) for _ in range(400)]
     extended = [t for t in out if t != long_s]
     assert 0.25 < len(extended) / len(out) < 0.45
     assert all(t.startswith(long_s[:-1] + ", ") and t.endswith(".") for t in extended)
@@ -100,6 +107,7 @@ def test_car_parts_name_no_value_words() -> None:
         for p in spec.params:
             for choice in getattr(p.constraint, "choices", None) or ():
                 phrases.add(str(choice).lower().replace("_", " "))
+    car = load("car")
     parts = " ".join(" ".join(getattr(car, k)) for k in ("LEAD", "TAIL", "OTHER_CAR", "OTHER_COMMENT", "WHY_HEAD",
                                                           "WHY_MORE", "REASON", "WHEN", "REMARK", "ACK_HEAD",
                                                           "ACK_BODY", "ACK_MORE"))

@@ -11,7 +11,7 @@ import pytest
 from vmb_gym.errors import DataError
 from vmb_gym.generator import GeneratorOptions, banks, build_scenario, talk, talk_scenes
 from vmb_gym.generator.records import Person
-from vmb_gym.generator.talk_bank_interests import INTERESTS
+from vmb_gym.generator.bank_data import load
 from vmb_gym.generator.talk_scenes import EVERYDAY, INTEREST, JOB, Scene, SceneBank, SceneDraw, build_bank
 
 SMALL = {"seed": 11, "scenarios": 1, "history_length": 1500, "days": 21, "renderer": "natural"}
@@ -29,11 +29,11 @@ def _scene(sid: str, size: int, kind: str = EVERYDAY, key: str = "weather", ques
 
 
 def test_shipped_bank_is_well_formed_and_car_free() -> None:
-    bank = talk_scenes.load_bank()  # raises DataError on a malformed module
+    bank = talk_scenes.load_bank()  # raises DataError on malformed scenes
     assert len(bank) >= 50
     occupations = {o for o, _, _ in banks.OCCUPATIONS}
     for (kind, key), scenes in bank.by_key.items():
-        assert key in {JOB: occupations, INTEREST: set(INTERESTS)}.get(kind, {key})
+        assert key in {JOB: occupations, INTEREST: set(load("interests").INTERESTS)}.get(kind, {key})
         for scene in scenes:
             assert talk_scenes.MIN_LINES <= len(scene.lines) <= talk_scenes.MAX_LINES
             for speaker, text in scene.lines:
@@ -68,13 +68,13 @@ def test_vehicle_line(text: str, flagged: bool) -> None:
 ])
 def test_malformed_bank_is_a_data_error(scenes: dict, problem: str) -> None:
     with pytest.raises(DataError, match=problem):
-        build_bank([("vmb_gym.generator.talk_bank_scenes_jobs9", scenes)])
+        build_bank([(JOB, scenes)])
 
 
 def test_car_scenes_are_left_out_and_listed() -> None:
     ok = tuple(f"{'AB'[i % 2]}: A perfectly ordinary line, {{b}}." for i in range(8))
     car = ok[:-1] + ("B: Then we took the car to the coast.",)
-    bank = build_bank([("m.talk_bank_scenes_everyday", {"weather": (ok, car)})])
+    bank = build_bank([(EVERYDAY, {"weather": (ok, car)})])
     assert [s.sid for s in bank.scenes()] == ["everyday:weather:0"]
     assert bank.rejected == (("everyday:weather:1", "car"),)
 

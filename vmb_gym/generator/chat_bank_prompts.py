@@ -4,7 +4,7 @@
 model (SmolLM2-135M-Instruct by default) for short casual conversations between two named
 people about one thing: the job of one of them (an occupation of
 :data:`vmb_gym.generator.banks.OCCUPATIONS`), one of their interests
-(:data:`vmb_gym.generator.talk_bank_interests.INTERESTS`) or an everyday topic. The prompts are
+(``INTERESTS`` of ``data/interests.json``) or an everyday topic. The prompts are
 drawn from a seed and an index only, so a run can stop and resume, and the same seed asks the
 same questions. Nothing of the official release is in a prompt.
 
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from vmb_gym.generator import banks
-from vmb_gym.generator.talk_bank_interests import INTERESTS
+from vmb_gym.generator.bank_data import load
 
 __all__ = ["EVERYDAY", "ChatPrompt", "chat_prompt", "parse_reply", "topic_key"]
 
@@ -75,8 +75,9 @@ def chat_prompt(seed: int, index: int) -> ChatPrompt:
         about = f"{a}'s work as a {occupation} at {workplace}, especially {rng.choice(work)}"
         key = topic_key("job", occupation)
     elif kind == "interest":
-        interest = rng.choice(sorted(INTERESTS))
-        about = f"{a}'s hobby, {interest}, and {rng.choice(INTERESTS[interest]['stuff'])}"
+        interests = load("interests").INTERESTS
+        interest = rng.choice(sorted(interests))
+        about = f"{a}'s hobby, {interest}, and {rng.choice(interests[interest]['stuff'])}"
         key = topic_key("interest", interest)
     else:
         about, key = rng.choice(EVERYDAY), topic_key("everyday", "")

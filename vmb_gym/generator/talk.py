@@ -5,15 +5,15 @@ template sentences. The plan (people, preference chains, queries, events) is the
 renderer's, unchanged; only the words and the talk around them differ:
 
 * every planned utterance is said another way (:func:`reword`): a template of
-  :mod:`vmb_gym.generator.talk_bank_speech` with the same placeholders, so an evidence line still
+  ``data/speech.json`` with the same placeholders, so an evidence line still
   states its value, setting, condition and relative in the words the matcher reads (an
   utterance whose new text lost any of them keeps its template text);
 * the listener reacts, sometimes asks why and gets a reason (:func:`beat_utts`);
 * each beat sits inside a conversation (:func:`chat`): an authored scene about the sharer's job,
   one of their interests or an everyday topic (:mod:`vmb_gym.generator.talk_scenes`; the
   household's scenes go to its longest talks, none twice in a history, :func:`scene_draw`), or a
-  conversation composed from the parts of :mod:`vmb_gym.generator.talk_bank_topics` and
-  :mod:`vmb_gym.generator.talk_bank_chat` (open, react, ask, answer, relate, suggest, plan,
+  conversation composed from the parts of ``data/topics.json`` and
+  ``data/chat.json`` (open, react, ask, answer, relate, suggest, plan,
   change the subject, say goodbye);
 * most apostrophes are typeset curly, as in the official release.
 
@@ -28,27 +28,14 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 
-from vmb_gym.generator import (
-    banks,
-    talk_bank_car,
-    talk_bank_chat,
-    talk_bank_clauses,
-    talk_bank_generic,
-    talk_bank_speech,
-    talk_bank_topics,
-    talk_bank_words,
-    talk_close,
-    talk_ideas,
-    talk_scenes,
-    talk_style,
-)
+from vmb_gym.generator import banks, talk_car, talk_clauses, talk_close, talk_ideas, talk_scenes, talk_style
+from vmb_gym.generator.bank_data import load
 from vmb_gym.generator.records import Beat, Person, Utt, fill
-from vmb_gym.generator.talk_bank_life import MORE_TOPICS
-from vmb_gym.generator.talk_bank_work import JOB_TALK, WORK_ASIDES
 
-__all__ = ["BANK_OF", "SCENE_MIN_LINES", "SCENE_SHARE", "TOPICS", "aside", "beat_utts", "chat", "expand", "reword",
-           "scene_chat", "scene_draw", "scene_line", "typeset"]
+__all__ = ["SCENE_MIN_LINES", "SCENE_SHARE", "aside", "bank_of", "beat_utts", "chat", "expand", "reword",
+           "scene_chat", "scene_draw", "scene_line", "topics", "typeset"]
 
 #: Planned content kinds the listener may ask "why?" about.
 _WHY_KINDS = frozenset({"preference", "revision", "condition", "relative_preference"})
@@ -60,37 +47,45 @@ SCENE_SHARE = 1.0
 SCENE_MIN_LINES = 5
 #: Share of scene lines given a chance of a dash or ellipsis (authors already put some in).
 SCENE_PUNCTUATE = 0.5
-#: How often a topic is picked for a conversation.
-#: The open-ended conversation about one everyday thing (:mod:`vmb_gym.generator.talk_bank_generic`).
+#: The open-ended conversation about one everyday thing (``data/generic.json``).
 GENERIC = "generic"
+#: How often a topic is picked for a conversation.
 _TOPIC_WEIGHTS = {"work": 6, "family": 2, "food": 2, "home": 2, "health": 2, "hobby": 2, "weekend": 2, "friends": 2,
                   "interests": 4, "day": 3, GENERIC: 4, talk_ideas.SHOP: 14,
                   talk_ideas.PASSION: 8}
-#: Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan).
-TOPICS: dict[str, dict[str, tuple[str, ...]]] = {**talk_bank_topics.TOPICS, **MORE_TOPICS}
 _YES_NO = re.compile(r"(?:Is|Are|Do|Does|Did|Will|Can|Could|Have|Has|Would|Was|Were)\b")
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _CHOICE = re.compile(r"\[([^\[\]]*)\]")
-_SYNONYM = re.compile(r"(?<![{\w])(?:" + "|".join(sorted(map(re.escape, talk_bank_words.SYNONYMS), key=len, reverse=True))
-                      + r")(?![\w}])", re.IGNORECASE)
 
 
-def _bank_index() -> dict[str, str]:
+def topics() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Every small-talk topic: name -> parts (open, more, ask, relate, tip, plan)."""
+    found: dict[str, dict[str, tuple[str, ...]]] = load("topics").TOPICS
+    return found
+
+
+@cache
+def _synonym() -> re.Pattern[str]:
+    words = sorted(map(re.escape, load("words").SYNONYMS), key=len, reverse=True)
+    return re.compile(r"(?<![{\w])(?:" + "|".join(words) + r")(?![\w}])", re.IGNORECASE)
+
+
+@cache
+def bank_of() -> dict[str, str]:
+    """Template text -> the name of the bank of :mod:`vmb_gym.generator.banks` it comes from (the first by name)."""
     out: dict[str, str] = {}
-    for name in dir(banks):
-        value = getattr(banks, name)
+    for name, value in sorted(vars(load("banks")).items()):
         if name.isupper() and isinstance(value, tuple) and value and isinstance(value[0], str):
             for template in value:
                 out.setdefault(template, name)
     return out
 
 
-#: Template text -> the name of the bank of :mod:`vmb_gym.generator.banks` it comes from.
-BANK_OF: dict[str, str] = _bank_index()
-#: A life-story stage of :data:`vmb_gym.generator.banks.LIFE_STORIES` -> its natural forms.
-_LIFE: dict[str, tuple[str, ...]] = {
-    stage: natural for story, forms in zip(banks.LIFE_STORIES, talk_bank_speech.LIFE_STORIES, strict=True)
-    for stage, natural in zip(story, forms, strict=True)}
+@cache
+def _life() -> dict[str, tuple[str, ...]]:
+    """A life-story stage of :data:`vmb_gym.generator.banks.LIFE_STORIES` -> its natural forms."""
+    return {stage: natural for story, forms in zip(banks.LIFE_STORIES, load("speech").LIFE_STORIES, strict=True)
+            for stage, natural in zip(story, forms, strict=True)}
 
 
 def typeset(text: str, rng: random.Random, curly: float = 0.9) -> str:
@@ -109,12 +104,13 @@ def vary(text: str, rng: random.Random, p: float = 0.35) -> str:
     """``text`` with some of its everyday words swapped for a synonym (placeholders are left alone)."""
     def swap(m: re.Match[str]) -> str:
         word = m.group(0)
-        options = talk_bank_words.SYNONYMS.get(word.lower())
+        options = synonyms.get(word.lower())
         if not options or rng.random() >= p:
             return word
         new = rng.choice(options)
         return new[:1].upper() + new[1:] if word[:1].isupper() else new
-    return _SYNONYM.sub(swap, text)
+    synonyms = load("words").SYNONYMS
+    return _synonym().sub(swap, text)
 
 
 def _say(template: str, rng: random.Random, fields: dict[str, str], synonyms: bool = False) -> str:
@@ -150,25 +146,26 @@ def reword(utt: Utt, rng: random.Random, listener_relative: str = "") -> str:
     survives in the new text.
     """
     template = utt.src.template if utt.src is not None else utt.text
-    bank = BANK_OF.get(template)
+    bank = bank_of().get(template)
     fields = dict(utt.src.fields) if utt.src is not None else {}
+    speech = load("speech")
     if bank == "ACKS":
-        said = rng.choice(talk_bank_speech.ACKS) if rng.random() < 0.4 else talk_bank_car.ack(rng)
+        said = rng.choice(speech.ACKS) if rng.random() < 0.4 else talk_car.ack(rng)
         return _say(said, rng, {})
     if bank == "REPLIES":
-        comment = rng.choice(talk_bank_speech.REPLY_COMMENTS) if rng.random() < 0.9 else ""
-        return _say(f"{rng.choice(talk_bank_speech.REPLIES)} {comment}".strip(), rng,
+        comment = rng.choice(speech.REPLY_COMMENTS) if rng.random() < 0.9 else ""
+        return _say(f"{rng.choice(speech.REPLIES)} {comment}".strip(), rng,
                     {"relative": listener_relative or "cousin"})
-    options = talk_bank_speech.NATURAL.get(bank or "") or _LIFE.get(template)
+    options = speech.NATURAL.get(bank or "") or _life().get(template)
     if not options:
         return typeset(utt.text, rng)
     known = set(fields) | {k[:1].upper() + k[1:] for k in fields}
     usable = [t for t in options if _placeholders(t) <= known]
     if not usable:
         return utt.text
-    text = _say(talk_bank_car.around(bank or "", rng.choice(usable), rng), rng, fields)
+    text = _say(talk_car.around(bank or "", rng.choice(usable), rng), rng, fields)
     if utt.comp_src is not None:
-        comp = talk_bank_speech.NATURAL["COMPANION"]
+        comp = speech.NATURAL["COMPANION"]
         text += _say(rng.choice(comp), rng, dict(utt.comp_src.fields))
     low = text.lower()
     if any(k.lower() not in low for k in utt.keep):
@@ -187,19 +184,19 @@ def beat_utts(rng: random.Random, people: Sequence[Person], beat: Beat) -> list[
         nxt = utts[i + 1] if i + 1 < len(utts) else None
         if kind in _WHY_KINDS and nxt is not None and nxt.event is None and nxt.speaker != u.speaker \
                 and rng.random() < 0.3:
-            out.append(Utt(nxt.speaker, _say(talk_bank_car.why(rng), rng, {})))
-            out.append(Utt(u.speaker, _say(talk_bank_car.because(rng), rng, {})))
+            out.append(Utt(nxt.speaker, _say(talk_car.why(rng), rng, {})))
+            out.append(Utt(u.speaker, _say(talk_car.because(rng), rng, {})))
     return out
 
 
 # ============================================================================ small talk
 def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
     """The fill-ins of one conversation (drawn once, so the talk stays on the same things)."""
-    w = talk_bank_words
+    w, generic = load("words"), load("generic")
     subject, subject2 = rng.sample(w.SUBJECTS, 2)
     snag, snag2 = rng.sample(w.WORK_SNAGS, 2)
     rel = rng.choice(sharer.relatives) if sharer.relatives else None
-    person = rng.choice(talk_bank_generic.PERSONS)
+    person = rng.choice(generic.PERSONS)
     he, him, his = ("he", "him", "his") if rel is not None and rel.gender == "m" else ("she", "her", "her")
     return {
         "work": rng.choice(sharer.work), "workplace": sharer.workplace,
@@ -211,13 +208,13 @@ def _conversation_fields(rng: random.Random, sharer: Person) -> dict[str, str]:
         "event": rng.choice(w.EVENTS), "thing": rng.choice(w.THINGS), "show": rng.choice(w.SHOWS),
         "city": rng.choice(w.CITIES), "subject": subject, "subject2": subject2, "snag": snag, "snag2": snag2,
         "role": rng.choice(w.ROLES), "feeling": rng.choice(w.FEELINGS), "when": rng.choice(w.WHEN),
-        "np": rng.choice(talk_bank_generic.NP), "person": person, "yperson": "your " + person.split(" ", 1)[1],
-        "person2": rng.choice(talk_bank_generic.PERSONS), "time": rng.choice(talk_bank_generic.TIMES),
+        "np": rng.choice(generic.NP), "person": person, "yperson": "your " + person.split(" ", 1)[1],
+        "person2": rng.choice(generic.PERSONS), "time": rng.choice(generic.TIMES),
     }
 
 
 def _pick_topic(rng: random.Random, avoid: str | None = None) -> str:
-    names = [t for t in [*sorted(TOPICS), GENERIC, *talk_ideas.MOVES] if t != avoid]
+    names = [t for t in [*sorted(topics()), GENERIC, *talk_ideas.TOPICS] if t != avoid]
     return rng.choices(names, [_TOPIC_WEIGHTS.get(t, 1) for t in names])[0]
 
 
@@ -234,13 +231,15 @@ class _Talk:
         self.topic = topic or _pick_topic(self.rng, avoid)
         self.used: set[str] = set()
         self.fields = _conversation_fields(self.rng, self.people[sharer])
-        if self.topic in talk_ideas.MOVES:
+        if self.topic in talk_ideas.TOPICS:
             self.fields.update(talk_ideas.shop_fields(self.rng, self.people[sharer], self.people[other], self.topic))
-        parts = {k: list(v) for k, v in TOPICS.get(self.topic, TOPICS["day"]).items()}
+        found = topics()
+        parts = {k: list(v) for k, v in found.get(self.topic, found["day"]).items()}
         if self.topic == "work":  # the sharer's own job, then remarks anyone could make
-            job = list(JOB_TALK.get(self.people[sharer].occupation, ()))
+            work = load("work")
+            job = list(work.JOB_TALK.get(self.people[sharer].occupation, ()))
             parts["more"] += job
-            parts["open"] += job + list(WORK_ASIDES)
+            parts["open"] += job + list(work.WORK_ASIDES)
         self.parts = {k: tuple(v) for k, v in parts.items()}
         self.pools = {k: self.rng.sample(v, len(v)) for k, v in parts.items()}
 
@@ -253,7 +252,7 @@ class _Talk:
 
     def generic(self, kind: str) -> str:
         """An open-ended line about the talk's everyday thing (``SAY``, ``ASK`` or ``REPLY``)."""
-        g = talk_bank_generic
+        g = load("generic")
         r = self.rng
         fills = {"adj": r.choice(g.ADJ), "adj_short": r.choice(g.ADJ_SHORT), "clause": r.choice(g.CLAUSE)}
         keep = {k: "{" + k + "}" for k in self.fields}
@@ -264,7 +263,7 @@ class _Talk:
         """Now and then a composed thought ("Sometimes it helps to take things one step at a time.")."""
         if self.rng.random() >= p:
             return ""
-        c = talk_bank_chat
+        c = load("chat")
         lead, clause, end = self.rng.choice(c.THOUGHT_LEAD), self.rng.choice(c.THOUGHT_CLAUSE), self.rng.choice(c.THOUGHT_END)
         return f"{lead} {clause} {end}."
 
@@ -272,26 +271,27 @@ class _Talk:
         listener = self.other if speaker == self.sharer else self.sharer
         f = dict(fields or self.fields, name=self.people[listener].first)
         template = join(*pieces)
-        template = talk_bank_clauses.extend(template, self.rng) if extend else template
+        template = talk_clauses.extend(template, self.rng) if extend else template
         text = _say(template, self.rng, f, synonyms=True)
         self.lines.append(Utt(speaker, talk_style.punctuate(text, self.rng)))
 
     def opening(self, shift: bool) -> None:
         r = self.rng
-        lead = r.choice(talk_bank_chat.SHIFT) if shift else self.maybe(talk_bank_chat.GREET, 0.3)
-        if self.topic in talk_ideas.MOVES:
+        chat = load("chat")
+        lead = r.choice(chat.SHIFT) if shift else self.maybe(chat.GREET, 0.3)
+        if self.topic in talk_ideas.TOPICS:
             body = talk_ideas.shop_line(r, "report" if r.random() < 0.2 else "open", reflect=0.2, topic=self.topic,
                                         used=self.used)
             self.say(self.sharer, lead, body)
             return
         body = self.generic("SAY") if self.topic == GENERIC else self.take("open")
-        self.say(self.sharer, lead, body, self.maybe(talk_bank_chat.TAIL, 0.3))
+        self.say(self.sharer, lead, body, self.maybe(chat.TAIL, 0.3))
 
     def exchange(self) -> None:
         """One turn of the listener and the sharer's answer."""
         r, a, b = self.rng, self.sharer, self.other
-        chat = talk_bank_chat
-        if self.topic in talk_ideas.MOVES:
+        chat = load("chat")
+        if self.topic in talk_ideas.TOPICS:
             self.shop_exchange()
             return
         if self.topic == GENERIC:
@@ -472,7 +472,8 @@ def scene_chat(rng: random.Random, people: Sequence[Person], a: int, b: int, n: 
 
 def aside(rng: random.Random, speaker: int, back: bool) -> Utt:
     """A line that opens (or closes, ``back``) a passing remark inside a longer talk."""
-    return Utt(speaker, _say(rng.choice(talk_bank_chat.ASIDE_OUT if back else talk_bank_chat.ASIDE_IN), rng, {}))
+    chat = load("chat")
+    return Utt(speaker, _say(rng.choice(chat.ASIDE_OUT if back else chat.ASIDE_IN), rng, {}))
 
 
 def join(*pieces: str) -> str:

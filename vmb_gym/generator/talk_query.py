@@ -15,59 +15,10 @@ import re
 from functools import lru_cache
 
 from vmb_gym.generator import banks
+from vmb_gym.generator.bank_data import load
 from vmb_gym.generator.talk import expand
 
-__all__ = ["NATURAL_REQUESTS", "restyle", "reword_request"]
-
-#: Natural forms of the template request banks (same placeholders; a setting named stays named).
-NATURAL_REQUESTS: dict[str, tuple[str, ...]] = {
-    "REQUEST": (
-        "Could you get {noun} the way I usually have it? [I'm worn out|My feet are killing me].",
-        "I'd love {noun} set up how I like it, if you don't mind.",
-        "Let's get {noun} back to my usual. It makes the drive [easier|nicer] for me.",
-        "Can you sort out {noun} for me? You know my setting.",
-        "Before we go, could you do {noun} the way I like it?",
-        "Set {noun} to my usual, would you? [I'm in a hurry|I don't want to fiddle with it].",
-        "I need {noun} the way I always have it, please.",
-    ),
-    "REQUEST_REL": (
-        "My {relation} is riding with us, so could you set {noun} the way my {relation} likes it?",
-        "Can you do {noun} for my {relation}? You remember what my {relation} prefers.",
-        "Let's set {noun} how my {relation} likes it, since we have company today.",
-    ),
-    "REQUEST_PAST": (
-        "{again}, so could you put {noun} back the way I had it then?",
-        "{again}. Let's go back to what I used for {noun} at that time.",
-        "{again}, so I'd like {noun} the way I had it back then, please.",
-    ),
-    "REQUEST_SITUATION": (
-        "You know what I go for on a drive like this. [Could you set it up?|Sort it out for me.]",
-        "Just do my usual for this one, [please|would you]?",
-        "Can you get things the way I always have them for this?",
-        "Same as always in this situation, please. [I don't want to think about it|You know the drill].",
-    ),
-    "REQUEST_REASON_PAST": (
-        "{again}, so could you put things back the way I had them then?",
-        "{again}. Let's go back to what I used at that time.",
-    ),
-    "REQUEST_REASON_NOW": (
-        "{again}, so could you use what I changed it to?",
-        "{again}. Let's have what I switched to for that, please.",
-    ),
-    "REQUEST_OVER": (
-        "{again}, so could you put {noun} back to how I normally have it?",
-        "{again}. Please set {noun} to my everyday setting again.",
-        "{again}, so {noun} can go back to my regular setting.",
-    ),
-    "REQUEST_STANDARD": (
-        "Could you put {noun} back to my normal one?",
-        "I'd like {noun} on my standard setting again.",
-    ),
-    "REQUEST_REASON_OVER": (
-        "{again}, so could you put things back to normal?",
-        "{again}. Let's go back to my everyday setting.",
-    ),
-}
+__all__ = ["restyle", "reword_request"]
 
 _DRIVE = re.compile(r"^At (\d{1,2}:\d{2} [AP]M), (?!a friend\b)(.+?) was driving(,? .*?)?(, alone)?\. ")
 _FRIEND = re.compile(r"^At (\d{1,2}:\d{2} [AP]M), a friend was driving (.+?)( to .*?|, .*?)\. ")
@@ -105,7 +56,7 @@ def _sat(m: re.Match[str], rng: random.Random) -> str:
 @lru_cache(maxsize=1)
 def _request_patterns() -> list[tuple[re.Pattern[str], str]]:
     out = []
-    for bank in NATURAL_REQUESTS:
+    for bank in load("speech").NATURAL_REQUESTS:
         for template in getattr(banks, bank):
             parts = re.split(r"\{(\w+)\}", template)
             rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
@@ -123,7 +74,7 @@ def reword_request(quote: str, rng: random.Random) -> str:
             fields = m.groupdict()
             if "his" in fields:  # "do {noun} {his} way": the natural forms name the relative instead
                 continue
-            return expand(rng.choice(NATURAL_REQUESTS[bank]), rng).format(**fields) + tail
+            return expand(rng.choice(load("speech").NATURAL_REQUESTS[bank]), rng).format(**fields) + tail
     return quote
 
 

@@ -1,19 +1,19 @@
 """Authored conversations ("scenes") for the natural renderer's chit-chat, loaded and checked.
 
-The scene banks are plain data modules ``vmb_gym/generator/talk_bank_scenes_*.py``, each with
-``SCENES: dict[str, tuple[tuple[str, ...], ...]]``: a key (an occupation of
-:data:`vmb_gym.generator.banks.OCCUPATIONS`, an interest of
-:data:`vmb_gym.generator.talk_bank_interests.INTERESTS`, or any other word: an everyday topic) maps
-to scenes, and a scene is a tuple of lines ``"A: text"`` or ``"B: text"`` (A owns the key: their
-job, their interest, or simply the one who raises the topic; ``{a}`` and ``{b}`` are A's and B's
-first names).
+The scenes are the package data file ``data/scenes.json`` (:mod:`vmb_gym.generator.bank_data`):
+one bank per kind of key, :data:`JOB` (an occupation of :data:`vmb_gym.generator.banks.OCCUPATIONS`),
+:data:`INTEREST` (an interest of ``data/interests.json``) and :data:`EVERYDAY` (any other word: an
+everyday topic). A key maps to scenes, and a scene is a list of lines ``"A: text"`` or
+``"B: text"`` (A owns the key: their job, their interest, or simply the one who raises the topic;
+``{a}`` and ``{b}`` are A's and B's first names).
 
-:func:`load_bank` finds every such module (``pkgutil``, in name order) and checks it:
+:func:`load_bank` reads the file and checks it:
 
-* format (:func:`scene_problems`): a dict of non-empty tuples, each line ``A: ``/``B: `` and text,
-  no digits, no braces but ``{a}``/``{b}``, between :data:`MIN_LINES` and :data:`MAX_LINES` lines;
-  a job or interest module whose key is no occupation or interest. A malformed bank raises
-  :class:`~vmb_gym.errors.DataError` (the module, key, scene and line are named);
+* format (:func:`scene_problems`, also run by :func:`vmb_gym.generator.bank_data.validate`): a dict
+  of non-empty tuples, each line ``A: ``/``B: `` and text, no digits, no braces but ``{a}``/``{b}``,
+  between :data:`MIN_LINES` and :data:`MAX_LINES` lines; a job or interest key that is no
+  occupation or interest. A malformed bank raises :class:`~vmb_gym.errors.DataError` (the kind,
+  key, scene and line are named);
 * vehicle vocabulary (:func:`vehicle_line`): a scene with a line that names a car or a vehicle
   setting, a scale word the value matcher reads ("full blast", "lowest"), or a value word of the
   simulator vocabulary beside a word that names a function or module ("shuffle the songs") is left
@@ -28,27 +28,22 @@ history.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
-from types import ModuleType
 
 from vmb_gym.errors import DataError
+from vmb_gym.generator.bank_data import load
 from vmb_gym.generator.records import Person
 
 __all__ = ["CAR_WORDS", "EVERYDAY", "INTEREST", "JOB", "KIND_WEIGHTS", "MAX_LINES", "MIN_LINES", "OTHER_WEIGHT",
-           "PREFIX", "Scene", "SceneBank", "SceneDraw", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
+           "Scene", "SceneBank", "SceneDraw", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
 
-#: Module name prefix of a scene bank inside :mod:`vmb_gym.generator`.
-PREFIX = "talk_bank_scenes_"
 #: Lines a scene may have.
 MIN_LINES, MAX_LINES = 4, 24
-#: The kinds of key: the sharer's job, one of their interests, an everyday topic.
+#: The kinds of key (the banks of ``data/scenes.json``): the sharer's job, one of their interests, an everyday topic.
 JOB, INTEREST, EVERYDAY = "job", "interest", "everyday"
 #: How often each kind is drawn (among the kinds that still have an unused scene for the sharer).
 KIND_WEIGHTS: Mapping[str, float] = {JOB: 3.0, INTEREST: 3.0, EVERYDAY: 3.0}
@@ -58,7 +53,7 @@ OTHER_WEIGHT = 0.5
 _LINE = re.compile(r"^([AB]): (\S.*)$")
 _NAMES = re.compile(r"\{[ab]\}")
 _DIGIT = re.compile(r"\d")
-#: Words the rules reader's value matcher reads as the top or bottom of a scale (vmb_agents.rules.values).
+#: Words the rules reader's value matcher reads as the top or bottom of a scale (vmb_agents.reader.values).
 _EXTREMES = re.compile(r"\b(?:max|maxed|maximum|all the way up|highest|full blast|hurricane|strongest|minimum|lowest|"
                        r"all the way down|weakest|dimmest|softest)\b", re.IGNORECASE)
 
@@ -68,7 +63,7 @@ class Scene:
     """One authored conversation.
 
     Attributes:
-        sid: ``"module:key:index"``, unique in the bank.
+        sid: ``"kind:key:index"``, unique in the bank.
         kind: :data:`JOB`, :data:`INTEREST` or :data:`EVERYDAY`.
         key: the occupation, interest or topic.
         lines: ``(speaker, text)`` with speaker ``"A"`` (the key's owner) or ``"B"``.
@@ -156,23 +151,13 @@ def vehicle_line(text: str) -> str | None:
     return None
 
 
-def _kind_of(module: str) -> str:
-    tail = module.rsplit(".", 1)[-1].removeprefix(PREFIX)
-    if tail.startswith("jobs"):
-        return JOB
-    if tail.startswith("interests"):
-        return INTEREST
-    return EVERYDAY
-
-
 def scene_problems(name: str, scenes: object, kind: str) -> list[str]:
-    """Format problems of one module's ``SCENES`` (empty when it is well formed)."""
+    """Format problems of the scenes of one ``kind`` (key -> scenes; empty when they are well formed)."""
     from vmb_gym.generator import banks
-    from vmb_gym.generator.talk_bank_interests import INTERESTS
 
     if not isinstance(scenes, dict):
-        return [f"{name}.SCENES is a {type(scenes).__name__}, not a dict"]
-    keys = {JOB: {o for o, _, _ in banks.OCCUPATIONS}, INTEREST: set(INTERESTS)}.get(kind)
+        return [f"{name} is a {type(scenes).__name__}, not a dict"]
+    keys = {JOB: {o for o, _, _ in banks.OCCUPATIONS}, INTEREST: set(load("interests").INTERESTS)}.get(kind)
     out: list[str] = []
     for key, group in scenes.items():
         if keys is not None and key not in keys:
@@ -203,32 +188,23 @@ def _scene_problems(where: str, scene: object) -> list[str]:
     return out
 
 
-def _modules() -> list[ModuleType]:
-    # The package's folder is this file's folder; importing the package itself here would make
-    # an import cycle (vmb_gym.generator's __init__ imports the writer, which renders talks).
-    here = [str(Path(__file__).resolve().parent)]
-    names = sorted(m.name for m in pkgutil.iter_modules(here) if m.name.startswith(PREFIX))
-    return [importlib.import_module(f"{__package__}.{n}") for n in names]
-
-
-def build_bank(modules: Iterable[tuple[str, object]]) -> SceneBank:
-    """The bank of ``(module name, SCENES)`` pairs: checked, vehicle-word scenes left out.
+def build_bank(kinds: Iterable[tuple[str, object]]) -> SceneBank:
+    """The bank of ``(kind, key -> scenes)`` pairs: checked, vehicle-word scenes left out.
 
     Raises:
-        DataError: a module's ``SCENES`` is malformed (every problem is listed, up to ten).
+        DataError: the scenes of a kind are malformed (every problem is listed, up to ten).
     """
     by_key: dict[tuple[str, str], list[Scene]] = {}
     rejected: list[tuple[str, str]] = []
-    for name, scenes in modules:
-        kind = _kind_of(name)
-        problems = scene_problems(name, scenes, kind)
+    for kind, scenes in kinds:
+        problems = scene_problems(kind, scenes, kind)
         if problems:
-            raise DataError(name, f"expected scenes of 'A: text'/'B: text' lines, found {len(problems)} problems: "
-                            + "; ".join(problems[:10]) + "; fix: correct those lines in the module")
+            raise DataError(kind, f"expected scenes of 'A: text'/'B: text' lines, found {len(problems)} problems: "
+                            + "; ".join(problems[:10]) + "; fix: correct those lines in data/scenes.json")
         assert isinstance(scenes, dict)
         for key, group in scenes.items():
             for i, raw in enumerate(group):
-                sid = f"{name.rsplit('.', 1)[-1].removeprefix(PREFIX)}:{key}:{i}"
+                sid = f"{kind}:{key}:{i}"
                 lines = tuple((m.group(1), m.group(2)) for m in map(_LINE.match, raw) if m is not None)
                 bad = next((w for _, t in lines if (w := vehicle_line(t)) is not None), None)
                 if bad is not None:
@@ -240,8 +216,8 @@ def build_bank(modules: Iterable[tuple[str, object]]) -> SceneBank:
 
 @cache
 def load_bank() -> SceneBank:
-    """Every ``talk_bank_scenes_*`` module of the package, checked (see :func:`build_bank`)."""
-    return build_bank((m.__name__, getattr(m, "SCENES", None)) for m in _modules())
+    """The scenes of ``data/scenes.json``, checked (see :func:`build_bank`)."""
+    return build_bank(vars(load("scenes")).items())
 
 
 @dataclass
