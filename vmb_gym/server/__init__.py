@@ -14,8 +14,8 @@ FastAPI, uvicorn and websockets). Its modules:
 * :mod:`vmb_gym.server.asgi`: the app as a module attribute (``uvicorn vmb_gym.server.asgi:app``,
   ``openenv.yaml``, the Dockerfile), configured by ``VMB_SERVE_*`` variables;
 * :mod:`vmb_gym.server.client`: ``VmbEnvClient``, OpenEnv's ``EnvClient`` for this server;
-* :mod:`vmb_gym.server.tool_episode`: ``ToolEpisode``, one episode per rollout with the env's tools
-  as typed methods (the TRL ``environment_factory`` shape, over any way of running the env);
+* :mod:`vmb_gym.server.tool_episode`: re-exports ``ToolEpisode`` from :mod:`vmb_gym.envs.tool_episode`
+  (one episode per rollout with the env's tools as typed methods, the TRL ``environment_factory`` shape);
 * :mod:`vmb_gym.server.trl`: ``RemoteToolEnv``, a TRL ``environment_factory`` class over the client.
 
 This ``__init__`` imports nothing heavy; ``vmb_gym.server.tool_episode`` works without the extra.

@@ -1,6 +1,6 @@
 """A TRL ``environment_factory`` class over a remote ``vmb serve``: GRPO rollouts on a server's sessions.
 
-:class:`RemoteToolEnv` is a :class:`~vmb_gym.server.tool_episode.ToolEpisode` whose episodes
+:class:`RemoteToolEnv` is a :class:`~vmb_gym.envs.tool_episode.ToolEpisode` whose episodes
 run on one ``vmb serve`` session (a :class:`~vmb_gym.server.client.VmbEnvClient`, opened on the
 first reset): same tools, ``reset(**row)`` and ``get_reward()`` as the in-process adapter
 (``vmb_agents.llm.trl_env.VehicleMemToolEnv``), the car and the scoring on the server. TRL pools the
@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
+from vmb_gym.envs.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods
 from vmb_gym.server.client import ServerError, VmbEnvClient
 from vmb_gym.server.models import VmbAction
-from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods
 
 __all__ = ["URL_ENV", "RemoteToolEnv"]
 
