@@ -9,7 +9,7 @@ import pytest
 
 from vmb_agents.stream.features import cue_pattern, masked_lines
 from vmb_agents.stream.learned import StreamWriteEnv, load_stream_writer
-from tests.wrappers.test_stream_sb3 import tiny_scenario
+from tests.agents.stream.test_stream_sb3 import tiny_scenario
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
 
