@@ -269,7 +269,7 @@ class ToolRuntime:
         spec = reward if isinstance(reward, RewardSpec) else RewardSpec.parse(reward, self.task_mode)
         query = self.query
         if self.task_mode == "qa":
-            from vmb_gym.generator import score_qa
+            from vmb_gym.scoring.qa import score_qa
 
             correct = self.answer is not None and score_qa(query, self.answer)
             metrics: dict[str, Any] = {"task_id": query.task_id, "reasoning_type": query.reasoning_type,

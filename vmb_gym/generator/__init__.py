@@ -3,14 +3,13 @@
 ``generate(GeneratorOptions(seed=..., scenarios=...), out)`` writes the official layout
 (``history/``, ``qa_data/``) plus ``meta/`` sidecars with the structured truth;
 ``write_benchmark(dir)`` writes the default test split and its manifest; ``validate(dir, out)``
-checks a set (oracle, memory-free baseline, coverage, balance); ``score_qa`` scores the QA
-diagnostic track by exact match.
+checks a set (oracle, memory-free baseline, coverage, balance); ``score_qa`` (from
+:mod:`vmb_gym.scoring.qa`) scores the QA diagnostic track by exact match.
 """
 
 from __future__ import annotations
 
 from vmb_gym.generator.options import GENERATOR_VERSION, OFFICIAL_LIKE, GeneratorOptions
-from vmb_gym.generator.qa import answers_match, score_qa
 from vmb_gym.generator.writer import (
     DEFAULT_SPLITS,
     build_scenario,
@@ -19,6 +18,7 @@ from vmb_gym.generator.writer import (
     verify_manifest,
     write_benchmark,
 )
+from vmb_gym.scoring.qa import answers_match, score_qa
 
 __all__ = [
     "DEFAULT_SPLITS",

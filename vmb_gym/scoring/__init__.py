@@ -27,6 +27,7 @@ from vmb_gym.scoring.aggregate import METRIC_KEYS, aggregate
 if TYPE_CHECKING:
     from vmb_gym.scoring.gold import GoldReference, score_against, score_sims
     from vmb_gym.scoring.predictions import NON_VEHICLE_CALLS, read_predictions
+    from vmb_gym.scoring.qa import answers_match, score_qa
     from vmb_gym.scoring.scorer import TaskScore, gold_reference, score_final_state, score_task, warm_gold_references
     from vmb_gym.scoring.state_diff import METRIC_NAMES, StateScore, score_flat, values_equal
     from vmb_gym.scoring.tool_f1 import (
@@ -46,11 +47,12 @@ _HOMES: dict[str, str] = {
     "warm_gold_references": "scorer",
     "METRIC_NAMES": "state_diff", "StateScore": "state_diff", "score_flat": "state_diff",
     "values_equal": "state_diff",
+    "answers_match": "qa", "score_qa": "qa",
     "ToolScore": "tool_f1", "multiset_tool_score": "tool_f1", "official_tool_score": "tool_f1",
     "tool_call_key": "tool_f1", "tool_call_keys": "tool_f1",
 }
 
-_SUBMODULES = frozenset({"gold", "scorer", "state_diff", "tool_f1"})
+_SUBMODULES = frozenset({"gold", "qa", "scorer", "state_diff", "tool_f1"})
 
 
 def __getattr__(name: str) -> Any:
@@ -79,6 +81,7 @@ __all__ = [
     "TaskScore",
     "ToolScore",
     "aggregate",
+    "answers_match",
     "gold_reference",
     "multiset_tool_score",
     "official_tool_score",
@@ -86,6 +89,7 @@ __all__ = [
     "score_against",
     "score_final_state",
     "score_flat",
+    "score_qa",
     "score_sims",
     "score_task",
     "tool_call_key",

@@ -1,4 +1,7 @@
-"""QA diagnostic track: exact-match scoring of structured answers (no LLM judge)."""
+"""QA diagnostic track: exact-match scoring of structured answers (no LLM judge).
+
+The env scores ``task_mode="qa"`` episodes with :func:`score_qa`; the generator re-exports it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ from typing import Any
 
 from vmb_gym.errors import DataError
 from vmb_gym.types import Query, ToolCall
+
+__all__ = ["answers_match", "score_qa"]
 
 
 def _norm(v: Any) -> Any:
