@@ -6,7 +6,7 @@ heavy; torch, transformers and Stable-Baselines3 load only with the class that n
 | name | what | lives in |
 |---|---|---|
 | ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec (``"rules"``, ``"oracle"``, ``"hf:PATH"``, ...) | :mod:`vmb_agents.factory` |
-| ``RulesPolicy`` | the no-LLM reading baseline over a memory module | :mod:`vmb_agents.rules` |
+| ``RulesPolicy`` | the no-LLM reading baseline over a memory module | :mod:`vmb_agents.reader` |
 | ``OraclePolicy``, ``NoopPolicy``, ``RandomPolicy`` | gold calls, nothing, random calls | :mod:`vmb_agents.baselines` |
 | ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies on the tool-chat loop | :mod:`vmb_agents.llm` |
 | ``load_sb3_policy(path, env)`` | a Stable-Baselines3 checkpoint as a policy | :mod:`vmb_agents.sb3.policies` |
@@ -30,7 +30,7 @@ from typing import Any
 _HOMES: dict[str, str] = {
     "make_policy": "vmb_agents.factory",
     "POLICY_KINDS": "vmb_agents.factory",
-    "RulesPolicy": "vmb_agents.rules",
+    "RulesPolicy": "vmb_agents.reader",
     "OraclePolicy": "vmb_agents.baselines",
     "NoopPolicy": "vmb_agents.baselines",
     "RandomPolicy": "vmb_agents.baselines",

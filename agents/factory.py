@@ -7,7 +7,7 @@ Specs:
 | ``oracle`` | :class:`~vmb_agents.baselines.OraclePolicy` (the gold calls) | ``vmb_agents.baselines`` |
 | ``noop`` | :class:`~vmb_agents.baselines.NoopPolicy` | ``vmb_agents.baselines`` |
 | ``random`` | :class:`~vmb_agents.baselines.RandomPolicy` | ``vmb_agents.baselines`` |
-| ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``vmb_agents.rules`` |
+| ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``vmb_agents.reader`` |
 | ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``vmb_agents.llm.hf`` |
 | ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``vmb_agents.llm.openai_compat`` |
 | ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``vmb_agents.sb3.policies`` |
@@ -104,7 +104,7 @@ def check_policy(spec: str, kwargs: dict[str, Any] | None = None) -> None:
 
         check_api_key(resolve_base_url(kwargs.get("base_url")), str(kwargs.get("api_key_env") or "OPENAI_API_KEY"))
     if kind == "rules":
-        _import("vmb_agents.rules", "RulesPolicy", spec)
+        _import("vmb_agents.reader", "RulesPolicy", spec)
     elif kind == "hf":
         _import("vmb_agents.llm.hf", "HFPolicy", spec)
     elif kind == "openai":
@@ -171,7 +171,7 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
 
         return RandomPolicy(**_options(spec, RandomPolicy, kw))
     if kind == "rules":
-        cls = _import("vmb_agents.rules", "RulesPolicy", spec)
+        cls = _import("vmb_agents.reader", "RulesPolicy", spec)
         options = {"memory": getattr(unwrapped, "memory_name", "none"),
                    **_options(spec, cls, kw, internal=("source",))}
         return cls(source=env, **options)

@@ -14,7 +14,7 @@ import pytest
 import vmb_agents
 import vmb_gym  # noqa: F401  (registers the ids)
 from vmb_agents.factory import make_policy
-from vmb_agents.rules import RulesPolicy
+from vmb_agents.reader import RulesPolicy
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.report import summarize
 from vmb_gym.evaluation.run import run_evaluation
@@ -117,7 +117,7 @@ def test_a_policy_given_its_own_memory_says_so(tiny_data: str, caplog: pytest.Lo
     env = gym.make("VehicleMem-v0", data=tiny_data, memory="bm25")
     assert RulesPolicy(source=env).memory is env.unwrapped.memory
     assert RulesPolicy("bm25", source=env).memory is env.unwrapped.memory
-    with caplog.at_level(logging.WARNING, logger="vmb_agents.rules.policy"):
+    with caplog.at_level(logging.WARNING, logger="vmb_agents.reader.policy"):
         policy = RulesPolicy("layered", source=env, memory_kwargs=LAYERED)
     assert policy.memory.name == "layered"
     assert "reads its own memory 'layered', not the env's 'bm25'" in caplog.text

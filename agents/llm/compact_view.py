@@ -176,7 +176,7 @@ def hit_bodies(memory_text: str) -> str:
 #: What :func:`tag_hits` puts between a memory line and its functions (the tag ends with ``)``).
 TAG_OPEN = " (about: "
 
-#: The least vocabulary score (:func:`vmb_agents.rules.score_apis`) of a function a memory line is tagged with (a
+#: The least vocabulary score (:func:`vmb_agents.reader.score_apis`) of a function a memory line is tagged with (a
 #: function's or its module's name said in the line), and the most tags per line.
 TAG_MIN_SCORE = 2.0
 MAX_TAGS = 2
@@ -184,7 +184,7 @@ MAX_TAGS = 2
 
 def setting_tags(body: str) -> list[str]:
     """The vehicle functions (short names, best first) a memory line speaks of, at most :data:`MAX_TAGS`."""
-    from vmb_agents.rules import score_apis
+    from vmb_agents.reader import score_apis
 
     scores = score_apis(body)
     best = sorted((api for api, s in scores.items() if s >= TAG_MIN_SCORE), key=lambda api: (-scores[api], api))

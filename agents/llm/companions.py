@@ -5,7 +5,7 @@ A generated household's routine ties a setting to companions in the line that st
 for "my whole routine" wants both. ``hf:smollm2-vmb`` makes one vehicle call: its tool shortlist offers one function
 and the adapter was trained to finish after it, so on 49 of 500 held-out tasks its one call is exactly right and
 the companion is missing (README, "Fewer hits for the chat model"). :func:`with_companions` reads the companions the
-way the rules reader does (:func:`vmb_agents.rules.routine.line_companions`) from the hit lines that state the value
+way the rules reader does (:func:`vmb_agents.reader.routine.line_companions`) from the hit lines that state the value
 the model called, and inserts their calls right after that call in the model's reply. ``HFPolicy(companions=True)``
 (a default of ``hf:smollm2-vmb``) applies it to every reply.
 """
@@ -51,8 +51,8 @@ def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mappi
     from vmb_agents.llm.constrained import stated_value
     from vmb_agents.llm.line_reader import hit_lines, line_body
     from vmb_agents.llm.query_names import request_names, request_text
-    from vmb_agents.rules.request import read_request
-    from vmb_agents.rules.routine import line_companions
+    from vmb_agents.reader.request import read_request
+    from vmb_agents.reader.routine import line_companions
 
     vehicle = [_vehicle_call(c) for c in calls]
     searches = [m for m in messages if m.get("role") == "tool" and m.get("name") == "search_memory"]

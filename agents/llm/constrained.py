@@ -498,8 +498,8 @@ def stated_value(function: str, line: str) -> tuple[str, Any] | None:
     """(the value parameter's name, the value) that a memory line (``Name: text``) states for ``function`` (a name as
     ``call_vehicle`` or the env writes it), read with the rules reader's value matcher; None when it states none
     (or a value of two parameters, which is not narrowed)."""
-    from vmb_agents.rules.params import value_param
-    from vmb_agents.rules.values import extract_value
+    from vmb_agents.reader.params import value_param
+    from vmb_agents.reader.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     spec = API_SPECS.get(full_name(function))

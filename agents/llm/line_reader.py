@@ -15,7 +15,7 @@ stayed at the letters' base rate over 750 rows; README, Training).
 :meth:`LineReader.pick` takes the line it answers `` yes`` for with the highest probability.
 :class:`vmb_agents.llm.hf.HFPolicy` (``line_reader=...``) asks it about the hits that state a value for a function
 the call may name, then lets the chat model write, for each function, only the value the picked line states
-(read with the rules reader's value matcher, :func:`vmb_agents.rules.values.extract_value`).
+(read with the rules reader's value matcher, :func:`vmb_agents.reader.values.extract_value`).
 """
 
 from __future__ import annotations

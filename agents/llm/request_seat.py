@@ -5,8 +5,8 @@ the passenger's massage for a driver who is alone, or the driver's seat for a pa
 narrative says who asks and where they sit ("Julian was driving, alone", "Tobias sat in the front passenger
 seat"). With ``HFPolicy(seat_from_request=True)`` (:mod:`vmb_agents.llm.constrained`, with ``constrain_values``) a
 vehicle call's ``seat``, ``zone`` or ``light`` is that seat, or ``"all"`` where the rules reader reads the whole
-car (the climate's shared functions, a request that says every seat: :func:`vmb_agents.rules.selector_value`); a
-person in the back may be in either rear seat. The reading is the rules reader's (:func:`vmb_agents.rules.read_request`
+car (the climate's shared functions, a request that says every seat: :func:`vmb_agents.reader.selector_value`); a
+person in the back may be in either rear seat. The reading is the rules reader's (:func:`vmb_agents.reader.read_request`
 with the names the request narrates, :func:`vmb_agents.llm.query_names.request_names`).
 """
 
@@ -26,7 +26,7 @@ def place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
 @lru_cache(maxsize=4096)
 def _place_choices(request: str) -> dict[str, dict[str, tuple[str, ...]]]:
     from vmb_agents.llm.query_names import request_names
-    from vmb_agents.rules import PERSONAL_SELECTORS, read_request, selector_param, selector_value
+    from vmb_agents.reader import PERSONAL_SELECTORS, read_request, selector_param, selector_value
     from vmb_gym.vehicle import API_SPECS
 
     req = read_request(request, request_names(request))

@@ -8,11 +8,11 @@ request and the lines it retrieved holds the right module among its first few in
 requests of ten.
 
 :func:`shortlist` ranks the 111 functions for a conversation: each function scores twice the
-simulator vocabulary's score of the request's quoted words (:func:`vmb_agents.rules.score_apis`; the whole
+simulator vocabulary's score of the request's quoted words (:func:`vmb_agents.reader.score_apis`; the whole
 request's only when the quotes name no function, since the narrative's places and errands name other
 devices: "driving to Central Station" is a radio station to the vocabulary), plus
 the best score of a retrieved memory line that names the function and states a value for it (the
-rules reader's value matcher, :func:`vmb_agents.rules.values.extract_value`). With
+rules reader's value matcher, :func:`vmb_agents.reader.values.extract_value`). With
 ``HFPolicy(tool_shortlist=K)`` the decoder (:func:`vmb_agents.llm.constrained.grammar_for`) lets
 ``list_module_tools`` name only the modules of the first ``K`` functions, and ``call_vehicle`` only
 those functions among the listed ones (when none of them is listed, any listed one). A conversation
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from vmb_agents.llm.compact_view import HIT_LINE, TAG_OPEN
 
 if TYPE_CHECKING:
-    from vmb_agents.rules.request import Request
+    from vmb_agents.reader.request import Request
 
 __all__ = ["asked_functions", "memory_lines", "shortlist"]
 
@@ -49,8 +49,8 @@ def memory_lines(messages: Sequence[Mapping[str, Any]]) -> list[str]:
 def asked_functions(request: Request) -> dict[str, float]:
     """How strongly the request's quoted words name each function; the whole request's scores when the quotes name
     none (or there are no quotes)."""
-    from vmb_agents.rules import score_apis
-    from vmb_agents.rules.request import api_text
+    from vmb_agents.reader import score_apis
+    from vmb_agents.reader.request import api_text
 
     quoted = score_apis(api_text(replace(request, text=""))) if request.quotes else {}
     return quoted if any(s > 0 for s in quoted.values()) else score_apis(api_text(request))
@@ -60,9 +60,9 @@ def shortlist(messages: Sequence[Mapping[str, Any]], k: int) -> tuple[str, ...]:
     """The ``k`` best-ranked vehicle functions (env names, best first) for ``messages`` (see the module
     docstring); ``()`` when neither the request nor a memory line names a function."""
     from vmb_agents.llm.query_names import request_names, request_text
-    from vmb_agents.rules import score_apis
-    from vmb_agents.rules.request import read_request
-    from vmb_agents.rules.values import extract_value
+    from vmb_agents.reader import score_apis
+    from vmb_agents.reader.request import read_request
+    from vmb_agents.reader.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     text = request_text(messages)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from vmb_agents.rules import conditions_in, score_apis
+from vmb_agents.reader import conditions_in, score_apis
 from vmb_agents.stream.writers import ELSEWHERE, RELATION, VALUE_WORDS, RuleWriter
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
@@ -67,7 +67,7 @@ class LineFeaturizer:
 
     Args:
         hash_dim: slots of the hashed bag of words and bigrams.
-        min_score: least :func:`vmb_agents.rules.score_apis` score for a line to name a setting
+        min_score: least :func:`vmb_agents.reader.score_apis` score for a line to name a setting
             (as :class:`vmb_agents.stream.writers.RuleWriter`).
         follow_up: lines after a setting line whose bare value still counts (as the rule writer).
         budget_features: append the :data:`BUDGET_NAMES` block (checkpoints from before it have none).

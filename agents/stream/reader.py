@@ -1,6 +1,6 @@
 """The fixed reader every memory writer of ``VehicleMemStream-v0`` is paired with.
 
-At a request the reader plans with :class:`~vmb_agents.rules.RulesPolicy` in two steps: a dry run
+At a request the reader plans with :class:`~vmb_agents.reader.RulesPolicy` in two steps: a dry run
 against a recording stand-in memory learns which searches the rules would make; one action sends
 them as ``search_memory`` calls (so the reader only ever sees the policy's own store, as of the
 request); a second run plans on the hits the env returned (``info["memory_hits"]``) and sends its
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from vmb_agents.rules import RulesPolicy
+from vmb_agents.reader import RulesPolicy
 from vmb_gym.memory.base import MemoryHit
 from vmb_gym.types import Scenario
 

@@ -5,7 +5,7 @@ A writer decides, chunk by chunk, which streamed lines go into the policy's own 
 * :class:`StoreEverythingWriter`: every line, one entry per line;
 * :class:`StoreNothingWriter`: nothing (the lower bound: search always comes back empty);
 * :class:`RuleWriter`: lines that name a vehicle setting *and* state a value for it, read with the
-  simulator vocabulary of :mod:`vmb_agents.rules` (``API_SPECS`` words,
+  simulator vocabulary of :mod:`vmb_agents.reader` (``API_SPECS`` words,
   value ranges, enum spellings);
 * :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
   entries it derives are written to the store, citing their lines.
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vmb_agents.rules import conditions_in, extract_value, score_apis
+from vmb_agents.reader import conditions_in, extract_value, score_apis
 from vmb_agents.stream.reader import BATCH, SKIP, StreamReader
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
@@ -255,7 +255,7 @@ class RuleWriter(Writer):
     A line is kept when
 
     * some vehicle function scores at least ``min_score`` on it (module and field words of
-      :func:`vmb_agents.rules.score_apis`) and :func:`vmb_agents.rules.extract_value` reads a value for
+      :func:`vmb_agents.reader.score_apis`) and :func:`vmb_agents.reader.extract_value` reads a value for
       that function out of it (a number in range, an enum spelling, on/off, a place); the entry is
       tagged with the function (``setting``) and the line's condition words (``condition``);
     * or it states a value with no setting word ("When I'm driving I go with level 2") within

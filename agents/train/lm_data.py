@@ -32,7 +32,7 @@ import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from vmb_agents.llm.compact_view import CompactView, hit_bodies, short_name, view_named
-from vmb_agents.rules.request import read_request
+from vmb_agents.reader.request import read_request
 
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
            "teacher_rows", "train_order"]

@@ -135,7 +135,7 @@ def gold_calls(data: str, task_ids: Sequence[str]) -> dict[str, tuple[list[dict[
     """Task id -> (its gold calls, the first name of the person the request is for)."""
     import gymnasium as gym
 
-    from vmb_agents.rules.request import read_request
+    from vmb_agents.reader.request import read_request
 
     env = gym.make("VehicleMem-v0", data=data)
     tasks = env.unwrapped.tasks
@@ -171,10 +171,10 @@ def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, ba
 
 
 def rules_baseline(sets: Mapping[str, tuple[str, list[str]]], memory: str = "bm25") -> dict[str, dict[str, float]]:
-    """The rules reader (:class:`vmb_agents.rules.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
+    """The rules reader (:class:`vmb_agents.reader.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
     import gymnasium as gym
 
-    from vmb_agents.rules.policy import RulesPolicy
+    from vmb_agents.reader.policy import RulesPolicy
     from vmb_gym.policy import run_episode
 
     out = {}

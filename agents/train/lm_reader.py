@@ -32,7 +32,7 @@ __all__ = ["add_arguments", "line_rows", "main", "pick_accuracy", "reader_row", 
 
 
 def _value_of(spec: Any, arguments: dict[str, Any]) -> Any:
-    from vmb_agents.rules.params import value_param
+    from vmb_agents.reader.params import value_param
 
     vp = value_param(spec)
     return arguments.get(vp.name) if vp is not None else None

@@ -40,7 +40,7 @@ import numpy as np
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from vmb_agents.baselines import NoopPolicy
-from vmb_agents.rules import RulesPolicy
+from vmb_agents.reader import RulesPolicy
 from vmb_agents.sb3.checkpoint import algo_class, save_checkpoint
 from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
 from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot

@@ -10,7 +10,7 @@ import pytest
 import vmb_gym  # noqa: F401  (registers the envs)
 from vmb_agents.baselines import RandomPolicy
 from vmb_agents.factory import make_policy
-from vmb_agents.rules import RulesPolicy
+from vmb_agents.reader import RulesPolicy
 from vmb_gym.data import embedded_benchmark_dir
 from vmb_gym.errors import ConfigError
 

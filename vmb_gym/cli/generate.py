@@ -105,7 +105,7 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
         ConfigError: a bad spec or option.
     """
     import vmb_agents.factory  # noqa: F401  (registers the openai and hf chat backends)
-    from vmb_agents.rules.values import extract_value
+    from vmb_agents.reader.values import extract_value
     from vmb_gym.generator.llm_render import LLMRenderer
     from vmb_gym.generator.render_cache import ReplyCache
     from vmb_gym.generator.render_verify import gated

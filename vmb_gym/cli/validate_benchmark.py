@@ -75,7 +75,7 @@ def _run_value_reader() -> Any:
     """The rules reader's value matcher, asked only about lines that name the function (the reader the baselines
     read lines with; :func:`~vmb_gym.generator.render_verify.vocabulary_reader` when ``agents`` is not importable)."""
     try:
-        from vmb_agents.rules.values import extract_value
+        from vmb_agents.reader.values import extract_value
     except ImportError:
         from vmb_gym.generator.render_verify import vocabulary_reader
 

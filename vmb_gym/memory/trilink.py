@@ -26,7 +26,7 @@ lives in the code:
    request to ask for a routine or "the usual" (``require_cue``) and to be about its person; an
    agent experience needs a positive reward: :func:`select_experiences`. (The rules reader
    therefore asks a routine request once more as its person's quote, ``Gary said: '...'``:
-   ``vmb_agents.rules.policy.RulesPolicy.experience_search``.)
+   ``vmb_agents.reader.policy.RulesPolicy.experience_search``.)
 5. *Selected facts pull their diff chain* -- a fact hit renders its active revision, the
    superseded revisions that best match the request (at most ``max_revisions`` in all, 4 by
    default) and their episode lines (``LayeredMemory._fact_hit``; without the ``changes`` layer,

@@ -5,7 +5,7 @@ in :data:`vmb_gym.vehicle.API_SPECS`; this module holds the hand-written tables 
 wording onto it ("headrest", "take me to", "vents", "too bright"). Nothing here is derived from any
 task's gold answer. Three readers use it:
 
-- the rules baseline and the SB3 slot design (``vmb_agents.rules``, ``vmb_agents.sb3``): which words name a
+- the rules baseline and the SB3 slot design (``vmb_agents.reader``, ``vmb_agents.sb3``): which words name a
   module or a function, value spellings, condition groups, stop words and line cues;
 - rule-based memory extraction (:mod:`vmb_gym.memory.extraction`, used by the layered memory):
   setting keys, their trigger phrases and request hints, and the salience cues;
@@ -481,7 +481,7 @@ LINE_CUES: dict[str, re.Pattern[str]] = {
 #: Everyday wording of a setting said aside, beyond ``LINE_CUES["hypothetical"]`` and ``["elsewhere"]`` (kept out
 #: of them: the slot design's features read those): wondered about, another person's view, another vehicle
 #: ("Hypothetically, would 45 percent ...", "my brother keeps it at 10 in his own car"). Read by the rules baseline
-#: (``vmb_agents.rules.hits.said_aside``).
+#: (``vmb_agents.reader.hits.said_aside``).
 ASIDE_WORDING = re.compile(
     r"\b(?:hypothetically|(?:his|her|their) own car|thinks i should|could never|not for me|even a normal setting|"
     r"i'd try|not driving though|different car|test drove|(?:his|her|their) van|each to their own|didn't buy it)\b",

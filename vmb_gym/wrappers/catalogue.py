@@ -9,7 +9,7 @@ action" slots) and the k-th seat/zone; plus ``search`` (the rules baseline's mem
 step) and ``finish``. The wrapper resolves an index into a concrete call every step; the
 features (:class:`~vmb_gym.wrappers.features.SlotFeaturizer`) describe each slot, so one policy
 transfers across households. It imports the rules baseline's reading functions
-(``vmb_agents.rules``) lazily.
+(``vmb_agents.reader``) lazily.
 
 **Flat catalogue** (:class:`Catalogue`, :class:`CatalogueActionWrapper`; ``--design catalogue``):
 

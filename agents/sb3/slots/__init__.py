@@ -3,8 +3,8 @@
 The actions name slots (the k-th candidate API of the request, the k-th candidate value read
 from the memory hits for that API, the k-th seat or zone), resolved into a concrete call for the
 episode at hand; per-slot features let one shared scorer learn which slot is right across
-households. Candidates and their ranking come from the rules baseline (:mod:`vmb_agents.rules`,
-:mod:`vmb_agents.rules`), which is why this design lives in ``agents``.
+households. Candidates and their ranking come from the rules baseline (:mod:`vmb_agents.reader`,
+:mod:`vmb_agents.reader`), which is why this design lives in ``agents``.
 
 Modules: :mod:`.layout` (slot counts, index arithmetic), :mod:`.reading` (request and line
 reading), :mod:`.records` (the slot records, the episode record), :mod:`.hits` (hit pooling and

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vmb_agents.rules import (
+from vmb_agents.reader import (
     PERSONAL_SELECTORS,
     RulesPolicy,
     content_words,
@@ -26,7 +26,7 @@ from vmb_agents.rules import (
     selector_param,
     selector_value,
 )
-from vmb_agents.rules.values import mirror_side
+from vmb_agents.reader.values import mirror_side
 from vmb_agents.sb3.slots.companions import companion_slots
 from vmb_agents.sb3.slots.hits import continuations, followup_queries, pool_hits
 from vmb_agents.sb3.slots.layout import N_API_SLOTS, N_TARGET_SLOTS, TARGET_ORDER
@@ -53,7 +53,7 @@ WHOLE_CAR_WORDS = re.compile(r"\b(all|every|everyone|everybody|everywhere|both|w
 def selector_choices(spec: ApiSpec, first: str, request: str = "", seat: str = "") -> list[str | None]:
     """The target slots of an API: the rules' own seat/zone first, the speaker's seat, then :data:`TARGET_ORDER`.
 
-    A seat, a climate zone and a reading light are personal (:data:`vmb_agents.rules.PERSONAL_SELECTORS`): their
+    A seat, a climate zone and a reading light are personal (:data:`vmb_agents.reader.PERSONAL_SELECTORS`): their
     ``"all"`` is offered only when the rules chose it (the climate's shared functions) or the request's words say
     every seat (:data:`WHOLE_CAR_WORDS`), as the generator's whole-car requests do.
     """
@@ -79,7 +79,7 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
                      device_alike: bool = False) -> list[Any]:
     """The rules baseline's value candidates in the hits (best first).
 
-    ``device_alike`` (:meth:`vmb_agents.rules.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
+    ``device_alike`` (:meth:`vmb_agents.reader.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
     off for the shipped checkpoint, whose scorer learned on the candidate scores in which a device named without
     its setting gives its default function the request's score. Read the rules' way, it lost 2 of 100 held-out
     tasks (1-10) and 4 of 400 (11-50) for 2 of 400 official ones (issue #17, 2026-12-03).

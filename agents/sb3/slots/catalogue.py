@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from vmb_agents.rules import (
+from vmb_agents.reader import (
     RulesPolicy,
     api_text,
     clamp_to_param,
@@ -44,7 +44,7 @@ from vmb_agents.sb3.slots.layout import (
 from vmb_agents.sb3.slots.line_prior import LinePrior
 from vmb_agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
 from vmb_agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
-from vmb_agents.rules import module_words, selector_param, value_param
+from vmb_agents.reader import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText, call_key
@@ -58,7 +58,7 @@ def device_alike_scores(scores: Mapping[str, float], text: str) -> dict[str, flo
     prior can tell which HUD function is meant; the prior still ranks one first from the wordings it was fitted
     on (the brightness, 2.6 against 0.8 for the height), and the rules filter then drops the others before the
     memory is read. Scored alike, the lines decide, as in the rules' candidates
-    (:func:`vmb_agents.rules.words.unnamed_setting_modules`).
+    (:func:`vmb_agents.reader.words.unnamed_setting_modules`).
     """
     out = dict(scores)
     for module in unnamed_setting_modules(text):

@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from vmb_agents.rules import extract_value, selector_value
+from vmb_agents.reader import extract_value, selector_value
 from vmb_agents.sb3.slots.layout import N_COMPANION_SLOTS, N_MEMORY_VALUES
 from vmb_agents.sb3.slots.reading import companion_clause
 from vmb_agents.sb3.slots.records import ApiSlot
-from vmb_agents.rules import selector_param, value_param
+from vmb_agents.reader import selector_param, value_param
 from vmb_gym.vehicle import API_SPECS
 
 #: ``make_slot(api, values, first_target, companion=True)``: builds an :class:`ApiSlot`.

@@ -62,7 +62,7 @@ def miss_kind(gold: Any, analysis: Any, calls: Sequence[Any]) -> GoldMiss:
 
 def selector_names(api: str) -> set[str]:
     """The argument names of an API that pick a seat or zone."""
-    from vmb_agents.rules import selector_param
+    from vmb_agents.reader import selector_param
 
     sel = selector_param(API_SPECS[api])
     return {sel.name} if sel is not None else set()

@@ -26,7 +26,7 @@ from vmb_agents.sb3.slots.layout import (
 )
 from vmb_gym.vehicle.lexicon import LINE_CUES
 from vmb_agents.sb3.slots.records import search_rounds
-from vmb_agents.rules import value_param
+from vmb_agents.reader import value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.wrappers.catalogue import EpisodeText

@@ -10,7 +10,7 @@ from typing import Any
 
 import re
 
-from vmb_agents.rules import Candidate, extract_value, hit_body
+from vmb_agents.reader import Candidate, extract_value, hit_body
 from vmb_agents.sb3.slots.layout import CORRECTION_WORDS, FOLLOW_MINUTES, N_FOLLOWUPS
 from vmb_agents.sb3.slots.reading import NOW, prior_text, render_value, said_by
 from vmb_agents.sb3.slots.records import ApiSlot

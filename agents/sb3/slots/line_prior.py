@@ -93,7 +93,7 @@ N_CUES = 8 + 6 + 3
 def cue_vector(body: str) -> np.ndarray:
     """The simulator-vocabulary features of a line body: each lexicon cue (0/1), the number of settings
     the vocabulary finds in it, how strongly the best one is named, and the line's length."""
-    from vmb_agents.rules import score_apis
+    from vmb_agents.reader import score_apis
 
     scores = score_apis(body)
     lower = body.lower()
@@ -105,7 +105,7 @@ def cue_vector(body: str) -> np.ndarray:
 
 def states_value(body: str) -> bool:
     """Whether a line body states a value of a setting the vocabulary finds in it (one of its best three)."""
-    from vmb_agents.rules import extract_value, score_apis
+    from vmb_agents.reader import extract_value, score_apis
     from vmb_gym.vehicle import API_SPECS
 
     ranked = sorted(score_apis(body).items(), key=lambda kv: -kv[1])[:3]
@@ -232,7 +232,7 @@ class LinePrior:
 
         ``candidates_only``: only the lines that state a setting value (:func:`states_value`).
         """
-        from vmb_agents.rules import hit_body_cached
+        from vmb_agents.reader import hit_body_cached
 
         out = []
         for s in scenarios:

@@ -12,7 +12,7 @@ n-grams read how a line is said, not which setting or value it names:
 * every phrase that names a device or a setting in the lexicon (``MODULE_WORDS``, ``API_WORDS``:
   "navigation voice", "seat heating", "panel") -> ``zset``.
 
-Names are masked by the caller, as in every rules body (:func:`vmb_agents.rules.hit_body`).
+Names are masked by the caller, as in every rules body (:func:`vmb_agents.reader.hit_body`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _alternation(phrases: set[str]) -> str:
 @lru_cache(maxsize=1)
 def vocab_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """The number-word, enum-value and setting-phrase patterns (lower case), built once from the lexicon."""
-    from vmb_agents.rules.params import enum_spellings, value_param
+    from vmb_agents.reader.params import enum_spellings, value_param
     from vmb_gym.vehicle import API_SPECS
     from vmb_gym.vehicle.lexicon import API_WORDS, MODULE_WORDS, NUMBER_WORDS, TENS_WORDS
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from vmb_agents.rules import STOP_WORDS, content_words, read_request, same_person
+from vmb_agents.reader import STOP_WORDS, content_words, read_request, same_person
 from vmb_agents.sb3.slots.layout import N_LINE_HASH
-from vmb_agents.rules import API_WORDS, MODULE_WORDS
+from vmb_agents.reader import API_WORDS, MODULE_WORDS
 from vmb_gym.vehicle import API_SPECS
 
 #: Kinship and relation words a request uses for a person who is not a speaker ("my grandmother").

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vmb_agents.rules import (
+from vmb_agents.reader import (
     OPPOSITE,
     Candidate,
     conditions_in,

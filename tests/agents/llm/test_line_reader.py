@@ -144,7 +144,7 @@ def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa:
 def test_a_training_task_points_at_the_evidence_line_with_the_gold_value() -> None:
     import random
 
-    from vmb_agents.rules.params import value_param
+    from vmb_agents.reader.params import value_param
     from vmb_agents.train.lm_reader import line_rows, reader_row
     from vmb_gym.vehicle import API_SPECS
 

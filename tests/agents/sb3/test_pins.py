@@ -30,7 +30,7 @@ as the only target and a personal zone's "all" only when asked (``test_rules_ind
 ``test_rules_mirror_side.py``, ``test_seat_targets.py``); the two recordings still differ only in default task 1_5.
 
 Both files were re-recorded whole again (2026-12-05, night) when the rules reader began to rank a value said aside
-lower (``vmb_agents.rules.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
+lower (``vmb_agents.reader.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
 reader's candidates, so their order and the rules-value features move; still only default task 1_5 differs.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vmb_agents.rules import extract_value, read_request, request_destination
+from vmb_agents.reader import extract_value, read_request, request_destination
 from vmb_agents.sb3.slots import N_SLOT_ACTIONS, SlotCatalogue, SlotEpisodeText, SlotFeaturizer, search_rounds
 from vmb_agents.sb3.slots.analysis import analyse
 from vmb_agents.sb3.slots.features import BLOCK_API, BLOCK_GLOBAL, BLOCK_KIND

@@ -12,7 +12,7 @@ from stable_baselines3.common.env_checker import check_env
 
 import vmb_gym  # noqa: F401
 from vmb_gym.policy import run_episode
-from vmb_agents.rules import read_request
+from vmb_agents.reader import read_request
 from vmb_gym.envs.tool_runtime import hit_record
 from vmb_gym.memory import MemoryHit
 from vmb_gym.wrappers.catalogue import EpisodeText

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from vmb_agents.rules.words import conditions_in, number_word, phrase_pattern
+from vmb_agents.reader.words import conditions_in, number_word, phrase_pattern
 
 _SPEECH = (r"told|said|asked|mentioned|complained|muttered|groaned|replied|commanded|sighed|noted|explained|added"
            r"|shouted|whispered|remarked|instructed|called|says|tells|asks")

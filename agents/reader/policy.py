@@ -3,9 +3,9 @@
 The lines are the hits of its searches (a module with search) and the lines of the memory given
 as context (a module with context: the gold memory's events, the history, a summary's lines).
 
-The reading itself lives beside it: :mod:`vmb_agents.rules.request` (the request),
-:mod:`vmb_agents.rules.words` (which function a wording names), :mod:`vmb_agents.rules.values` (the value a
-line states) and :mod:`vmb_agents.rules.hits` (a hit's text and person).
+The reading itself lives beside it: :mod:`vmb_agents.reader.request` (the request),
+:mod:`vmb_agents.reader.words` (which function a wording names), :mod:`vmb_agents.reader.values` (the value a
+line states) and :mod:`vmb_agents.reader.hits` (a hit's text and person).
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vmb_agents.rules.hits import content_words, hit_body, mentions_person, revision_hits, said_aside, same_person
-from vmb_agents.rules.params import clamp_to_param, enable_api, selector_param, value_param
-from vmb_agents.rules.request import Request, api_text, read_request, request_destination
-from vmb_agents.rules.routine import line_companions, routine_plan
-from vmb_agents.rules.values import extract_value, request_value, selector_value
-from vmb_agents.rules.words import conditions_in, module_words, score_apis, top_scores, unnamed_setting_modules
+from vmb_agents.reader.hits import content_words, hit_body, mentions_person, revision_hits, said_aside, same_person
+from vmb_agents.reader.params import clamp_to_param, enable_api, selector_param, value_param
+from vmb_agents.reader.request import Request, api_text, read_request, request_destination
+from vmb_agents.reader.routine import line_companions, routine_plan
+from vmb_agents.reader.values import extract_value, request_value, selector_value
+from vmb_agents.reader.words import conditions_in, module_words, score_apis, top_scores, unnamed_setting_modules
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import MemoryHit, MemoryModule, make_memory
@@ -37,7 +37,7 @@ FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
 log = logging.getLogger(__name__)
 
 
-#: What a value said aside (:func:`~vmb_agents.rules.hits.said_aside`: a hypothetical, another car) loses. On the embedded
+#: What a value said aside (:func:`~vmb_agents.reader.hits.said_aside`: a hypothetical, another car) loses. On the embedded
 #: test split (bm25, 500 tasks) the rules reader's ESM rose 0.202 -> 0.304 (0.382 with the value line's companions);
 #: official 1-40 stayed 0.430, no task moved (2026-12-05).
 ASIDE_PENALTY = 1.5
@@ -267,7 +267,7 @@ class RulesPolicy:
         line is and the content words it shares with the request. Names in the lines are those of
         :attr:`names` (set by :meth:`plan`). With ``device_alike``, a request that names a device
         without its setting ("Restore my HUD settings") scores every function of the device alike
-        (:func:`~vmb_agents.rules.words.unnamed_setting_modules`); without it, the device's default
+        (:func:`~vmb_agents.reader.words.unnamed_setting_modules`); without it, the device's default
         function takes the request's score (the reading the shipped slot checkpoint was trained on).
         """
         if not hits:

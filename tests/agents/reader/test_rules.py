@@ -11,8 +11,8 @@ import pytest
 import vmb_gym  # noqa: F401  (registers the envs)
 from vmb_gym.policy import run_episode
 from vmb_agents.baselines import NoopPolicy
-from vmb_agents.rules import Candidate, RulesPolicy, enable_api, extract_value, numbers_in, read_request, score_apis
-from vmb_agents.rules.request import api_text
+from vmb_agents.reader import Candidate, RulesPolicy, enable_api, extract_value, numbers_in, read_request, score_apis
+from vmb_agents.reader.request import api_text
 from vmb_gym.memory import MemoryHit
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle import lexicon
@@ -162,8 +162,8 @@ def test_public_search_and_candidates_plan_like_the_policy() -> None:
 
 
 def test_rules_read_the_lexicon_tables() -> None:
-    # one table, not a copy: vmb_agents.rules re-exports the lexicon's objects
-    import vmb_agents.rules as rules
+    # one table, not a copy: vmb_agents.reader re-exports the lexicon's objects
+    import vmb_agents.reader as rules
 
     for name in ("MODULE_WORDS", "API_WORDS", "MODULE_DEFAULT", "VALUE_SYNONYMS", "CONDITIONS", "OPPOSITE",
                  "STOP_WORDS"):

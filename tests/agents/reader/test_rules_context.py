@@ -8,8 +8,8 @@ import gymnasium as gym
 import pytest
 
 import vmb_gym  # noqa: F401  (registers the envs)
-from vmb_agents.rules import RulesPolicy
-from tests.agents.rules.test_rules import small_data  # noqa: F401  (fixture)
+from vmb_agents.reader import RulesPolicy
+from tests.agents.reader.test_rules import small_data  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import make_memory
 from vmb_gym.policy import run_episode
@@ -53,7 +53,7 @@ def test_full_history_context_lines_are_the_history(small_data: str) -> None:  #
 
 def test_own_module_is_logged_and_counts_its_context(small_data: str, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
     env = gym.make("VehicleMem-v0", data=small_data, memory="none")
-    with caplog.at_level(logging.WARNING, logger="vmb_agents.rules.policy"):
+    with caplog.at_level(logging.WARNING, logger="vmb_agents.reader.policy"):
         policy = RulesPolicy("gold", source=env)
     assert "reads its own memory 'gold', not the env's 'none'" in caplog.text
     ep = run_episode(env, policy, task_id="1_0")
@@ -67,7 +67,7 @@ def test_same_name_reads_the_env_module(small_data: str) -> None:  # noqa: F811
 
 
 def test_context_needs_the_query() -> None:
-    from vmb_agents.rules.policy import RulesPolicy as P
+    from vmb_agents.reader.policy import RulesPolicy as P
     from vmb_gym.types import Scenario
 
     policy = P(make_memory("gold"))

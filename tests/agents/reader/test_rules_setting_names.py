@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from vmb_agents.rules import score_apis, value_param
-from vmb_agents.rules.words import unnamed_setting_modules
+from vmb_agents.reader import score_apis, value_param
+from vmb_agents.reader.words import unnamed_setting_modules
 from vmb_gym.generator.catalog import FIXED_LABELS, NOUNS
 from vmb_gym.vehicle import API_SPECS
 

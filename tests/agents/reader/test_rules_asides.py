@@ -1,13 +1,13 @@
 """The rules reader discounts a value said aside: wondered about, or of another car.
 
-(``vmb_agents.rules.hits.said_aside``.)
+(``vmb_agents.reader.hits.said_aside``.)
 """
 
 from __future__ import annotations
 
 import pytest
 
-from vmb_agents.rules.hits import said_aside
+from vmb_agents.reader.hits import said_aside
 
 
 @pytest.mark.parametrize(("body", "value", "aside"), [
@@ -32,7 +32,7 @@ def test_rules_reader_passes_over_a_hypothetical_value() -> None:
     """Default task 1_2 (bm25): "Hypothetically, would Sports Live ..." outscored the grandmother's station before."""
     import gymnasium as gym
 
-    from vmb_agents.rules import RulesPolicy
+    from vmb_agents.reader import RulesPolicy
 
     env = gym.make("VehicleMem-v0", data="default", memory="bm25")
     policy = RulesPolicy(None, source=env)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from vmb_agents.rules import RulesPolicy
-from vmb_agents.rules.hits import revision_hits
-from vmb_agents.rules.request import read_request
-from vmb_agents.rules.routine import companion_call, line_companions, quote_clauses, routine_plan
+from vmb_agents.reader import RulesPolicy
+from vmb_agents.reader.hits import revision_hits
+from vmb_agents.reader.request import read_request
+from vmb_agents.reader.routine import companion_call, line_companions, quote_clauses, routine_plan
 from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.layered import LayeredMemory
 from vmb_gym.types import HistoryLine, Scenario

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vmb_agents.rules import read_request, selector_param
-from vmb_agents.rules.values import mirror_side, selector_value
+from vmb_agents.reader import read_request, selector_param
+from vmb_agents.reader.values import mirror_side, selector_value
 from vmb_gym.vehicle import API_SPECS
 
 API = "carcontrol_rearviewMirror_set_horizontal_position"
@@ -37,7 +37,7 @@ def test_the_side_of_a_mirror_setting(request_text: str, line: str, side: str) -
 
 
 def test_the_rules_reader_takes_the_side_from_the_line_it_read() -> None:
-    from vmb_agents.rules import RulesPolicy
+    from vmb_agents.reader import RulesPolicy
 
     policy = RulesPolicy("none")
     policy.names = ("Dorothy Hill", "Shirley Moss")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from vmb_agents.rules import RulesPolicy, named_candidates, read_request, score_apis
-from vmb_agents.rules.request import api_text
-from vmb_agents.rules.values import destination_in
-from vmb_agents.rules.words import unnamed_setting_modules
+from vmb_agents.reader import RulesPolicy, named_candidates, read_request, score_apis
+from vmb_agents.reader.request import api_text
+from vmb_agents.reader.values import destination_in
+from vmb_agents.reader.words import unnamed_setting_modules
 from vmb_gym.memory import MemoryHit
 
 PEOPLE = ("Anna Jackson", "Charles King")

@@ -10,9 +10,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from vmb_agents.rules.params import enum_spellings, value_param
-from vmb_agents.rules.request import Request
-from vmb_agents.rules.words import find_phrases, module_words, numbers_in, phrase_pattern
+from vmb_agents.reader.params import enum_spellings, value_param
+from vmb_agents.reader.request import Request
+from vmb_agents.reader.words import find_phrases, module_words, numbers_in, phrase_pattern
 from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.api import ApiSpec, ParamSpec
 from vmb_gym.vehicle.lexicon import API_WORDS, NOT_VALUE_WORDS

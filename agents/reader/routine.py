@@ -8,7 +8,7 @@ setting from facts as before; :func:`routine_calls` reads the rest from the expe
 switched on too."), the clause after a routine break is a *companion* step, and a quote is used
 only when one of its other clauses names the function already planned (the routine is the one of
 that setting). A companion clause becomes the call of the best-named function whose value the
-clause states (:func:`~vmb_agents.rules.values.extract_value`), with the seat/side the clause or the
+clause states (:func:`~vmb_agents.reader.values.extract_value`), with the seat/side the clause or the
 request names.
 """
 
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vmb_agents.rules.params import enable_api, selector_param, value_param
-from vmb_agents.rules.request import Request
-from vmb_agents.rules.values import extract_value
-from vmb_agents.rules.words import score_apis
+from vmb_agents.reader.params import enable_api, selector_param, value_param
+from vmb_agents.reader.request import Request
+from vmb_agents.reader.values import extract_value
+from vmb_agents.reader.words import score_apis
 from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.experiences import CLAUSE_BREAK
 from vmb_gym.vehicle import API_SPECS
@@ -63,7 +63,7 @@ _GENERIC = {"carcontrol", "set", "enabled", "switch", "is", "on", "state", "mode
 
 def _switch_function(clause: str, scores: dict[str, float], exclude: set[str]) -> str | None:
     """The on/off function a switch clause names: the boolean functions of the best-named functions
-    (or their "switch it on" functions, :func:`~vmb_agents.rules.params.enable_api`), best first, and
+    (or their "switch it on" functions, :func:`~vmb_agents.reader.params.enable_api`), best first, and
     the other boolean functions of the devices the clause names; one whose own name words the
     clause says ("hazard", "tail", "favourites") goes first."""
     order: list[str] = []
