@@ -63,12 +63,12 @@ def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFea
 
 def behaviour_clone_writer(model: Any, dataset: Mapping[str, np.ndarray], *, epochs: int = 5, seed: int = 0,
                            balance: bool = True, batch_size: int = 256, lr: float = 1e-3) -> dict[str, float]:
-    """Fit the policy's keep/skip to the evidence labels (:func:`vmb_agents.train.common.behaviour_clone`).
+    """Fit the policy's keep/skip to the evidence labels (:func:`vmb_agents.sb3.imitation.behaviour_clone`).
 
     With ``balance`` the positive lines are repeated until both classes weigh the same (evidence
     is about 1% of the lines). Returns the balanced accuracy of the argmax on ``dataset``.
     """
-    from vmb_agents.train.common import behaviour_clone
+    from vmb_agents.sb3.imitation import behaviour_clone
 
     obs, labels = dataset["obs"], dataset["labels"]
     idx = np.arange(len(labels))
