@@ -23,7 +23,7 @@ import torch
 from vmb_gym.errors import ConfigError
 
 if TYPE_CHECKING:
-    from vmb_agents.train.lm import Args
+    from vmb_agents.train.lm_args import Args
 
 __all__ = ["grpo_reward", "train_grpo"]
 
