@@ -244,83 +244,28 @@ def _embedded_json_calls(text: str) -> tuple[list[dict[str, Any]], list[str], st
     return calls, errors, "".join(rest)
 
 
-def parse_tool_calls(text: str, known_tools: Sequence[str] | None = None) -> ParsedReply:
-    """Read tool calls from a model's text.
+def parse_tool_calls(text: str, known_tools: Sequence[str | Mapping[str, Any]] | None = None) -> ParsedReply:
+    """Read tool calls from a model's text, in any common format.
 
-    Forms, tried in this order (the first that is present wins):
-
-    1. Qwen/Hermes blocks ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (several; an
-       unclosed last block is read to the end; a block may hold a JSON list or a Python call);
-    2. bare JSON: the whole text (or a fenced code block) is a call object or a list of them, or
-       call objects appear inside prose;
-    3. the Python-call form, one call per line: ``name(key=value, ...)``; with ``known_tools``,
-       only lines naming one of them (or a ``carcontrol_*`` function) count.
-
-    ``<think>...</think>`` blocks are removed first. Text with none of these forms gives no call
-    and no error (a plain reply).
+    The reader is the env's own (:func:`vmb_gym.envs.tool_call_formats.parse_reply`, which lists the
+    formats): Qwen/Hermes ``<tool_call>`` JSON blocks (several; an unclosed last block is read to the
+    end), Qwen3.5 / Qwen3-Coder XML function blocks, Llama 3 ``<|python_tag|>`` and ``"parameters"`` JSON,
+    Mistral ``[TOOL_CALLS]``, OpenAI tool-call objects, bare JSON (whole, fenced or inside prose) and
+    the Python-call form, one call per line (with ``known_tools``, only lines naming one of them or a
+    ``carcontrol_*`` function count). ``<think>...</think>`` blocks are removed first. Text with none of
+    these forms gives no call and no error (a plain reply).
 
     Args:
         text: the decoded model output.
-        known_tools: names of the tools offered (filters the Python-call form).
+        known_tools: the tools offered, as names or schemas (schemas also convert XML parameter values).
 
     Returns:
         The calls, the text outside them and an error per unreadable call.
     """
-    text = _THINK_BLOCK.sub("", text or "")
-    known = set(known_tools) if known_tools is not None else None
-    blocks = list(_TOOL_CALL_BLOCK.finditer(text))
-    if blocks:
-        calls: list[dict[str, Any]] = []
-        errors: list[str] = []
-        for n, m in enumerate(blocks, start=1):
-            body = m.group(1).strip()
-            where = f"<tool_call> block {n}"
-            if not body:
-                errors.append(f"{where}: empty; expected {{\"name\": ..., \"arguments\": {{...}}}}")
-                continue
-            if body[0] in "{[":
-                try:
-                    calls.extend(_calls_from_json_text(body, where))
-                except ActionError as exc:
-                    errors.append(str(exc))
-                continue
-            py_calls, py_errors, _ = _python_calls(body, None)
-            if py_calls or py_errors:
-                calls.extend(py_calls)
-                errors.extend(f"{where}: {e}" for e in py_errors)
-            else:
-                errors.append(f"{where}: expected a JSON call object, found {body[:60]!r}")
-        content = _TOOL_CALL_BLOCK.sub("", text).strip()
-        return ParsedReply(content, calls, errors)
+    from vmb_gym.envs.tool_call_formats import parse_reply
 
-    stripped = text.strip()
-    fenced = _FENCE.search(stripped)
-    candidate = fenced.group(1).strip() if fenced else stripped
-    if candidate[:1] in ("{", "["):
-        try:
-            calls = _calls_from_json_text(candidate, "JSON reply")
-        except ActionError as exc:
-            try:
-                json.loads(candidate)
-            except json.JSONDecodeError:
-                # Broken JSON as the whole reply: report it (a call was clearly intended).
-                if '"name"' in candidate:
-                    return ParsedReply(_FENCE.sub("", stripped).strip() if fenced else "", [], [str(exc)])
-            else:
-                # Valid JSON that is not a call (e.g. an answer object): fall through to prose.
-                pass
-        else:
-            content = _FENCE.sub("", stripped).strip() if fenced else ""
-            return ParsedReply(content, calls, [])
-
-    calls, errors, rest = _embedded_json_calls(stripped)
-    if calls or errors:
-        return ParsedReply(rest.strip(), calls, errors)
-
-    py_calls, py_errors, rest = _python_calls(_FENCE.sub(lambda m: m.group(1), stripped), known)
-    if py_calls or py_errors:
-        return ParsedReply(rest.strip(), py_calls, py_errors)
-    return ParsedReply(stripped, [], [])
+    parsed = parse_reply(text, known_tools)
+    return ParsedReply(parsed.content, [c.to_json() for c in parsed.calls], list(parsed.errors))
 
 
 # ---------------------------------------------------------------------------------------- the loop
