@@ -1,9 +1,10 @@
 """The module import graph of ``vmb_gym`` and ``vmb_agents`` (folder ``agents/``), function-local imports included.
 
-Prints every import cycle (a strongly connected component of more than one module) and every
+Prints every import cycle (a strongly connected component of more than one module), every
 ``vmb_gym -> vmb_agents`` edge that is not inside a ``vmb_gym/cli`` command's run-time function
 (``run``, or a trainer's lazy ``_run_*``/``_add_*`` hooks: the one place the library may reach the
-agents). Exits 1 when there is either.
+agents) and every edge against a layer of :data:`LAYERS` (policies import no trainers; the core
+imports neither the generator, the server nor the CLI). Exits 1 when there is any.
 
     .venv/bin/python scripts/import_graph.py            # report
     .venv/bin/python scripts/import_graph.py --edges    # also list every edge
@@ -109,6 +110,38 @@ def edges(known: dict[str, Path] | None = None) -> list[Edge]:
     return sorted(set(out), key=lambda e: (e.source, e.target, e.line))
 
 
+@dataclass(frozen=True)
+class Layer:
+    """No module under a prefix of ``sources`` (and not under ``exempt``) imports one under ``targets``.
+
+    Function-local imports count: a lazy import still ties the two modules together.
+    """
+
+    sources: tuple[str, ...]
+    targets: tuple[str, ...]
+    why: str
+    exempt: tuple[str, ...] = ()
+
+
+#: The layers the graph keeps.
+LAYERS: tuple[Layer, ...] = (
+    Layer(("vmb_agents",), ("vmb_agents.train",), "policies import no trainers", exempt=("vmb_agents.train",)),
+    Layer(("vmb_gym.vehicle", "vmb_gym.data", "vmb_gym.scoring", "vmb_gym.envs", "vmb_gym.memory"),
+          ("vmb_gym.generator", "vmb_gym.server", "vmb_gym.cli"),
+          "the simulator, data, scorer, env and memory import neither the generator, the server nor the CLI"),
+)
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def against_layers(all_edges: list[Edge], layers: tuple[Layer, ...] = LAYERS) -> list[tuple[Edge, Layer]]:
+    """Every edge that breaks a layer, with the layer it breaks."""
+    return [(e, layer) for layer in layers for e in all_edges
+            if _under(e.source, layer.sources) and not _under(e.source, layer.exempt) and _under(e.target, layer.targets)]
+
+
 def cycles(all_edges: list[Edge]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan), each sorted, largest first."""
     graph: dict[str, set[str]] = {}
@@ -181,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
     found = cycles(all_edges)
     bad = library_to_agents(all_edges)
-    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, {len(bad)} vmb_gym -> vmb_agents edges")
+    grain = against_layers(all_edges)
+    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, {len(bad)} vmb_gym -> vmb_agents edges, "
+          f"{len(grain)} edges against a layer")
     for component in found:
         print("cycle: " + " <-> ".join(component))
         members = set(component)
@@ -190,7 +225,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    {e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
     for e in bad:
         print(f"vmb_gym -> vmb_agents: {e.source} -> {e.target}  (line {e.line}{', in ' + e.scope if e.scope else ''})")
-    return 1 if found or bad else 0
+    for e, layer in grain:
+        print(f"against a layer ({layer.why}): {e.source} -> {e.target}  (line {e.line}"
+              f"{', in ' + e.scope if e.scope else ''})")
+    return 1 if found or bad or grain else 0
 
 
 if __name__ == "__main__":

@@ -40,3 +40,27 @@ def test_no_library_module_imports_agents() -> None:
 def test_no_import_cycle() -> None:
     found = graph.cycles(graph.edges())
     assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_layers_catch_function_local_imports_against_the_grain(tmp_path: Path) -> None:
+    files = {
+        "vmb_gym/__init__.py": "", "vmb_gym/envs/__init__.py": "", "vmb_gym/generator/__init__.py": "",
+        "vmb_gym/envs/qa.py": "def score():\n    from vmb_gym.generator import score_qa\n",
+        "vmb_gym/generator/w.py": "from vmb_gym.envs import qa\n",
+        "agents/__init__.py": "", "agents/stream/__init__.py": "", "agents/train/__init__.py": "",
+        "agents/train/common.py": "", "agents/train/lm.py": "from vmb_agents.train.common import x\n",
+        "agents/stream/imitation.py": "def clone():\n    from vmb_agents.train.common import behaviour_clone\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    found = graph.against_layers(graph.edges(graph.modules(tmp_path)))
+    assert [(e.source, e.target, e.scope, layer.why) for e, layer in found] == [
+        ("vmb_agents.stream.imitation", "vmb_agents.train.common", "clone", "policies import no trainers"),
+        ("vmb_gym.envs.qa", "vmb_gym.generator", "score", graph.LAYERS[1].why),
+    ]
+
+
+def test_policies_import_no_trainers_and_the_core_no_generator_server_or_cli() -> None:
+    bad = graph.against_layers(graph.edges())
+    assert bad == [], "\n".join(f"{e.source} -> {e.target} (line {e.line}): {layer.why}" for e, layer in bad)
