@@ -3,14 +3,17 @@ and the sidecar's training settings are the evaluation's defaults (:func:`eval_s
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vmb_agents.sb3.checkpoint import read_sidecar, sidecar_path, training_settings
+from vmb_agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, sidecar_path, training_settings
 from vmb_gym.errors import ConfigError
 
-__all__ = ["eval_settings", "load_sb3_policy"]
+__all__ = ["env_settings", "eval_settings", "load_sb3_policy", "setting_differences"]
+
+log = logging.getLogger(__name__)
 
 
 def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = True,
@@ -25,6 +28,9 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
             unknown feature group, or ``drop_features`` for a flat-catalogue checkpoint.
     """
     design = read_sidecar(path).get("design")
+    if env is not None:
+        for line in setting_differences(path, env_settings(env)):
+            log.warning("%s", line)
     if isinstance(drop_features, str):
         drop_features = [drop_features]
     if not isinstance(drop_features, (list, tuple)) or not all(isinstance(n, str) for n in drop_features):
@@ -45,13 +51,14 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
                       "with `vmb eval-stream --writer sb3:PATH`")
 
 
-def eval_settings(spec: str, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The env settings of an evaluation of policy ``spec``, and a warning per conflicting flag.
+def eval_settings(spec: str, given: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The env settings of an evaluation of policy ``spec``.
 
     Each setting (a key of ``defaults``: ``memory``, ``max_steps``, ``schema``) is the value the
     user gave (``given``; None = not given), else what an ``sb3:CHECKPOINT``'s sidecar recorded
-    as its training setting, else ``defaults``. A given value that differs from the recorded one
-    is kept and named in a warning line (both values, the sidecar); other specs read nothing.
+    as its training setting, else ``defaults``; other specs read nothing. A given value that
+    differs from the recorded one is kept; :func:`load_sb3_policy` warns about it when it binds
+    the policy to the env (:func:`setting_differences`), for the CLI and Python alike.
 
     Raises:
         ConfigError: an ``sb3:`` checkpoint whose files are missing or unreadable.
@@ -59,12 +66,34 @@ def eval_settings(spec: str, given: Mapping[str, Any], defaults: Mapping[str, An
     kind, _, path = spec.strip().partition(":")
     trained = training_settings(path.strip()) if kind == "sb3" and path.strip() else {}
     settings: dict[str, Any] = {}
-    warnings: list[str] = []
     for key, default in defaults.items():
         value, recorded = given.get(key), trained.get(key)
         settings[key] = value if value is not None else recorded if recorded is not None else default
-        if value is not None and recorded is not None and str(value).strip().casefold() != str(recorded).casefold():
+    return settings
+
+
+def env_settings(env: Any) -> dict[str, Any]:
+    """The settings of ``env`` a checkpoint records for its training env: ``memory``, ``max_steps``, ``schema``
+    (those the env has)."""
+    base = getattr(env, "unwrapped", env)
+    found = {"memory": getattr(base, "memory_name", None), "max_steps": getattr(base, "max_steps", None),
+             "schema": getattr(base, "schema_flavour", None)}
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def setting_differences(path: str | Path, actual: Mapping[str, Any]) -> list[str]:
+    """One warning line per setting of ``actual`` (the env's: :func:`env_settings`) that differs from the one
+    checkpoint ``path`` was trained with (its sidecar's ``"settings"``; a checkpoint without them: none).
+
+    The policy still runs in that env; a trained policy usually scores far lower on another memory module.
+    """
+    trained = training_settings(path)
+    lines = []
+    for key, value in actual.items():
+        recorded = trained.get(key)
+        if recorded is not None and str(value).strip().casefold() != str(recorded).casefold():
             flag = "--" + key.replace("_", "-")
-            warnings.append(f"{flag} {value} differs from the checkpoint's training setting {flag} {recorded} "
-                            f"({sidecar_path(path.strip())}); evaluating with {value}")
-    return settings, warnings
+            lines.append(f"the env's {key} {value} differs from the checkpoint's training setting {key} {recorded} "
+                         f"({sidecar_path(resolve_checkpoint(path))}); evaluating with {value}; fix: {flag} {recorded} "
+                         f"(gym.make(..., {key}={recorded!r})) to evaluate it as trained")
+    return lines

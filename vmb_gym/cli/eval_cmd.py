@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.md and plots in --out."
@@ -137,9 +136,7 @@ def run(args: argparse.Namespace) -> int:
     check_policy(policy, args.policy_kwargs)
     from vmb_agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
-    settings, warnings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
-    for line in warnings:
-        print(f"vmb eval: warning: {line}", file=sys.stderr)
+    settings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
     args = argparse.Namespace(**{**vars(args), **settings})
     names = memory_names(args.memory)
     if len(names) == 1:
