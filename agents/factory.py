@@ -89,11 +89,12 @@ def _import(module: str, attr: str, spec: str, fix: str = _LLM_FIX, what: str = 
     return obj
 
 
-def check_policy(spec: str, kwargs: dict[str, Any] | None = None) -> None:
+def check_policy(spec: str, kwargs: dict[str, Any] | None = None, *, trust_checkpoint: bool = False) -> None:
     """Fail fast when ``spec`` is malformed or its module cannot be imported (builds nothing).
 
     With ``kwargs`` (the policy options), an ``openai:MODEL`` policy's endpoint is checked for the
-    API key it needs before any worker starts.
+    API key it needs before any worker starts; an ``sb3:`` checkpoint that is an SB3 zip (a pickle)
+    is refused unless ``trust_checkpoint``.
 
     Raises:
         ConfigError: as :func:`make_policy` would, before any model is loaded.
@@ -111,6 +112,9 @@ def check_policy(spec: str, kwargs: dict[str, Any] | None = None) -> None:
         _import("vmb_agents.llm.openai_compat", "OpenAIPolicy", spec)
     elif kind == "sb3":
         _import("vmb_agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
+        from vmb_agents.sb3.checkpoint import refuse_pickle
+
+        refuse_pickle(policy_kind(spec)[1], trust_checkpoint)
 
 
 def _options(spec: str, factory: Any, kw: dict[str, Any], internal: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -137,13 +141,15 @@ def _options(spec: str, factory: Any, kw: dict[str, Any], internal: tuple[str, .
     return dict(kw)
 
 
-def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
+def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = False, **kw: Any) -> Any:
     """Build the policy named by ``spec`` for ``env``.
 
     Args:
         spec: one of :data:`POLICY_KINDS` (``"oracle"``, ``"hf:/path/to/model"``, ...).
         env: the env the policy will act in (``OraclePolicy`` reads its tasks, ``rules`` its
             memory name, ``sb3`` its spaces).
+        trust_checkpoint: let ``sb3:PATH`` load an SB3 zip, a pickle that runs any code its author put
+            in it (``vmb eval --trust-checkpoint``); the project's safetensors checkpoints need no trust.
         **kw: options of the policy constructor (e.g. ``seed``, ``schema``, ``temperature``,
             ``base_url``); ``oracle`` and ``noop`` take none.
 
@@ -152,7 +158,7 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
 
     Raises:
         ConfigError: unknown spec, an option the policy does not take (the message lists those
-            it takes), or the module that implements it is missing.
+            it takes), the module that implements it is missing, or an SB3 zip without ``trust_checkpoint``.
     """
     kind, arg = policy_kind(spec)
     unwrapped = env.unwrapped
@@ -182,12 +188,13 @@ def make_policy(spec: str, env: gym.Env[str, Any], **kw: Any) -> Any:
         cls = _import("vmb_agents.llm.openai_compat", "OpenAIPolicy", spec)
         return cls(arg, **_options(spec, cls, kw, internal=("model",)))
     # sb3: the sidecar says which design wrote the checkpoint
-    return _load_sb3(spec, arg, env, kw)
+    return _load_sb3(spec, arg, env, kw, trust_checkpoint)
 
 
-def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any]) -> Any:
+def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any], trust_checkpoint: bool) -> Any:
     load_sb3_policy = _import("vmb_agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
-    return load_sb3_policy(path, env, **_options(spec, load_sb3_policy, kw, internal=("path", "env")))
+    options = _options(spec, load_sb3_policy, kw, internal=("path", "env", "trust_checkpoint"))
+    return load_sb3_policy(path, env, trust_checkpoint=trust_checkpoint, **options)
 
 
 def openai_chat_backend(model: str) -> Any:

@@ -81,19 +81,21 @@ class SB3Policy(CataloguePolicy):
 
     @classmethod
     def load(cls, path: str | Path, env: gym.Env[Any, Any] | None = None, *,
-             deterministic: bool = True) -> SB3Policy:
+             deterministic: bool = True, trust_checkpoint: bool = False) -> SB3Policy:
         """Load a ``design="catalogue"`` checkpoint as a policy.
 
         Args:
-            path: ``NAME.zip`` or ``NAME`` (the ``NAME.vmb.json`` sidecar must sit beside it).
+            path: ``NAME``, ``NAME.safetensors`` or ``NAME.zip`` (the ``NAME.vmb.json`` sidecar must sit beside it).
             env: the env the policy will run in (its memory decides whether ``search_memory`` is
                 offered); optional.
             deterministic: greedy actions (default) or sampled ones.
+            trust_checkpoint: load an SB3 zip (a pickle, which can run code).
 
         Raises:
-            ConfigError: the checkpoint or its sidecar is missing, unreadable or of another design.
+            ConfigError: the checkpoint or its sidecar is missing, unreadable or of another design; an SB3 zip
+                without ``trust_checkpoint``.
         """
-        model, meta = load_checkpoint(path, design="catalogue")
+        model, meta = load_checkpoint(path, design="catalogue", trust_checkpoint=trust_checkpoint)
         try:
             catalogue = Catalogue.from_json(meta["catalogue"])
             featurizer = featurizer_from_config(meta["featurizer"])

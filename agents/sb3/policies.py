@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vmb_agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, sidecar_path, training_settings
+from vmb_agents.sb3.checkpoint import read_sidecar, refuse_pickle, resolve_checkpoint, sidecar_path, training_settings
 from vmb_gym.errors import ConfigError
 
 __all__ = ["env_settings", "eval_settings", "load_sb3_policy", "setting_differences"]
@@ -17,16 +17,19 @@ log = logging.getLogger(__name__)
 
 
 def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = True,
-                    drop_features: Sequence[str] = ()) -> Any:
+                    drop_features: Sequence[str] = (), trust_checkpoint: bool = False) -> Any:
     """The policy of checkpoint ``path``: :class:`~vmb_agents.sb3.catalogue_policy.SB3Policy` for the flat
     catalogue, :class:`~vmb_agents.sb3.slots.policy.SlotSB3Policy` for the slot design. ``drop_features``
     (slot design only): feature groups the model sees as zeros, an ablation
     (``--policy-kwargs '{"drop_features": ["line_prior"]}'``; the names: ``SlotFeaturizer.feature_groups``).
+    ``trust_checkpoint``: load an SB3 zip, a pickle that can run code (:func:`~vmb_agents.sb3.checkpoint.load_checkpoint`).
 
     Raises:
-        ConfigError: missing or unreadable files, a stream-writer checkpoint (a writer, not a policy), an
-            unknown feature group, or ``drop_features`` for a flat-catalogue checkpoint.
+        ConfigError: an SB3 zip without ``trust_checkpoint``, missing or unreadable files, a stream-writer
+            checkpoint (a writer, not a policy), an unknown feature group, or ``drop_features`` for a
+            flat-catalogue checkpoint.
     """
+    refuse_pickle(path, trust_checkpoint)
     design = read_sidecar(path).get("design")
     if env is not None:
         for line in setting_differences(path, env_settings(env)):
@@ -39,14 +42,15 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
     if design == "slots":
         from vmb_agents.sb3.slots.policy import SlotSB3Policy
 
-        return SlotSB3Policy.load(path, env, deterministic=deterministic, drop_features=list(drop_features))
+        return SlotSB3Policy.load(path, env, deterministic=deterministic, drop_features=list(drop_features),
+                                  trust_checkpoint=trust_checkpoint)
     if drop_features:
         raise ConfigError(f"{path}: drop_features is an option of slot-design checkpoints; this one is {design!r}; "
                           "fix: leave drop_features out")
     if design == "catalogue":
         from vmb_agents.sb3.catalogue_policy import SB3Policy
 
-        return SB3Policy.load(path, env, deterministic=deterministic)
+        return SB3Policy.load(path, env, deterministic=deterministic, trust_checkpoint=trust_checkpoint)
     raise ConfigError(f"{sidecar_path(path)}: a {design!r} checkpoint is not a policy; a stream writer runs "
                       "with `vmb eval-stream --writer sb3:PATH`")
 

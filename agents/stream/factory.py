@@ -33,7 +33,7 @@ def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
     return name, int(m["tokens"]), m["overflow"]
 
 
-def make_writer(spec: str, top_k: int = 10) -> Writer:
+def make_writer(spec: str, top_k: int = 10, *, trust_checkpoint: bool = False) -> Writer:
     """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or ``sb3:CHECKPOINT``.
 
     ``sb3:stream`` is the learned writer shipped in the package (:data:`vmb_agents.stream.learned.NAMED_WRITERS`).
@@ -41,14 +41,15 @@ def make_writer(spec: str, top_k: int = 10) -> Writer:
     A suffix ``@TOKENS`` caps the writer's store at that many tokens, ``@TOKENS/stop`` or
     ``@TOKENS/fifo`` also picks the overflow policy (see :mod:`vmb_agents.stream.writers`; baseline writers default
     to ``fifo``; a learned writer never overflows: its ``keep`` is masked when a line does not fit,
-    and without a suffix it uses the budget it was trained with).
+    and without a suffix it uses the budget it was trained with). ``trust_checkpoint`` lets ``sb3:PATH`` load an
+    SB3 zip, a pickle that can run code (:func:`~vmb_agents.stream.learned.load_stream_writer`).
 
     Raises:
-        ConfigError: for an unknown name or a malformed budget.
+        ConfigError: for an unknown name, a malformed budget, or an SB3 zip without ``trust_checkpoint``.
     """
     spec, budget, overflow = parse_writer_spec(spec)
     if spec.startswith("sb3:"):
-        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k)
+        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k, trust_checkpoint=trust_checkpoint)
         if budget is not None:
             writer.set_budget(budget, overflow)
         return writer

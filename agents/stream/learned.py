@@ -51,7 +51,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, zip_path
+from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, weights_path
 from vmb_agents.stream.features import LineFeaturizer, cue_pattern, line_tokens, masked_lines
 from vmb_agents.stream.imitation import keep_margin
 from vmb_agents.stream.pacing import KeepPacer, PacingPrior
@@ -65,7 +65,7 @@ __all__ = ["NAMED_WRITERS", "SHIPPED_DIR", "SB3StreamWriter", "StreamWriteEnv", 
 
 #: Trained writers shipped with the package (``agents/stream/shipped/``).
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
-#: Writer names that need no path: ``sb3:NAME`` -> checkpoint (``PATH.zip`` + ``PATH.vmb.json``).
+#: Writer names that need no path: ``sb3:NAME`` -> checkpoint (``PATH.safetensors`` + ``PATH.vmb.json``).
 NAMED_WRITERS: dict[str, Path] = {"stream": SHIPPED_DIR / "stream_writer"}
 
 
@@ -383,12 +383,14 @@ class SB3StreamWriter(Writer):
 # ---------------------------------------------------------------------- checkpoints
 def save_stream_checkpoint(model: Any, path: str | Path, *, algo: str, featurizer: LineFeaturizer,
                            extra: Mapping[str, Any] | None = None, budget_tokens: int | None = None) -> Path:
-    """Save ``model`` as ``PATH.zip`` + ``PATH.vmb.json`` (design ``stream_writer``: features, budget); returns the zip."""
+    """Save ``model`` as ``PATH.safetensors`` + ``PATH.vmb.json`` (design ``stream_writer``: features, budget); returns
+    the weights path."""
     meta = {"featurizer": featurizer.config(), "budget_tokens": budget_tokens, **dict(extra or {})}
     return save_checkpoint(model, path, design="stream_writer", algo=algo, meta=meta)
 
 
-def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool = True) -> SB3StreamWriter:
+def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool = True,
+                       trust_checkpoint: bool = False) -> SB3StreamWriter:
     """The :class:`SB3StreamWriter` of a checkpoint saved by :func:`save_stream_checkpoint`, or of a name.
 
     ``path`` is a checkpoint path or a name of :data:`NAMED_WRITERS` (``"stream"``: the shipped
@@ -397,16 +399,18 @@ def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool
     ``mask_cues`` (a list of :data:`~vmb_gym.vehicle.lexicon.LINE_CUES` names) are the line cues whose
     lines the writer never keeps.
     Checkpoints with the old ``PATH.json`` sidecar load too (:func:`vmb_agents.sb3.checkpoint.read_sidecar`).
+    An SB3 zip is a pickle, which can run code: it loads only with ``trust_checkpoint``.
 
     Raises:
-        ConfigError: no checkpoint or sidecar there, another design, or features that do not match the model.
+        ConfigError: no checkpoint or sidecar there, another design, features that do not match the model, or
+            an SB3 zip without ``trust_checkpoint``.
     """
     path = NAMED_WRITERS.get(str(path), path)
-    model, meta = load_checkpoint(path, design="stream_writer")
+    model, meta = load_checkpoint(path, design="stream_writer", trust_checkpoint=trust_checkpoint)
     config = {"budget_features": False, **meta.get("featurizer", {})}  # sidecars from before the budget block
     featurizer = LineFeaturizer(**config)
     if model.observation_space.shape != (featurizer.dim,):
-        raise ConfigError(f"{zip_path(path)} observes {model.observation_space.shape}, "
+        raise ConfigError(f"{weights_path(path)} observes {model.observation_space.shape}, "
                           f"its sidecar features {featurizer.dim}")
     budget = meta.get("budget_tokens")
     pacing = PacingPrior.from_json(meta["pacing"]) if meta.get("pacing") else None

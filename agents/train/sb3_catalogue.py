@@ -9,8 +9,8 @@ logging/checkpoint callback, the held-out evaluation against random and no-op, t
     vmb train sb3 --design catalogue --data official:DIR --train-files 1-30 --eval-files 31-40
 
 Outputs in ``--out`` (a new or empty folder; ``--overwrite`` replaces a previous run's):
-``checkpoints/step_*.zip`` (+ ``.vmb.json``, with the env settings ``vmb eval`` defaults to),
-``final.zip``, ``train_log.csv``, ``eval.csv`` (one row per held-out episode and policy),
+``checkpoints/step_*.safetensors`` (+ ``.vmb.json``, with the env settings ``vmb eval`` defaults to),
+``final.safetensors``, ``train_log.csv``, ``eval.csv`` (one row per held-out episode and policy),
 ``summary.json`` (ESM and F1 as fractions), ``learning_curve.png``.
 """
 
@@ -62,7 +62,7 @@ class Args(SB3Args):
 
 
 #: What a run writes into ``--out`` (removed first with ``--overwrite``).
-OUTPUTS = ("checkpoints", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
+OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
            "learning_curve.png")
 
 

@@ -15,8 +15,8 @@ agent, the behaviour-cloning warm start, SB3 ``learn``, the evaluation, the plot
     vmb train sb3 --design catalogue ...    # the flat catalogue: agents/train/sb3_catalogue.py
 
 Outputs in ``--out`` (a new or empty folder; ``--overwrite`` replaces a previous run's):
-``checkpoints/bc.zip`` and ``checkpoints/step_*.zip`` (+ ``.vmb.json``, which records the env
-settings ``vmb eval --policy sb3:...`` defaults to), ``final.zip``, ``train_log.csv``,
+``checkpoints/bc.safetensors`` and ``checkpoints/step_*.safetensors`` (+ ``.vmb.json``, which records the env
+settings ``vmb eval --policy sb3:...`` defaults to), ``final.safetensors``, ``train_log.csv``,
 ``eval.csv`` (one row per set, policy and episode), ``summary.json`` (ESM and F1 as fractions),
 ``learning_curve.png``. The evaluation is sized to the run (``--eval-episodes``; 0 evaluates
 every task).
@@ -280,7 +280,7 @@ def group_dropout(p: float, names: Sequence[str] = ()) -> Any:
 
 
 #: What a run writes into ``--out`` (removed first with ``--overwrite``).
-OUTPUTS = ("checkpoints", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
+OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
            "learning_curve.png")
 #: Demonstration states grouped by what the step decides (their accuracy is reported beside the overall).
 STEP_KINDS = ("call", "search", "finish")
@@ -424,7 +424,7 @@ def set_policies(set_name: str, env: Any, args: Args, catalogue: SlotCatalogue, 
                  out: Path) -> dict[str, Any]:
     """The policies evaluated on one set: the trained and BC-only checkpoints; rules, random and no-op off the train set."""
     policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
-    if (out / "checkpoints" / "bc.zip").is_file():
+    if (out / "checkpoints" / "bc.safetensors").is_file():
         policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
     if set_name != "train":
         policies.update({"rules": RulesPolicy(args.memory, source=env),

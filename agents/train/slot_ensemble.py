@@ -1,12 +1,12 @@
 """Merge slot checkpoints trained with different seeds into one checkpoint that acts as their ensemble.
 
 ``vmb train ensemble --members runs/s0/final runs/s1/final runs/s2/final --out runs/ens`` writes
-``runs/ens/final.zip`` (+ sidecar): one :class:`~vmb_agents.sb3.slots.policy.PointerNet` ``K`` times as
+``runs/ens/final.safetensors`` (+ sidecar): one :class:`~vmb_agents.sb3.slots.policy.PointerNet` ``K`` times as
 wide, whose hidden layers hold the members' side by side (the second layer block-diagonal) and whose
 head is the mean of theirs. Its logits are exactly the mean of the members' logits, so its
 deterministic choice is the members' mean-logit vote (and, the log-sum-exp being one constant per
 member and state, their mean log-probability vote); its value is the mean of their values. It is an
-ordinary slot checkpoint: ``vmb eval --policy sb3:runs/ens/final``; SB3 loads it as it loads any.
+ordinary slot checkpoint: ``vmb eval --policy sb3:runs/ens/final`` loads it as it loads any.
 
 Members must come from the same catalogue and featuriser (one training split, one line prior):
 the merge refuses members whose sidecars differ there, since each member's features would mean
@@ -83,14 +83,15 @@ def merge_models(models: Sequence[Any]) -> Any:
     return base
 
 
-def merge_checkpoints(members: Sequence[str | Path], out: str | Path) -> Path:
-    """Merge the slot checkpoints ``members`` into ``out`` (``NAME`` or ``NAME.zip``); return the zip path.
+def merge_checkpoints(members: Sequence[str | Path], out: str | Path, *, trust_checkpoint: bool = False) -> Path:
+    """Merge the slot checkpoints ``members`` into ``out`` (``NAME``); return the weights path
+    (``trust_checkpoint``: members may be SB3 zips, pickles that can run code).
 
     Raises:
-        ConfigError: fewer than two members, a missing or non-slot checkpoint, or members whose
-            catalogue or featuriser differ.
+        ConfigError: fewer than two members, a missing or non-slot checkpoint, members whose
+            catalogue or featuriser differ, or an SB3 zip member without ``trust_checkpoint``.
     """
-    loaded = [load_checkpoint(p, design="slots") for p in members]
+    loaded = [load_checkpoint(p, design="slots", trust_checkpoint=trust_checkpoint) for p in members]
     sidecars = [sidecar for _, sidecar in loaded]
     check_members(members, sidecars)
     if len({s.get("algo") for s in sidecars}) != 1 or sidecars[0].get("algo") != "maskable_ppo":
@@ -113,7 +114,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="two or more slot checkpoints (NAME or NAME.zip) trained with the same options but the "
                              "seed, e.g. runs/s0/final runs/s1/final runs/s2/final")
     parser.add_argument("--out", required=True,
-                        help="output folder: the merged checkpoint is written as OUT/final.zip + OUT/final.vmb.json")
+                        help="output folder: the merged checkpoint is written as OUT/final.safetensors + "
+                             "OUT/final.vmb.json")
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="let members be Stable-Baselines3 zips: pickles, which run any code their author put in "
+                             "them (only files from a trusted source)")
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:

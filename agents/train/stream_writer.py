@@ -24,7 +24,7 @@ capped at ``--budget`` tokens per timeline: ``keep`` is masked for a line that d
    timelines, as ``vmb eval-stream`` runs it (:func:`~vmb_agents.stream.learned.load_stream_writer`'s
    writer), and so are the baselines at the same budget: store everything (``fifo``: the most
    recent lines that fit), the rule writer (``fifo``) and store nothing. The checkpoint kept as
-   ``model.zip`` is the evaluation with the best holdout return (``--keep last`` keeps the last).
+   ``model`` is the evaluation with the best holdout return (``--keep last`` keeps the last).
 
 Usage::
 
@@ -46,7 +46,7 @@ holdout evaluation, then :func:`train` (seeding, data, baselines, warm start, PP
 
 Writes under ``--out``: ``curve.csv`` (one row per evaluation and writer: timesteps, return,
 ESM, F1, write recall/precision, stored tokens), ``bc.json`` (warm-start figures),
-``model.zip``/``model.vmb.json`` (the chosen checkpoint), ``last.zip``/``last.vmb.json``, and the
+``model.safetensors``/``model.vmb.json`` (the chosen checkpoint), ``last.safetensors``/``last.vmb.json``, and the
 curve ``stream_writer_curve.png`` (``--png`` elsewhere).
 """
 
@@ -140,7 +140,7 @@ class Args:
     eval_max_chunk_steps: int = 64
     """step budget per chunk of the holdout env (the writers batch their stores within it)"""
     keep: str = "best"
-    """checkpoint saved as model.zip: 'best' (best holdout return) or 'last'"""
+    """checkpoint saved as model.safetensors: 'best' (best holdout return) or 'last'"""
     seed: int = 0
     """seed of the model, the warm start and the holdout episodes"""
     out: str = "runs/stream_writer"
@@ -292,7 +292,7 @@ def train(args: Args) -> int:
     png = Path(args.png) if args.png else out / "stream_writer_curve.png"
     plot_curve(rows, png, args)
     print(f"PPO: {int(model.num_timesteps) - start} steps in {train_seconds:.0f}s; wrote {out}/curve.csv, "
-          f"{out}/model.zip (the {args.keep} evaluation) and {png}")
+          f"{out}/model.safetensors (the {args.keep} evaluation) and {png}")
     return 0
 
 

@@ -82,6 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def memory_names(text: str) -> list[str]:
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="let --policy sb3:PATH load a Stable-Baselines3 zip: a pickle, which runs any code its "
+                             "author put in it (only for a file from a trusted source; see docs/trust.md)")
     """The memory names of ``--memory`` (comma-separated), canonical and without repeats.
 
     Raises:
@@ -130,10 +133,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from vmb_agents.factory import check_policy, make_policy, policy_kind
+    import functools
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
-    check_policy(policy, args.policy_kwargs)
+    check_policy(policy, args.policy_kwargs, trust_checkpoint=args.trust_checkpoint)
+    if args.trust_checkpoint:
+        make_policy = functools.partial(make_policy, trust_checkpoint=True)
     from vmb_agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
     settings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)

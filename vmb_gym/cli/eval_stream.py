@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="let --writer sb3:PATH load a Stable-Baselines3 zip: a pickle, which runs any code its "
+                             "author put in it (only for a file from a trusted source; see docs/trust.md)")
     """Run the writer over the scenarios, write the outputs and print the table."""
     from vmb_agents.stream.factory import make_writer
     from vmb_gym.data import parse_file_range
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                                              "top_k", "seed")}
     try:
         files = parse_file_range(args.files) if args.files else None
-        writer = make_writer(args.writer, top_k=args.top_k)
+        writer = make_writer(args.writer, top_k=args.top_k, trust_checkpoint=args.trust_checkpoint)
         env = VehicleMemStreamEnv(args.data, files=files, store=args.store, window_days=args.window_days,
                                   memory_cost=args.memory_cost, max_chunk_steps=64)
         with OutLock(args.out, "vmb eval-stream"):

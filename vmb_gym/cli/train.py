@@ -106,6 +106,18 @@ def _run_ensemble(args: argparse.Namespace, argv: Sequence[str]) -> int:
                      lambda summary: f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")
 
 
+def _add_convert(parser: argparse.ArgumentParser) -> None:
+    from vmb_agents.train.convert_checkpoint import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_convert(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from vmb_agents.train.convert_checkpoint import main
+
+    return _run_main("convert-checkpoint", main, argv, lambda summary: f"converted: {summary['checkpoint']}")
+
+
 @dataclass(frozen=True)
 class Trainer:
     """One ``vmb train`` trainer: its one-line help and two functions that import it lazily."""
@@ -126,6 +138,9 @@ TRAINERS: dict[str, Trainer] = {
                       "request's value comes from (see agents/train/lm_reader.py)", _add_reader, _run_reader),
     "ensemble": Trainer("merge slot checkpoints trained with different seeds into one checkpoint whose logits are the "
                         "mean of theirs (see agents/train/slot_ensemble.py)", _add_ensemble, _run_ensemble),
+    "convert-checkpoint": Trainer("rewrite an SB3 zip checkpoint (a pickle; needs --trust-checkpoint) as safetensors + "
+                                  "JSON, which load without running code (see agents/train/convert_checkpoint.py)",
+                                  _add_convert, _run_convert),
 }
 
 

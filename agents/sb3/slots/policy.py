@@ -122,14 +122,16 @@ class SlotSB3Policy:
         return {"catalogue": catalogue.to_json(), "featurizer": SlotFeaturizer(drop=drop_features).config()}
 
     @classmethod
-    def load(cls, path: str | Path, env: gym.Env[Any, Any] | None = None, *,
-             deterministic: bool = True, drop_features: Sequence[str] = ()) -> SlotSB3Policy:
-        """Load a ``design="slots"`` checkpoint as a policy (``vmb eval --policy sb3:PATH``).
+    def load(cls, path: str | Path, env: gym.Env[Any, Any] | None = None, *, deterministic: bool = True,
+             drop_features: Sequence[str] = (), trust_checkpoint: bool = False) -> SlotSB3Policy:
+        """Load a ``design="slots"`` checkpoint as a policy (``vmb eval --policy sb3:PATH``;
+        ``trust_checkpoint``: load an SB3 zip, a pickle that can run code).
 
         Raises:
-            ConfigError: the checkpoint or its sidecar is missing, unreadable, or not of the slot design.
+            ConfigError: the checkpoint or its sidecar is missing, unreadable, or not of the slot design; an SB3
+                zip without ``trust_checkpoint``.
         """
-        model, meta = load_checkpoint(path, design="slots")
+        model, meta = load_checkpoint(path, design="slots", trust_checkpoint=trust_checkpoint)
         catalogue = SlotCatalogue.from_json(meta["catalogue"])
         check_spaces(model, path, actions=catalogue.n, features=SlotFeaturizer().dim)
         trained_without = list((meta.get("featurizer") or {}).get("drop") or [])

@@ -18,9 +18,10 @@ from vmb_agents.sb3.checkpoint import (
 from vmb_gym.errors import ConfigError
 
 
-class _FakeModel:
-    def save(self, path: str) -> None:
-        Path(path).write_bytes(b"zip")
+def _FakeModel() -> object:  # noqa: N802  (a tiny real model: save_checkpoint writes its weights)
+    from tests.agents.sb3.tiny_models import tiny_model
+
+    return tiny_model()
 
 
 def test_sidecar_path_for_name_and_zip() -> None:
@@ -36,12 +37,18 @@ def test_algo_map_names_the_two_algorithms() -> None:
         algo_class("a2c")
 
 
-def test_save_writes_zip_and_versioned_sidecar(tmp_path: Path) -> None:
+def test_save_writes_safetensors_and_versioned_sidecar(tmp_path: Path) -> None:
     path = save_checkpoint(_FakeModel(), tmp_path / "ck", design="slots", algo="maskable_ppo", meta={"catalogue": {"k": 1}})
-    assert path == tmp_path / "ck.zip" and path.read_bytes() == b"zip"
+    assert path == tmp_path / "ck.safetensors" and path.read_bytes()[8:9] == b"{"  # safetensors: size, JSON header
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.safetensors", "ck.vmb.json"]
     side = json.loads((tmp_path / "ck.vmb.json").read_text())
-    assert side == {"design": "slots", "algo": "maskable_ppo", "format_version": FORMAT_VERSION, "catalogue": {"k": 1}}
-    assert read_sidecar(tmp_path / "ck.zip") == side
+    assert {k: v for k, v in side.items() if k != "sb3"} == {
+        "design": "slots", "algo": "maskable_ppo", "format_version": FORMAT_VERSION, "catalogue": {"k": 1}}
+    assert side["sb3"]["policy_class"] == "MlpPolicy"
+    assert side["sb3"]["observation_space"] == {"type": "Box", "shape": [4], "dtype": "float32", "low": -1.0,
+                                                "high": 1.0}
+    assert side["sb3"]["action_space"] == {"type": "Discrete", "n": 3, "start": 0}
+    assert read_sidecar(tmp_path / "ck.safetensors") == side == read_sidecar(tmp_path / "ck")
 
 
 def test_save_refuses_unknown_design_and_reserved_keys(tmp_path: Path) -> None:

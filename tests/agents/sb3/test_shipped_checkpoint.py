@@ -12,9 +12,10 @@ from vmb_agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, save_che
 from vmb_gym.errors import ConfigError
 
 
-class _FakeModel:
-    def save(self, path: str) -> None:
-        Path(path).write_bytes(b"zip")
+def _FakeModel() -> object:  # noqa: N802  (a tiny real model: save_checkpoint writes its weights)
+    from tests.agents.sb3.tiny_models import tiny_model
+
+    return tiny_model()
 
 
 def test_a_bare_name_resolves_to_the_shipped_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -32,7 +33,7 @@ def test_a_bare_name_resolves_to_the_shipped_checkpoint(tmp_path: Path, monkeypa
     # a path, a .zip or a local checkpoint of that name is read as given
     assert resolve_checkpoint("runs/slots") == Path("runs/slots")
     assert resolve_checkpoint("slots.zip") == Path("slots.zip")
-    save_checkpoint(_FakeModel(), work / "slots", design="catalogue", algo="ppo")
+    save_checkpoint(_FakeModel(), work / "slots", design="catalogue", algo="maskable_ppo")
     assert resolve_checkpoint("slots") == Path("slots")
     assert read_sidecar("slots")["design"] == "catalogue"
     # saving never writes into the shipped folder

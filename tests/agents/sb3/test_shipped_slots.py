@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 
 
 def test_the_shipped_checkpoint_is_small_and_records_its_settings() -> None:
-    files = [SHIPPED_DIR / "slots.zip", SHIPPED_DIR / "slots.vmb.json"]
+    files = [SHIPPED_DIR / "slots.safetensors", SHIPPED_DIR / "slots.vmb.json"]
     assert all(f.is_file() for f in files)
     assert sum(f.stat().st_size for f in files) < 5 * 2 ** 20  # a few MB at most
     sidecar = read_sidecar("slots")

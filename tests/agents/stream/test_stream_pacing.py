@@ -102,7 +102,7 @@ def test_the_shipped_writer_loads_by_name_with_its_budget_and_pacing() -> None:
     assert isinstance(writer, SB3StreamWriter) and writer.budget_tokens == 2000 and writer.pacing is not None
     assert make_writer("sb3:stream@500").budget_tokens == 500
     base = NAMED_WRITERS["stream"]
-    files = [base.with_suffix(".zip"), base.with_suffix(".vmb.json")]
+    files = [base.with_suffix(".safetensors"), base.with_suffix(".vmb.json")]
     assert all(f.is_file() for f in files) and sum(f.stat().st_size for f in files) < 1_000_000
     root = Path(__file__).resolve().parents[3]
     assert '"stream/shipped/*"' in (root / "pyproject.toml").read_text(encoding="utf-8")  # shipped as package data
