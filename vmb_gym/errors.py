@@ -32,6 +32,10 @@ class ActionError(VmbError):
     """A policy action could not be understood (malformed JSON, unknown tool, bad arguments)."""
 
 
+class ToolCallParseError(ActionError):
+    """A text action tried to call a tool and could not be read (a ``parse_error``, counted apart)."""
+
+
 class ConfigError(VmbError, ValueError):
     """A constructor or command-line option has a value that cannot be used."""
 

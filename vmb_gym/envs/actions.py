@@ -3,11 +3,16 @@
 Accepted forms (a list or tuple of any of them runs the calls in order):
 
 * a mapping ``{"name": ..., "arguments": {...}}`` (``arguments`` may also be a JSON string, as
-  OpenAI-style tool calls carry them), or the OpenAI shape ``{"function": {"name", "arguments"}}``;
+  OpenAI-style tool calls carry them, or be called ``parameters``, as Llama 3 writes), the OpenAI shape
+  ``{"function": {"name", "arguments"}}``, or an OpenAI assistant message ``{"tool_calls": [...]}``;
 * a :class:`~vmb_gym.types.ToolCall`;
-* a JSON string of a mapping or of a list of mappings;
-* the Python-call form the gold answers use, e.g.
-  ``carcontrol_seat_set_heating_level(seat="driver", level=2)``, several separated by new lines.
+* a text reply in any common tool-call format (read by
+  :func:`vmb_gym.envs.tool_call_formats.parse_reply`: Hermes/Qwen ``<tool_call>`` JSON or XML blocks,
+  Llama ``<|python_tag|>``, Mistral ``[TOOL_CALLS]``, OpenAI tool-call objects, bare JSON, and the
+  Python-call form the gold answers use, e.g. ``carcontrol_seat_set_heating_level(seat="driver", level=2)``,
+  several separated by new lines). Text that tries to call and cannot be read raises
+  :class:`~vmb_gym.errors.ToolCallParseError` (a ``parse_error``); text without any call raises
+  :class:`~vmb_gym.errors.ActionError`.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from vmb_gym.errors import ActionError
+from vmb_gym.errors import ActionError, ToolCallParseError
 from vmb_gym.types import ToolCall
 
 #: Upper bound on the calls one action may carry (protects the env from runaway policies).
@@ -26,7 +31,7 @@ MAX_CALLS_PER_ACTION = 32
 MAX_ACTION_CHARS = 100_000
 
 
-_CALL_KEYS = frozenset(("name", "arguments", "id", "type"))
+_CALL_KEYS = frozenset(("name", "arguments", "parameters", "id", "type"))
 _STR_ONLY = frozenset((str,))
 
 
@@ -37,7 +42,7 @@ def parse_action(action: Any) -> list[ToolCall]:
         ActionError: the action is not a call in any accepted form; the message says what was
             expected, what was found and where.
     """
-    if type(action) is dict:  # the common case: one call as a dict
+    if type(action) is dict and "tool_calls" not in action:  # the common case: one call as a dict
         return [_from_mapping(action, "action")]
     calls = _parse(action, where="action")
     if not calls:
@@ -48,11 +53,13 @@ def parse_action(action: Any) -> list[ToolCall]:
 
 
 def _parse(action: Any, where: str) -> list[ToolCall]:
-    if type(action) is dict:  # the common case first: isinstance against ABCs is slow
+    if type(action) is dict and "tool_calls" not in action:  # the common case first: isinstance against ABCs is slow
         return [_from_mapping(action, where)]
     if isinstance(action, ToolCall):
         return [_checked(action.name, action.arguments, where)]
     if isinstance(action, Mapping):
+        if "name" not in action and isinstance(action.get("tool_calls"), (list, tuple)):  # an OpenAI message
+            return _parse(list(action["tool_calls"]), f"{where}.tool_calls")
         return [_from_mapping(action, where)]
     if isinstance(action, (list, tuple)):
         out: list[ToolCall] = []
@@ -79,20 +86,15 @@ def _from_text(text: str, where: str) -> list[ToolCall]:
     stripped = text.strip()
     if not stripped:
         raise ActionError(f"{where}: empty text; expected a call such as list_module_tools(module_name=\"seat\")")
-    if stripped[0] in "{[":
-        try:
-            decoded = orjson.loads(stripped)
-        except orjson.JSONDecodeError as exc:
-            raise ActionError(f"{where}: malformed JSON: {exc}") from None
-        return _parse(decoded, where)
-    from vmb_gym.data.call_parser import parse_action_call
+    from vmb_gym.envs.tool_call_formats import FORMATS_READ, parse_reply
 
-    lines = [ln.strip() for ln in stripped.splitlines() if ln.strip()]
-    return [_checked_call(parse_action_call(ln), f"{where} line {i + 1}" if len(lines) > 1 else where) for i, ln in enumerate(lines)]
-
-
-def _checked_call(call: ToolCall, where: str) -> ToolCall:
-    return _checked(call.name, call.arguments, where)
+    parsed = parse_reply(stripped)
+    if parsed.errors:
+        raise ToolCallParseError(f"{where}: parse_error: the tool call could not be read: "
+                                 f"{'; '.join(parsed.errors)}. Fix the call; {FORMATS_READ}")
+    if not parsed.calls:
+        raise ActionError(f"{where}: found no tool call in the text; {FORMATS_READ}")
+    return [_checked(call.name, call.arguments, where) for call in parsed.calls]
 
 
 def _from_mapping(obj: Mapping[Any, Any], where: str) -> ToolCall:
@@ -104,7 +106,7 @@ def _from_mapping(obj: Mapping[Any, Any], where: str) -> ToolCall:
     if not obj.keys() <= _CALL_KEYS:
         extra = set(obj) - _CALL_KEYS
         raise ActionError(f"{where}: unexpected keys {sorted(map(str, extra))}; a call has only 'name' and 'arguments'")
-    args = obj.get("arguments", {})
+    args = obj.get("arguments", obj.get("parameters", {}))  # "parameters": Llama 3's JSON calls
     if isinstance(args, (str, bytes)):
         try:
             args = orjson.loads(args) if (args.strip() if isinstance(args, str) else args) else {}

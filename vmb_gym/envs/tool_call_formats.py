@@ -6,11 +6,11 @@ string (:func:`vmb_gym.envs.actions.parse_action`) all read replies with :func:`
 
 | family | what the model writes |
 |---|---|
-| Qwen / Hermes JSON | ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, several per reply, prose around them |
-| Qwen3.5 / Qwen3-Coder XML | ``<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>`` |
-| Llama 3 / 3.1 / 3.2 | ``<|python_tag|>`` + a JSON call or ``name(key=value)``; JSON with ``"parameters"``; ``[f(a=1), g()]`` |
-| Mistral | ``[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]`` and ``[TOOL_CALLS]NAME[ARGS]{...}`` |
-| OpenAI objects | ``{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}``, lists, ``{"tool_calls": [...]}`` |
+| Qwen / Hermes JSON | ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, several, prose around |
+| Qwen3.5 / Qwen3-Coder XML | ``<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`` |
+| Llama 3 / 3.1 / 3.2 | ``<|python_tag|>`` + JSON or ``name(key=value)``; ``"parameters"`` JSON; ``[f(a=1), g()]`` |
+| Mistral | ``[TOOL_CALLS][{"name": ..., "arguments": {...}}, ...]``, ``[TOOL_CALLS]NAME[ARGS]{...}`` |
+| OpenAI objects | ``{"id", "type", "function": {"name", "arguments": "<JSON>"}}``, lists, ``{"tool_calls": [...]}`` |
 | bare JSON | ``{"name": ..., "arguments"|"parameters": {...}}`` or a list of them, alone or inside prose |
 | Python call (the gold's) | ``carcontrol_x(a=1, b="c")``, one call per line |
 
@@ -175,7 +175,9 @@ def _to_number(text: str) -> Any:
         value = json.loads(text)
     except ValueError:
         return _NOT_CONVERTED
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _NOT_CONVERTED
+    if isinstance(value, float) and not math.isfinite(value):
         return _NOT_CONVERTED
     return value
 
@@ -533,7 +535,9 @@ def _embedded_json_calls(text: str) -> tuple[list[ToolCall], list[str], str]:
             break
         try:
             obj, end = decoder.raw_decode(text, j)
-        except (json.JSONDecodeError, RecursionError):
+        except RecursionError:  # nested too deeply to be a call: the rest is text
+            break
+        except json.JSONDecodeError:
             rest.append(text[i: j + 1])
             i = j + 1
             continue

@@ -19,7 +19,7 @@ import orjson
 
 from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.rewards import REWARDS, RewardSpec, rates
-from vmb_gym.errors import ActionError
+from vmb_gym.errors import ActionError, ToolCallParseError
 from vmb_gym.memory.audit import audit_hits
 from vmb_gym.memory.base import MemoryHit
 from vmb_gym.memory.cache import LRUCache
@@ -88,6 +88,8 @@ class ToolRuntime:
         self.actions = 0
         self.unreadable = 0
         self.failed_actions = 0
+        #: Unreadable actions that tried to call a tool (text in a tool-call format that could not be read).
+        self.parse_errors = 0
         #: The memory accounting of this query (searches, tokens incl. injected context, hits).
         self.memory_session = MemorySession(memory, prepare=prepare_memory)
         self.memory_session.add_context(context_tokens)
@@ -143,6 +145,9 @@ class ToolRuntime:
         self.actions += 1
         try:
             calls = parse_action(action)
+        except ToolCallParseError as exc:
+            self.parse_errors += 1
+            return self._reject(str(exc))
         except ActionError as exc:
             return self._reject(str(exc))
         except Exception as exc:  # defensive: a parser bug must not crash a training run
@@ -291,6 +296,7 @@ class ToolRuntime:
             "tool_executions": self.executions,
             "pred_calls": len(self.pred_calls),
             "invalid_actions": self.invalid,
+            "parse_errors": self.parse_errors,
             "memory_searches": self.memory_searches,
             "memory_tokens": self.memory_tokens,
             "memory_search_seconds": self.search_seconds,
