@@ -9,7 +9,7 @@ the memory. :class:`CompactView` is the same episode in fewer tokens:
   description``), rendered by :data:`COMPACT_TEMPLATE` (ChatML, as SmolLM2 and Qwen use);
 * four tools: ``search_memory(query, top_k)``, ``list_module_tools(module_name)``,
   ``call_vehicle(name, arguments)`` (any of the 111 functions) and ``finish()``. Their schemas
-  come from the methods of :class:`vmb_gym.server.tool_episode.ToolEpisode` (the tools TRL's
+  come from the methods of :class:`vmb_gym.envs.tool_episode.ToolEpisode` (the tools TRL's
   ``GRPOTrainer`` sees through :class:`vmb_agents.llm.trl_env.CompactToolEnv`), so supervised data,
   GRPO rollouts and evaluation render the same text;
 * tool results are short: the memory lines, one ``name(params): description`` line per module
@@ -111,7 +111,7 @@ COMPACT_TOOL_NAMES: tuple[str, ...] = ("search_memory", "list_module_tools", "ca
 def _schemas() -> tuple[dict[str, Any], ...]:
     from transformers.utils import get_json_schema
 
-    from vmb_gym.server.tool_episode import ToolEpisode
+    from vmb_gym.envs.tool_episode import ToolEpisode
 
     return tuple(get_json_schema(getattr(ToolEpisode, name)) for name in COMPACT_TOOL_NAMES)
 
@@ -208,25 +208,17 @@ EVIDENCE_LINES = 6
 EVIDENCE_THRESHOLD = 0.5
 
 
-@lru_cache(maxsize=1)
 def evidence_prior() -> Any:
     """The line prior :func:`evidence_hits` reads: the shipped ``sb3:slots`` checkpoint's (a ``vocab``
     :class:`~vmb_agents.sb3.slots.line_prior.LinePrior` fitted on generated train households; AUC 0.90 on official
-    gold evidence).
+    gold evidence; :func:`~vmb_agents.sb3.slots.line_prior.shipped_prior`).
 
     Raises:
         ConfigError: the shipped checkpoint's sidecar is missing or holds no line prior.
     """
-    from vmb_agents.sb3.checkpoint import SHIPPED_DIR, read_sidecar
-    from vmb_agents.sb3.slots.line_prior import LinePrior
-    from vmb_gym.errors import ConfigError
+    from vmb_agents.sb3.slots.line_prior import shipped_prior
 
-    path = SHIPPED_DIR / "slots.zip"
-    prior = (read_sidecar(path).get("catalogue") or {}).get("line_prior")
-    if not prior:
-        raise ConfigError(f"the evidence view reads the line prior of the shipped slot checkpoint; expected one in "
-                          f"{path}'s sidecar, found none. Restore agents/sb3/checkpoints/ from the repository")
-    return LinePrior.from_json(prior)
+    return shipped_prior()
 
 
 def evidence_hits(memory_text: str, prior: Any = None, *, threshold: float = EVIDENCE_THRESHOLD,

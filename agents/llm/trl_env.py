@@ -53,7 +53,7 @@ import orjson
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
-from vmb_gym.server.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
+from vmb_gym.envs.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
 __all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "EvidenceCompactToolEnv", "LocalToolEpisode",
            "TaggedCompactToolEnv", "compact_tool_env",
@@ -61,7 +61,7 @@ __all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "Eviden
 
 
 class LocalToolEpisode(ToolEpisode):
-    """A :class:`vmb_gym.server.tool_episode.ToolEpisode` over a local ``VehicleMem-v0`` (one episode per rollout).
+    """A :class:`vmb_gym.envs.tool_episode.ToolEpisode` over a local ``VehicleMem-v0`` (one episode per rollout).
 
     Args:
         data: the env's data spec (``"default"``, ``"official:DIR"``, a folder).
@@ -107,7 +107,7 @@ class VehicleMemToolEnv(LocalToolEpisode):
     Every tool returns the env's observation for that call (``[name] {json result}``); the
     calls run on the episode's simulated car exactly as env actions do (one call per step). The
     tools, the episode bookkeeping and :attr:`reward_components` are
-    :class:`vmb_gym.server.tool_episode.ToolEpisode`'s (shared with the remote
+    :class:`vmb_gym.envs.tool_episode.ToolEpisode`'s (shared with the remote
     ``vmb_gym.server.trl.RemoteToolEnv``); this class runs them on a local env. Arguments: see
     :class:`LocalToolEpisode`.
     """

@@ -35,8 +35,11 @@ reads the probability as one feature among many, so only the ranking has to be r
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -376,3 +379,27 @@ def prior_auc_on(prior: LinePrior, spec: str, n_scenarios: int | None = None) ->
     n_scenarios = AUC_SCENARIOS if n_scenarios is None else n_scenarios
     tasks = TaskSet.load(spec, files=list(range(1, n_scenarios + 1)))
     return line_prior_auc(prior, [tasks.scenarios[i] for i in sorted(tasks.scenarios)])
+
+
+#: The sidecar of the shipped slot checkpoint, which holds its line prior (``catalogue.line_prior``).
+SHIPPED_SIDECAR = Path(__file__).resolve().parents[1] / "checkpoints" / "slots.vmb.json"
+
+
+@lru_cache(maxsize=1)
+def shipped_prior() -> LinePrior:
+    """The line prior of the shipped ``sb3:slots`` checkpoint (a ``vocab`` prior fitted on generated train
+    households), read from its JSON sidecar alone: no SB3 and no checkpoint loading.
+
+    Raises:
+        ConfigError: the sidecar is missing, unreadable or holds no line prior.
+    """
+    try:
+        data = json.loads(SHIPPED_SIDECAR.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"could not read the shipped slot checkpoint's sidecar {SHIPPED_SIDECAR} ({exc}); "
+                          "restore agents/sb3/checkpoints/ from the repository") from exc
+    prior = (data.get("catalogue") or {}).get("line_prior") if isinstance(data, dict) else None
+    if not prior:
+        raise ConfigError(f"expected a line prior in {SHIPPED_SIDECAR} (catalogue.line_prior), found none; restore "
+                          "agents/sb3/checkpoints/ from the repository")
+    return LinePrior.from_json(prior)
