@@ -3,23 +3,23 @@
 SkyRL's ``BaseTextEnv.step`` and a verifiers rollout hand the env the model's reply as a string.
 :func:`reply_action` turns it into a ``VehicleMem-v0`` action:
 
-* ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (the Hermes/Qwen chat
-  format) become the list of their calls, in order;
-* a reply that is a JSON call (or list of calls), or the Python-call form
-  (``carcontrol_seat_set_heating_level(seat="driver", level=2)``), is passed on as it is;
+* a reply that holds a tool call in any common format (Hermes/Qwen ``<tool_call>`` JSON or XML
+  blocks, Llama ``<|python_tag|>``, Mistral ``[TOOL_CALLS]``, OpenAI tool-call objects, bare JSON,
+  the Python-call form ``carcontrol_seat_set_heating_level(seat="driver", level=2)``: see
+  :mod:`vmb_gym.envs.tool_call_formats`) is passed on as its text (a reply that is one fenced code
+  block, as the code inside), and the env reads it with the same reader;
 * any other reply (plain text) ends the episode with ``finish``, as a reply without tool
   calls does in the official agent loop.
 
-A block that is not valid JSON is passed on as its text, so the env reports the error in its
-observation (an invalid action, never an exception).
+A reply that tries to call and cannot be read (broken JSON inside a block, an XML block without a
+function name, ``[TOOL_CALLS]`` followed by junk, ...) is passed on too: the env answers it with a
+``parse_error`` observation that says what is wrong, and counts it (an invalid action, never an
+exception, never a silent ``finish``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
-
-import orjson
 
 __all__ = ["FINISH", "TOOL_FORMAT_HINT", "reply_action"]
 
@@ -32,9 +32,6 @@ TOOL_FORMAT_HINT = (
     "a reply without a tool call ends the task."
 )
 
-_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-_PY_CALL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\(")
-
 
 def reply_action(text: str) -> Any:
     """The ``VehicleMem-v0`` action a text reply stands for (see the module docstring).
@@ -43,21 +40,13 @@ def reply_action(text: str) -> Any:
         text: the model's reply.
 
     Returns:
-        A list of calls (tool-call blocks), the reply itself (a JSON or Python-call reply), or
-        :data:`FINISH` (plain text).
+        The reply's text (it holds a call attempt, read or not), or :data:`FINISH` (plain text).
     """
-    blocks = _BLOCK.findall(text or "")
-    if blocks:
-        calls: list[Any] = []
-        for block in blocks:
-            try:
-                calls.append(orjson.loads(block))
-            except orjson.JSONDecodeError:
-                calls.append(block)  # the env reports what is wrong with it
-        return calls
+    from vmb_gym.envs.tool_call_formats import parse_reply
+
+    if not parse_reply(text or "").attempted:
+        return dict(FINISH)
     stripped = (text or "").strip()
-    if stripped.startswith("```"):
+    if stripped.startswith("```") and stripped.endswith("```") and stripped.count("```") == 2:
         stripped = "\n".join(stripped.splitlines()[1:]).rstrip("`").strip()
-    if stripped[:1] in ("{", "[") or _PY_CALL.match(stripped):
-        return stripped
-    return dict(FINISH)
+    return stripped

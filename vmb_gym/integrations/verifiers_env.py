@@ -177,7 +177,7 @@ class VehicleMemVfEnv(vf.Env[VehicleMemEnvConfig]):
         """One episode: the player's turns act on the car; the trace gets ``vmb_reward`` and the components."""
         key, env = _take_env(self.config.taskset)  # type: ignore[arg-type]
         try:
-            reward, info, trace = await play_episode(env, task, vmb_agents.player)
+            reward, info, trace = await play_episode(env, task, agents.player)
         finally:
             _give_env(key, env)
         trace.record_reward("vmb_reward", reward, 1.0)
