@@ -1,10 +1,12 @@
 """Failure attribution: why a failed episode (no exact state match) failed.
 
 Every failed episode gets a list of labels (all that apply) and one primary label (the first
-applicable in the order below, which follows the pipeline retrieval -> use -> action):
+applicable in the order below: an unreadable call first, as it hides what the policy meant, then the
+pipeline retrieval -> use -> action):
 
 | label | meaning | evidence used |
 |---|---|---|
+| ``parse_error`` | a tool call the env could not read (a broken reply in a tool-call format) | ``episode["parse_errors"]`` |
 | ``evidence_not_retrieved`` | a searchable memory was available but no retrieved hit cites a gold evidence line (including: the policy never searched) | memory audit |
 | ``retrieved_but_unused`` | a search did retrieve a gold evidence line, yet no call used a gold API | memory audit + calls |
 | ``no_action`` | the policy made no vehicle call | calls |
@@ -35,6 +37,7 @@ __all__ = ["FAILURE_LABELS", "attribute", "evidence_status"]
 
 #: Labels in precedence order (the primary label is the first that applies).
 FAILURE_LABELS: tuple[str, ...] = (
+    "parse_error",
     "evidence_not_retrieved",
     "retrieved_but_unused",
     "no_action",
@@ -95,6 +98,10 @@ def attribute(record: Mapping[str, Any]) -> dict[str, Any] | None:
     labels: list[str] = []
     details: list[str] = []
 
+    parse_errors = int((record.get("episode") or {}).get("parse_errors") or 0)
+    if parse_errors:
+        labels.append("parse_error")
+        details.append(f"{parse_errors} tool call(s) could not be read")
     if status in ("not_retrieved", "not_searched"):
         labels.append("evidence_not_retrieved")
         details.append("no gold evidence line retrieved" + (" (no search made)" if status == "not_searched" else ""))
