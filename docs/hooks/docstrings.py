@@ -1,0 +1,93 @@
+"""mkdocs hook: put a Python object's docstring into a page, so the docs never fork it.
+
+A line ``<!-- docstring: vmb_gym.envs.vehicle_mem.VehicleMemEnv -->`` in a page becomes that
+object's docstring, read from the source with :mod:`ast` (nothing is imported, so the site builds
+without torch or any extra). ``vmb_agents.*`` is read from the repository folder ``agents/``.
+Markdown headings in the docstring move one level down, Google-style sections (``Args:``,
+``Returns:``, ``Raises:``, ...) become lists and ``Example:`` blocks become code. An object that
+cannot be found stops the build.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = {"vmb_agents": "agents"}
+MARKER = re.compile(r"^<!-- docstring: ([\w.]+) -->[ \t]*$", re.M)
+ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):`(~?)([^`]+)`")
+LIST_SECTIONS = {"Args", "Arguments", "Attributes", "Returns", "Raises", "Yields"}
+CODE_SECTIONS = {"Example", "Examples"}
+
+
+def _source_of(parts: list[str]) -> tuple[Path, list[str]]:
+    """The file that defines the module prefix of ``parts``, and the names left to find in it."""
+    for i in range(len(parts), 0, -1):
+        folder = [FOLDERS.get(parts[0], parts[0]), *parts[1:i]]
+        base = ROOT.joinpath(*folder)
+        for path in (base.with_suffix(".py"), base / "__init__.py"):
+            if path.is_file():
+                return path, parts[i:]
+    raise PluginError(f"docstring hook: no module for {'.'.join(parts)!r}")
+
+
+def docstring(dotted: str) -> str:
+    """The cleaned docstring of the object named ``dotted``."""
+    path, names = _source_of(dotted.split("."))
+    node: ast.AST = ast.parse(path.read_text(encoding="utf-8"))
+    for name in names:
+        found = next((n for n in ast.iter_child_nodes(node)
+                      if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name),
+                     None)
+        if found is None:
+            raise PluginError(f"docstring hook: {name!r} not found in {path.relative_to(ROOT)} (for {dotted!r})")
+        node = found
+    text = ast.get_docstring(node)  # type: ignore[arg-type]
+    if not text:
+        raise PluginError(f"docstring hook: {dotted!r} has no docstring")
+    return text
+
+
+def to_markdown(text: str) -> str:
+    """A docstring as Markdown: roles as code, headings one level down, Google sections as lists or code."""
+    text = ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", text)
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        head = line.strip().rstrip(":")
+        if line.endswith(":") and not line.startswith(" ") and head in LIST_SECTIONS | CODE_SECTIONS:
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
+                body.append(lines[i])
+                i += 1
+            block = textwrap.dedent("\n".join(body)).strip("\n")
+            out += ["", f"**{head}**", ""]
+            if head in CODE_SECTIONS:
+                out += ["```python", block, "```", ""]
+            else:
+                for item in block.splitlines():
+                    if item.startswith(" "):
+                        out[-1] += " " + item.strip()
+                    elif item.strip():
+                        key, sep, rest = item.partition(": ")
+                        out.append(f"* `{key}`: {rest}" if sep and " " not in key.strip() else f"* {item}")
+                out.append("")
+            continue
+        if line.startswith("#"):
+            line = "#" + line
+        out.append(line)
+        i += 1
+    return "\n".join(out).strip() + "\n"
+
+
+def on_page_markdown(markdown: str, **_: object) -> str:
+    """Replace every docstring marker of a page."""
+    return MARKER.sub(lambda m: to_markdown(docstring(m.group(1))), markdown)
