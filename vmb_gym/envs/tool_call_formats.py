@@ -57,6 +57,8 @@ _LLAMA_END = re.compile(r"<\|(?:eom_id|eot_id)\|>")
 _TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.DOTALL)
 _PY_CALL_LINE = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\s*\((.*)\)\s*`?\s*;?\s*$")
+_PY_CALL_OPEN = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\(")
+_BUILTIN_TOOLS = frozenset(("list_module_tools", "search_memory", "finish", "answer"))
 _PY_LIST = re.compile(r"^\[\s*[A-Za-z_]\w*\s*\(")
 _FUNCTION = re.compile(r"<function=([^>\n]*)>(.*?)(?:</function>|\Z)", re.DOTALL)
 _PARAMETER = re.compile(r"<parameter=([^>\n]*)>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.DOTALL)
@@ -291,7 +293,11 @@ def _python_calls(text: str, known: set[str] | None) -> tuple[list[ToolCall], li
         m = _PY_CALL_LINE.match(line)
         name = m.group(1) if m else ""
         if not m or (known is not None and name not in known and not name.startswith("carcontrol_")):
-            kept.append(line)
+            problem = _broken_call_line(line, known)
+            if problem:
+                errors.append(problem)
+            else:
+                kept.append(line)
             continue
         source = line.strip().strip("`").rstrip(";").strip()
         try:
@@ -299,6 +305,19 @@ def _python_calls(text: str, known: set[str] | None) -> tuple[list[ToolCall], li
         except ActionError as exc:
             errors.append(f"python call {name}(...): {exc}")
     return calls, errors, "\n".join(kept)
+
+
+def _broken_call_line(line: str, known: set[str] | None) -> str:
+    """What is wrong with a line that starts a call to a tool but is not one whole call (else "")."""
+    m = _PY_CALL_OPEN.match(line)
+    if m is None or _PY_CALL_LINE.match(line):
+        return ""
+    name = m.group(1)
+    if not (name.startswith("carcontrol_") or name in (known or _BUILTIN_TOOLS)):
+        return ""
+    if line.count("(") > line.count(")"):
+        return f"python call {name}(...): '(' is not closed on its line; write each call on one line"
+    return f"python call {name}(...): text after the call on its line; write each call alone on its line"
 
 
 def _python_list(text: str, where: str) -> list[ToolCall]:
