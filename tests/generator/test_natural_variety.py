@@ -69,7 +69,8 @@ def test_shop_fields_fill_every_frame() -> None:
     for topic, moves in talk_ideas.moves().items():
         relative = {"relative": "sister", "rname": "Dana", "rhe": "she", "rhim": "her", "rhis": "her"}  # the talk's own
         fields = talk_ideas.shop_fields(rng, a, b, topic) | relative | {"name": "Ben"}
-        frames = [f for group in moves.values() for f in group] + [x for q, ans in talk_ideas.qa()[topic] for x in (q, *ans)]
+        frames = [f for group in moves.values() for f in group]
+        frames += [x for q, ans in talk_ideas.qa()[topic] for x in (q, *ans)]
         for frame in frames:
             text = fill(talk.expand(frame, rng), **fields)
             assert "{" not in text and "[" not in text, frame

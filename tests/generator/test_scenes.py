@@ -10,8 +10,8 @@ import pytest
 
 from vmb_gym.errors import DataError
 from vmb_gym.generator import GeneratorOptions, banks, build_scenario, talk, talk_scenes
-from vmb_gym.generator.records import Person
 from vmb_gym.generator.bank_data import load
+from vmb_gym.generator.records import Person
 from vmb_gym.generator.talk_scenes import EVERYDAY, INTEREST, JOB, Scene, SceneBank, SceneDraw, build_bank
 
 SMALL = {"seed": 11, "scenarios": 1, "history_length": 1500, "days": 21, "renderer": "natural"}

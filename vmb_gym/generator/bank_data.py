@@ -158,7 +158,7 @@ def _text_problems(where: str, text: str, family: str, tail: bool) -> list[str]:
 
 
 def _shape_problems(where: str, value: object, shape: Any, family: str) -> list[str]:
-    """Problems of ``value`` (parsed JSON) against ``shape`` (``str``, :data:`Tail`, ``tuple[...]``, ``dict[str, ...]``)."""
+    """Problems of ``value`` (parsed JSON) against ``shape`` (``str``, :data:`Tail`, a tuple or dict type)."""
     if shape in (str, Tail):
         if not isinstance(value, str):
             return [f"{where}: expected a text, found {type(value).__name__}"]

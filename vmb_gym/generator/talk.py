@@ -264,7 +264,8 @@ class _Talk:
         if self.rng.random() >= p:
             return ""
         c = load("chat")
-        lead, clause, end = self.rng.choice(c.THOUGHT_LEAD), self.rng.choice(c.THOUGHT_CLAUSE), self.rng.choice(c.THOUGHT_END)
+        r = self.rng
+        lead, clause, end = r.choice(c.THOUGHT_LEAD), r.choice(c.THOUGHT_CLAUSE), r.choice(c.THOUGHT_END)
         return f"{lead} {clause} {end}."
 
     def say(self, speaker: int, *pieces: str, fields: dict[str, str] | None = None, extend: bool = True) -> None:
