@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory import DEFAULT_TOP_K
 from vmb_gym.memory.llm import Messages
 from vmb_gym.memory.session import MemorySession
 from vmb_gym.memory.tokens import count_tokens
@@ -48,7 +49,7 @@ class MemoryPrompter:
         memory: Any,
         data: Any | None = None,
         *,
-        top_k: int = 5,
+        top_k: int = DEFAULT_TOP_K,
         query: Any = "request",
         memory_kwargs: Mapping[str, Any] | None = None,
     ) -> None:

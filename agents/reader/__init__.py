@@ -31,7 +31,7 @@ from vmb_agents.reader.params import (
     selector_param,
     value_param,
 )
-from vmb_agents.reader.policy import FINISH, Candidate, RulesPolicy, named_candidates
+from vmb_agents.reader.policy import FINISH, READER_TOP_K, Candidate, RulesPolicy, named_candidates
 from vmb_agents.reader.request import Request, api_text, read_request, request_destination
 from vmb_agents.reader.values import extract_value, request_value, selector_value
 from vmb_agents.reader.words import (
@@ -64,6 +64,7 @@ __all__ = [
     "MODULE_WORDS",
     "OPPOSITE",
     "PERSONAL_SELECTORS",
+    "READER_TOP_K",
     "STOP_WORDS",
     "VALUE_SYNONYMS",
     "Candidate",

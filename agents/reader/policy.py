@@ -33,6 +33,10 @@ from vmb_gym.vehicle import API_SPECS
 from vmb_gym.vehicle.lexicon import API_WORDS, OPPOSITE, PREFERENCE_WORDS
 
 FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
+#: Hits per query of the reader's searches: it pools several queries (the request, person + setting words), each
+#: searched this deep, deeper than a single call's :data:`~vmb_gym.memory.DEFAULT_TOP_K`. The stream writers' reader
+#: uses it too.
+READER_TOP_K = 10
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +87,7 @@ class RulesPolicy:
     def __init__(
         self,
         memory: str | MemoryModule | None = None,
-        top_k: int = 10,
+        top_k: int = READER_TOP_K,
         source: Any = None,
         memory_kwargs: dict[str, Any] | None = None,
     ) -> None:

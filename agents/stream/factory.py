@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from vmb_agents.reader import READER_TOP_K
 from vmb_agents.stream.learned import load_stream_writer
 from vmb_agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
 from vmb_gym.errors import ConfigError
@@ -33,7 +34,7 @@ def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
     return name, int(m["tokens"]), m["overflow"]
 
 
-def make_writer(spec: str, top_k: int = 10, *, trust_checkpoint: bool = False) -> Writer:
+def make_writer(spec: str, top_k: int = READER_TOP_K, *, trust_checkpoint: bool = False) -> Writer:
     """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or ``sb3:CHECKPOINT``.
 
     ``sb3:stream`` is the learned writer shipped in the package (:data:`vmb_agents.stream.learned.NAMED_WRITERS`).

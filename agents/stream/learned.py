@@ -51,6 +51,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from vmb_agents.reader import READER_TOP_K
 from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, weights_path
 from vmb_agents.stream.features import LineFeaturizer, cue_pattern, line_tokens, masked_lines
 from vmb_agents.stream.imitation import keep_margin
@@ -100,7 +101,7 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
     metadata = {"render_modes": []}
 
     def __init__(self, env: gym.Env[Any, Any] | None = None, *, featurizer: LineFeaturizer | None = None,
-                 reader_top_k: int = 10, max_query_steps: int = 8, memory_budget_tokens: int | None = None,
+                 reader_top_k: int = READER_TOP_K, max_query_steps: int = 8, memory_budget_tokens: int | None = None,
                  cache_features: bool = False, mask_cues: Sequence[str] = (), **stream_kwargs: Any) -> None:
         if env is None:
             stream_kwargs.setdefault("max_chunk_steps", 16)
@@ -299,7 +300,7 @@ class SB3StreamWriter(Writer):
             (:func:`~vmb_agents.stream.features.masked_lines`).
     """
 
-    def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = 10,
+    def __init__(self, model: Any, featurizer: LineFeaturizer, *, masked: bool, top_k: int = READER_TOP_K,
                  deterministic: bool = True, budget_tokens: int | None = None,
                  pacing: PacingPrior | None = None, mask_cues: Sequence[str] = ()) -> None:
         self.pacing = pacing
@@ -389,7 +390,7 @@ def save_stream_checkpoint(model: Any, path: str | Path, *, algo: str, featurize
     return save_checkpoint(model, path, design="stream_writer", algo=algo, meta=meta)
 
 
-def load_stream_writer(path: str | Path, *, top_k: int = 10, deterministic: bool = True,
+def load_stream_writer(path: str | Path, *, top_k: int = READER_TOP_K, deterministic: bool = True,
                        trust_checkpoint: bool = False) -> SB3StreamWriter:
     """The :class:`SB3StreamWriter` of a checkpoint saved by :func:`save_stream_checkpoint`, or of a name.
 

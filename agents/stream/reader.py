@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from vmb_agents.reader import RulesPolicy
-from vmb_gym.memory.base import MemoryHit
+from vmb_agents.reader import READER_TOP_K, RulesPolicy
+from vmb_gym.memory.base import DEFAULT_TOP_K, MemoryHit
 from vmb_gym.types import Scenario
 
 __all__ = ["BATCH", "FINISH", "SKIP", "StreamReader", "hit_from_dict"]
@@ -38,7 +38,8 @@ class _RecordingMemory:
         self.asked: list[tuple[str, int]] = []
         self.answers: dict[str, list[MemoryHit]] = {}
 
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+    def search(self, text: str, as_of: datetime, top_k: int = DEFAULT_TOP_K,
+               person: str | None = None) -> list[MemoryHit]:
         """Record the search and return the hits the env gave for it (none while recording)."""
         self.asked.append((text, top_k))
         return list(self.answers.get(text, []))
@@ -62,7 +63,7 @@ class StreamReader:
         top_k: hits per search.
     """
 
-    def __init__(self, top_k: int = 10) -> None:
+    def __init__(self, top_k: int = READER_TOP_K) -> None:
         self.top_k = top_k
         self._rules = RulesPolicy("none", top_k=top_k)
         self._stage = 0

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vmb_agents.reader import conditions_in, extract_value, score_apis
+from vmb_agents.reader import READER_TOP_K, conditions_in, extract_value, score_apis
 from vmb_agents.stream.reader import BATCH, SKIP, StreamReader
 from vmb_gym.envs.vehicle_mem_stream import stored_lines_text
 from vmb_gym.errors import ConfigError
@@ -78,7 +78,7 @@ class Writer:
         overflow: ``"fifo"`` (evict the oldest entries) or ``"stop"`` (drop what does not fit).
     """
 
-    def __init__(self, top_k: int = 10, name: str = "writer", budget_tokens: int | None = None,
+    def __init__(self, top_k: int = READER_TOP_K, name: str = "writer", budget_tokens: int | None = None,
                  overflow: str = "fifo") -> None:
         self.name = name
         self.reader = StreamReader(top_k)
@@ -230,7 +230,7 @@ def store_line(line: dict[str, Any]) -> dict[str, Any]:
 class StoreEverythingWriter(Writer):
     """Stores every streamed line as its own entry."""
 
-    def __init__(self, top_k: int = 10) -> None:
+    def __init__(self, top_k: int = READER_TOP_K) -> None:
         super().__init__(top_k=top_k, name="store_everything")
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -241,7 +241,7 @@ class StoreEverythingWriter(Writer):
 class StoreNothingWriter(Writer):
     """Stores nothing."""
 
-    def __init__(self, top_k: int = 10) -> None:
+    def __init__(self, top_k: int = READER_TOP_K) -> None:
         super().__init__(top_k=top_k, name="store_nothing")
 
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -270,7 +270,7 @@ class RuleWriter(Writer):
         top_k: hits per search of the reader.
     """
 
-    def __init__(self, min_score: float = 1.0, follow_up: int = 2, top_k: int = 10) -> None:
+    def __init__(self, min_score: float = 1.0, follow_up: int = 2, top_k: int = READER_TOP_K) -> None:
         super().__init__(top_k=top_k, name="rule")
         self.min_score = min_score
         self.follow_up = follow_up
@@ -341,7 +341,7 @@ class LayeredWriter(Writer):
         ConfigError: when no ``layered`` module is registered.
     """
 
-    def __init__(self, top_k: int = 10, memory_kwargs: dict[str, Any] | None = None) -> None:
+    def __init__(self, top_k: int = READER_TOP_K, memory_kwargs: dict[str, Any] | None = None) -> None:
         super().__init__(top_k=top_k, name="layered")
         try:
             self.module: Any = make_memory("layered", **(memory_kwargs or {}))

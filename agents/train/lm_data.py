@@ -37,6 +37,9 @@ from vmb_agents.reader.request import read_request
 __all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
            "teacher_rows", "train_order"]
 
+#: Hits per search of the teacher episodes the LM adapters were trained on (``vmb train lm --top-k``).
+TEACHER_TOP_K = 8
+
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _DROP = {"carcontrol", "set", "get"}
 
@@ -87,7 +90,7 @@ def supported(calls: Sequence[Mapping[str, Any]], memory_text: str) -> bool:
     return all(re.search(rf"(?<![\w.]){re.escape(str(v).lower())}(?!\w)", text) for v in values)
 
 
-def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = 8,
+def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None, *, top_k: int = TEACHER_TOP_K,
                     order: str = "list_first") -> dict[str, Any] | None:
     """One teacher episode on ``task_id``: the compact-view messages, tools, the env's reward and support.
 
@@ -151,8 +154,9 @@ def train_order(train_dir: str, seed: int = 0) -> list[str]:
     return ids
 
 
-def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20, top_k: int = 8,
-                 supported_only: bool = True, limit: int | None = None, progress: bool = True,
+def teacher_rows(data: str, task_ids: Sequence[str], *, memory: str = "bm25", max_steps: int = 20,
+                 top_k: int = TEACHER_TOP_K, supported_only: bool = True, limit: int | None = None,
+                 progress: bool = True,
                  order: str = "list_first", view: str = "compact") -> list[dict[str, Any]]:
     """Teacher episodes for ``task_ids`` of ``data`` with ``memory``, at most ``limit`` of them.
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.records import DEFAULT_TOP_K
 from vmb_gym.vehicle.schema import all_vehicle_schemas
 
 __all__ = ["DEFAULT_VEHICLE_TOOLS", "ToolEpisode", "vehicle_method", "vehicle_methods", "with_vehicle_tools"]
@@ -107,7 +108,7 @@ class ToolEpisode:
         """
         return self._step({"name": "list_module_tools", "arguments": {"module_name": module_name}})
 
-    def search_memory(self, query: str, top_k: int = 5) -> str:
+    def search_memory(self, query: str, top_k: int = DEFAULT_TOP_K) -> str:
         """Search the household's past conversations for preferences.
 
         Args:

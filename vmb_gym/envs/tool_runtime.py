@@ -21,7 +21,7 @@ from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.rewards import REWARDS, RewardSpec, rates
 from vmb_gym.errors import ActionError, ToolCallParseError
 from vmb_gym.memory.audit import audit_hits
-from vmb_gym.memory.base import MemoryHit
+from vmb_gym.memory.base import DEFAULT_TOP_K, MemoryHit
 from vmb_gym.memory.cache import LRUCache
 from vmb_gym.memory.session import MemorySession, SearchResult
 from vmb_gym.types import Query, ToolCall
@@ -233,7 +233,7 @@ class ToolRuntime:
             text = self.query.text  # official: a missing query searches for the request itself
         if not isinstance(text, str):
             return {"success": False, "error": f"search_memory: query must be a string, got {type(text).__name__}"}, True
-        top_k = args.get("top_k", 5)
+        top_k = args.get("top_k", DEFAULT_TOP_K)
         if isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k or abs(top_k) == float("inf"):
             return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
         top_k = max(1, min(20, int(top_k)))  # the official clamp

@@ -8,11 +8,13 @@
 from __future__ import annotations
 
 from vmb_gym.memory.base import ACTIVE, DELETED, SUPERSEDED, BaseMemory, MemoryEntry, MemoryHit, MemoryModule
+from vmb_gym.memory.records import DEFAULT_TOP_K
 from vmb_gym.memory.registry import ENTRY_POINT_GROUP, list_memories, make_memory, register_memory
 from vmb_gym.memory.tokens import count_tokens
 
 __all__ = [
     "ACTIVE",
+    "DEFAULT_TOP_K",
     "DELETED",
     "ENTRY_POINT_GROUP",
     "SUPERSEDED",

@@ -33,6 +33,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.memory.cache import LRUCache
 from vmb_gym.memory.records import (  # noqa: F401  (re-exported: the records' long-standing import path)
     ACTIVE,
+    DEFAULT_TOP_K,
     DELETED,
     SUPERSEDED,
     MemoryEntry,
@@ -64,7 +65,8 @@ class MemoryModule(Protocol):
     def context(self, query: Query) -> str:
         """Text for the first observation of an episode ("" when the module gives none)."""
 
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+    def search(self, text: str, as_of: datetime, top_k: int = DEFAULT_TOP_K,
+               person: str | None = None) -> list[MemoryHit]:
         """The best ``top_k`` entries for ``text`` stamped at or before ``as_of``."""
 
     def store(
@@ -425,7 +427,8 @@ class BaseMemory:
         active = np.array([e.status == ACTIVE for e in self.entries], dtype=bool)
         return stamps, active
 
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+    def search(self, text: str, as_of: datetime, top_k: int = DEFAULT_TOP_K,
+               person: str | None = None) -> list[MemoryHit]:
         """The best ``top_k`` hits for ``text`` at time ``as_of``.
 
         Raises:

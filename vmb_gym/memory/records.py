@@ -11,6 +11,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 #: Entry statuses. ``superseded`` entries stay reachable through their links; ``deleted`` ones do not.
+#: Hits per memory search when the caller names no ``top_k``: the ``search_memory`` tool's default and the
+#: memory modules'. A component that searches deeper (a reader pooling several queries, a trained checkpoint)
+#: says its own depth in its configuration.
+DEFAULT_TOP_K = 5
+
 ACTIVE = "active"
 SUPERSEDED = "superseded"
 DELETED = "deleted"

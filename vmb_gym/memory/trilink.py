@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.memory.base import ACTIVE, MemoryHit
+from vmb_gym.memory.base import ACTIVE, DEFAULT_TOP_K, MemoryHit
 from vmb_gym.memory.experiences import (
     EPISODE_SPAN,
     SESSION_GAP,
@@ -224,7 +224,8 @@ class ExperienceLayer:
     _by_id: dict[str, int]
     vocab: Any
 
-    def search(self, text: str, as_of: datetime, top_k: int = 5, person: str | None = None) -> list[MemoryHit]:
+    def search(self, text: str, as_of: datetime, top_k: int = DEFAULT_TOP_K,
+               person: str | None = None) -> list[MemoryHit]:
         """The ``top_k`` fact/line hits, then the experiences that pass the gate (trilink rule 6)."""
         self._extra = []
         hits = super().search(text, as_of, top_k, person)

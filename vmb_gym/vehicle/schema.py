@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from vmb_gym.errors import ConfigError
+from vmb_gym.memory.records import DEFAULT_TOP_K
 from vmb_gym.vehicle.api import ApiSpec, ParamSpec
 from vmb_gym.vehicle.simulator import API_SPECS, MODULE_KEYS, MODULES
 
@@ -143,7 +144,8 @@ SEARCH_MEMORY = _tool(
     "Search the household's conversation memory for preferences and past settings.",
     {
         "query": {"type": "string", "description": "What to look for, e.g. 'Gary seat heating at night'"},
-        "top_k": {"type": "integer", "description": "How many results to return (1-20)", "minimum": 1, "maximum": 20, "default": 5},
+        "top_k": {"type": "integer", "description": "How many results to return (1-20)", "minimum": 1, "maximum": 20,
+                  "default": DEFAULT_TOP_K},
         "context": {"type": "integer", "description": "Also show this many lines said just before and after "
                     f"each result on the same day, e.g. a correction that does not repeat the setting (0-{MAX_CONTEXT})",
                     "minimum": 0, "maximum": MAX_CONTEXT, "default": 0},

@@ -54,6 +54,8 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS
 from vmb_gym.vehicle.api import ApiSpec, ParamSpec
 
+#: Hits of the flat catalogue's ``search_memory`` entry (its checkpoints record their own).
+CATALOGUE_TOP_K = 10
 #: Enum parameters that select *where* a call acts; never masked by the evidence.
 TARGET_PARAMS = frozenset({"seat", "door", "light", "window", "zone", "position", "sunshade", "wiper", "side"})
 #: Extra words that support an enum choice (the choice's own words always do).
@@ -184,7 +186,7 @@ class Catalogue:
     """
 
     def __init__(self, calls: Sequence[tuple[str, Mapping[str, Any]]], *, search: bool, gated: bool = False,
-                 top_k: int = 10) -> None:
+                 top_k: int = CATALOGUE_TOP_K) -> None:
         if not 1 <= top_k <= 20:
             raise ConfigError(f"top_k must be within 1-20, got {top_k}")
         self.search = search
@@ -235,7 +237,7 @@ class Catalogue:
         return self._tokens.setdefault(key, len(self._tokens))
 
     @classmethod
-    def build(cls, *, search: bool, gated: bool = False, top_k: int = 10,
+    def build(cls, *, search: bool, gated: bool = False, top_k: int = CATALOGUE_TOP_K,
               extra_values: Mapping[tuple[str, str], Iterable[Any]] | None = None,
               apis: Iterable[str] | None = None) -> Catalogue:
         """Enumerate the vehicle calls of ``apis`` (default: all 111).
@@ -422,7 +424,7 @@ class CatalogueActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         top_k: ``top_k`` of the search call of a default catalogue.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], catalogue: Catalogue | None = None, *, top_k: int = 10) -> None:
+    def __init__(self, env: gym.Env[Any, Any], catalogue: Catalogue | None = None, *, top_k: int = CATALOGUE_TOP_K) -> None:
         super().__init__(env)
         base = env.unwrapped
         self._memory_search = bool(getattr(getattr(base, "memory", None), "provides_search", False))

@@ -13,11 +13,11 @@ from typing import Any
 import gymnasium as gym
 
 from vmb_gym.errors import ConfigError
-from vmb_gym.wrappers.catalogue import Catalogue, CatalogueActionWrapper, EpisodeText
+from vmb_gym.wrappers.catalogue import CATALOGUE_TOP_K, Catalogue, CatalogueActionWrapper, EpisodeText
 from vmb_gym.wrappers.features import FeatureObservationWrapper, Featurizer, make_featurizer
 
 def make_sb3_env(env: gym.Env[Any, Any] | None = None, *, catalogue: Catalogue | None = None,
-                 featurizer: Featurizer | str = "hashing", top_k: int = 10,
+                 featurizer: Featurizer | str = "hashing", top_k: int = CATALOGUE_TOP_K,
                  **make_kwargs: Any) -> FeatureObservationWrapper:
     """An SB3-ready env: catalogue actions with masks, ``Box`` observations.
 

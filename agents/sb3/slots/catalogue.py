@@ -69,6 +69,10 @@ def device_alike_scores(scores: Mapping[str, float], text: str) -> dict[str, flo
     return out
 
 
+#: Hits per search of the slot design (each of its ``n_queries`` searches); its checkpoints record their own.
+SLOT_TOP_K = 20
+
+
 class SlotCatalogue:
     """The slot action space: ``finish``, ``search``, and API x value x target slots.
 
@@ -96,7 +100,7 @@ class SlotCatalogue:
 
     kind = "slots"
 
-    def __init__(self, top_k: int = 20, n_queries: int = 4,
+    def __init__(self, top_k: int = SLOT_TOP_K, n_queries: int = 4,
                  api_examples: Sequence[tuple[str, str]] | None = None, line_prior: Any = None,
                  companion_examples: Sequence[tuple[str, str]] | None = None, context: int = 0,
                  device_alike: bool = False) -> None:
@@ -209,7 +213,7 @@ class SlotCatalogue:
             raise ConfigError(f"slot layout {layout} differs from this version's "
                               f"{[N_API_SLOTS, N_VALUE_SLOTS, N_TARGET_SLOTS]}")
         prior = data.get("line_prior")
-        return cls(top_k=int(data.get("top_k", 20)), n_queries=int(data.get("n_queries", 4)),
+        return cls(top_k=int(data.get("top_k", SLOT_TOP_K)), n_queries=int(data.get("n_queries", 4)),
                    api_examples=[tuple(x) for x in data.get("api_examples", [])],
                    companion_examples=[tuple(x) for x in data.get("companion_examples", [])],
                    line_prior=LinePrior.from_json(prior) if prior else None, context=int(data.get("context", 0)),
