@@ -1,37 +1,20 @@
-"""The slot design computes what it computed before the redesign (pins recorded on the pristine code).
+"""The slot design's candidate slots, feature rows and demonstrations are pinned, task by task.
 
-``data/slot_pins.json`` was written by ``record_pins.py`` against the code before the split of
-``agents/sb3_slots.py`` (see that script for how to re-record). Here the same recording runs on
-the current code: the resolved call of every allowed slot action, the search calls, the feature
-vectors (sha256 of their float32 bytes, one row verbatim) and the demonstrations must be
-identical, task by task. Re-recorded (same command, current code) when the catalogue's reading
-changed on purpose: the requested API's bare values, its slot, the reason API and trimmed
-destinations (``tests/agents/test_slot_coverage.py`` tests each).
+``data/slot_pins.json`` and ``data/slot_pins_alt.json`` hold what ``record_pins.py`` records (see that script for
+how to re-record): for 15 default tasks (3 per reasoning type) and, when the official data is there, official
+tasks, the resolved call of every allowed slot action, the search calls, the feature vectors (sha256 of their
+float32 bytes, one row verbatim) and the imitation demonstrations. The tests run the same recording on the current
+code, and each part (default episodes, official episodes, demonstrations) must equal one of the two recordings, so
+any change to what the catalogue offers or what the featuriser computes fails here. Re-record both files, with the
+same command, only for a change that is meant; a change to the rules reader's candidates counts, since the
+catalogue reads them (``vmb_agents.sb3.slots.analysis.rules_candidates``).
 
-Two recordings of the same code, both re-recorded (2026-12-03) after the rules reader's reading of indirect
-requests changed on purpose (issue #17: places said in passing, a change given after its direction, a person
-named by what they like, ``tests/agents/test_rules_indirect_requests.py`` tests each; the slot catalogue reads
-the candidates without ``device_alike``, see :func:`vmb_agents.sb3.slots.analysis.rules_candidates`): ``slot_pins.json`` on this AVX-512 machine, ``slot_pins_alt.json`` on the same machine with numpy,
-OpenBLAS and torch held to AVX2 (``NPY_DISABLE_CPU_FEATURES`` of the AVX-512 features,
-``OPENBLAS_CORETYPE=Haswell``, ``ATEN_CPU_CAPABILITY=avx2``), a stand-in for CI, which has no AVX-512. The
-two differ in one default task, ``1_5``, whose first search round's fourth query is a near-tie between two APIs
-("zoom" or "ac mode") that falls either way with the CPU's float kernels; their demonstrations and official
-episodes are equal. Each part (default episodes, official episodes, demonstrations) must equal one of the
-recordings, the default part up to that one task, so a change of the code still fails.
-
-The official part of both files was re-recorded (2026-12-05) when the catalogue's mask began to give a switch the
-state the request says (``vmb_agents.sb3.slots.catalogue._overrules_the_request``): official tasks 1_5 and 1_8 lose their
-remembered "off" slots; the default part and the demonstrations did not change.
-
-Both files were re-recorded whole (2026-12-05, later) when the lexicon learned the setting names the generator writes
-(``tests/agents/test_rules_setting_names.py``: the search queries and request scores of 7 default tasks change) and
-the catalogue took the rules reader's fallback to the person's other setting of a named device, a named mirror side
-as the only target and a personal zone's "all" only when asked (``test_rules_indirect_requests.py``,
-``test_rules_mirror_side.py``, ``test_seat_targets.py``); the two recordings still differ only in default task 1_5.
-
-Both files were re-recorded whole again (2026-12-05, night) when the rules reader began to rank a value said aside
-lower (``vmb_agents.reader.hits.said_aside``, ``tests/agents/test_rules_asides.py``): the catalogue reads the rules
-reader's candidates, so their order and the rules-value features move; still only default task 1_5 differs.
+The two recordings come from the same code: ``slot_pins.json`` on a machine with AVX-512, ``slot_pins_alt.json``
+with numpy, OpenBLAS and torch held to AVX2 (``NPY_DISABLE_CPU_FEATURES`` of the AVX-512 features,
+``OPENBLAS_CORETYPE=Haswell``, ``ATEN_CPU_CAPABILITY=avx2``), a stand-in for CI machines without AVX-512. They differ
+in one default task, ``1_5``, whose first search round's fourth query is a near-tie between two APIs ("zoom" or
+"ac mode") that falls either way with the CPU's float kernels; their demonstrations and official episodes are equal.
+So the default part may differ from the closest recording in that one task.
 """
 
 from __future__ import annotations
@@ -51,7 +34,7 @@ PINS_ALT = json.loads((HERE / "data" / "slot_pins_alt.json").read_text(encoding=
 
 
 def _matches_one(check: Any, *alternatives: Any) -> None:
-    """``check(part)`` passes for the first recording's part or one of ``alternatives`` (else the first one's failure)."""
+    """``check(part)`` passes for one of ``alternatives`` (the recordings' parts); else the first one's failure."""
     for alt in alternatives:
         try:
             check(alt)
