@@ -13,6 +13,11 @@ for a in "$@"; do
 done
 bash scripts/setup.sh
 export PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 MPLBACKEND=Agg
+# lint and type-check first (rules in pyproject.toml's [tool.ruff.lint] and [tool.mypy]); either failing fails the run
+echo "[test] ruff check"
+.venv/bin/python -m ruff check --no-fix .
+echo "[test] mypy vmb_gym"
+.venv/bin/python -m mypy vmb_gym
 set +e
 .venv/bin/python -m pytest -q ${args[@]+"${args[@]}"}
 rc=$?
