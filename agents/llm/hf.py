@@ -46,21 +46,12 @@ NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
     "smollm2": ("smollm2", None),
     "smollm2-vmb": ("smollm2", ADAPTER_DIR / "smollm2-vmb"),
 }
-#: Policy defaults of a named model (measured: on 40 held-out tasks the name constraint raised F1 0.184 -> 0.218
-#: and the vehicle-call share 85% -> 92.5%; on 40 official tasks F1 0.058 -> 0.084, ESM unchanged; then the value
-#: constraint and the required vehicle call, same 40 + 40 tasks, same run: held-out ESM 0.075 -> 0.100, F1 0.218 ->
-#: 0.288, official ESM 0 -> 0, F1 0.084 -> 0.092, a vehicle call and a well-formed episode in 100% of both; then
-#: a memory query that starts with a narrated name, same tasks, same session: held-out ESM 0.100 -> 0.100, F1 0.288 ->
-#: 0.284, official ESM 0 -> 0.025, F1 0.092 -> 0.130, a vehicle call in 100%; then, with the adapter trained further on
-#: device-only requests, the function the tool retriever ranks first (``tool_shortlist`` 1), 100 + 100 tasks, same
-#: session: held-out ESM 0.140, F1 0.326 (without the retriever, earlier that day: 0.120, F1 0.300), official ESM 0.130,
-#: F1 0.291 (the previous adapter: 0.030, F1 0.121); rules reader on the same official tasks 0.420; with the
-#: retriever reading the request's quotes alone, same tasks: held-out 0.140, F1 0.338, official 0.140, F1 0.301; with
-#: the lexicon's setting names (2026-12-05), held-out 0.170; then the seat from the request's narrative
-#: (``seat_from_request``), same 100 + 100 tasks: held-out 0.210, F1 0.447, official 0.160, F1 0.326; 0.150 on 200
-#: held-out tasks, the rules reader 0.195); then the line reader on 16-deep searches (``line_reader``, ``search_depth``;
-#: 2026-12-05, late night): held-out 0.360 on the first 100, 0.330 on 200 (F1 0.571; the rules reader 0.395), official
-#: 0.210 on 100 (F1 0.335; rules 0.420).
+#: Policy defaults of a named model. ``smollm2-vmb``: decoding constrained to offered names and schema values with a
+#: vehicle call required before ``finish``; a memory query that starts with a name the request narrates; the one
+#: function the tool retriever ranks first (``tool_shortlist`` 1); the seat the request's narrative gives; the line
+#: reader choosing the value among 16-deep search hits, of which the chat model is shown the best 8; and the calls the
+#: value's line names as companions. Each was kept for what it measured: docs/notebook/lm.md; current scores with
+#: and without them: docs/results/lm.md.
 NAMED_DEFAULTS: dict[str, dict[str, Any]] = {
     "smollm2-vmb": {"constrain_names": True, "constrain_values": True, "require_vehicle_call": True,
                     "name_in_query": True, "tool_shortlist": 1, "seat_from_request": True,
