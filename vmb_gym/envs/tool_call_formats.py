@@ -278,10 +278,16 @@ def _looks_like_call(obj: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ Python calls
-def _python_call(source: str) -> ToolCall:
+def _python_call(source: str, where: str = "") -> ToolCall:
+    """One Python-call ``name(key=value, ...)``; ``where`` prefixes the error message when given."""
     from vmb_gym.data.call_parser import parse_action_call
 
-    return parse_action_call(source)
+    if not where:
+        return parse_action_call(source)
+    try:
+        return parse_action_call(source)
+    except ActionError as exc:
+        raise ActionError(f"{where}: {exc}") from None
 
 
 def _python_calls(text: str, known: set[str] | None) -> tuple[list[ToolCall], list[str], str]:
@@ -330,7 +336,8 @@ def _python_list(text: str, where: str) -> list[ToolCall]:
     if not isinstance(tree.body, ast.List) or not all(isinstance(e, ast.Call) for e in tree.body.elts):
         raise ActionError(f"{where}: expected a list of calls like [f(a=1), g(b=\"x\")]")
     source = text.strip()
-    return [_python_call(ast.get_source_segment(source, e) or "") for e in tree.body.elts]
+    return [_python_call(ast.get_source_segment(source, e) or "", f"{where} item {i}")
+            for i, e in enumerate(tree.body.elts, start=1)]
 
 
 # ------------------------------------------------------------------------------------------ XML blocks
@@ -501,7 +508,7 @@ def _llama_body(body: str, where: str) -> list[ToolCall]:
     calls = []
     for line in (ln.strip().rstrip(";").strip() for ln in body.splitlines()):
         if line:
-            calls.append(_python_call(_BUILTIN_CALL.sub(r"\1(", line)))
+            calls.append(_python_call(_BUILTIN_CALL.sub(r"\1(", line), where))
     return calls
 
 
