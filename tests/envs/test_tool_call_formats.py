@@ -107,9 +107,10 @@ QWEN3_XML_SEAT = (
     "<parameter=level>\n3\n</parameter>\n</function>\n</tool_call>"
 )
 
-PROFILE_TOOL = {"type": "function", "function": {"name": "save_profile", "parameters": {"type": "object", "properties": {
-    "ratio": {"type": "number"}, "prefs": {"type": "object"}, "seats": {"type": "array"},
-    "note": {"type": "string"}, "level": {"type": ["integer", "null"]}, "quiet": {"type": "boolean"}}}}}
+PROFILE_PARAMS = {"ratio": {"type": "number"}, "prefs": {"type": "object"}, "seats": {"type": "array"},
+                  "note": {"type": "string"}, "level": {"type": ["integer", "null"]}, "quiet": {"type": "boolean"}}
+PROFILE_TOOL = {"type": "function", "function": {"name": "save_profile",
+                                                 "parameters": {"type": "object", "properties": PROFILE_PARAMS}}}
 
 
 def test_qwen3_xml_function_blocks() -> None:
@@ -118,7 +119,8 @@ def test_qwen3_xml_function_blocks() -> None:
         ("search_memory", {"query": "Gary seat heating\npreferred level in the morning", "top_k": 5})]
     assert parsed.content == "I need Gary's seat preference before I change anything." and parsed.family == "xml"
     # values converted by the env's own schemas (integer, boolean), two blocks in one reply
-    hud = "<tool_call>\n<function=carcontrol_HUD_switch>\n<parameter=switch>\nTrue\n</parameter>\n</function>\n</tool_call>"
+    hud = ("<tool_call>\n<function=carcontrol_HUD_switch>\n<parameter=switch>\nTrue\n</parameter>\n</function>\n"
+           "</tool_call>")
     assert calls(QWEN3_XML_SEAT + "\n" + hud) == [(SEAT, {"seat": "driver", "level": 3}), (HUD, {"switch": True})]
     # by the schemas given: numbers, objects, arrays, a union type; strings stay text, unknown keys stay text
     profile = ("<tool_call>\n<function=save_profile>\n<parameter=ratio>\n0.75\n</parameter>\n"
@@ -182,8 +184,8 @@ def test_llama3_calls_broken() -> None:
     assert errors("<|python_tag|><|eom_id|>") == [
         "<|python_tag|>: nothing after the tag; expected a JSON call or name(key=value)"]
     assert errors('<|python_tag|>carcontrol_seat_set_heating_level(seat=driver, level=3)') == [
-        "<|python_tag|>: argument 'seat': expected a value (quoted string, number, true/false, null, list or object), found the "
-        "bare name 'driver' at column 40; quote it if it is a string: \"driver\""]
+        "<|python_tag|>: argument 'seat': expected a value (quoted string, number, true/false, null, list or "
+        "object), found the bare name 'driver' at column 40; quote it if it is a string: \"driver\""]
     assert errors('[carcontrol_airConditioner_set_temperature(zone="driver", 22)]') == [
         'python list: expected a list of calls like [f(a=1), g(b="x")], found invalid syntax (positional argument '
         "follows keyword argument)"]
@@ -301,7 +303,7 @@ def test_plain_text_is_no_call_attempt() -> None:
     assert reply_action("The seat heating is already at level 3.") == FINISH
 
 
-# ------------------------------------------------------------------------------------------ the chat loop and the adapters
+# ------------------------------------------------------------------------------------------ chat loop, adapters
 def test_chat_loop_and_adapters_use_the_same_reader() -> None:
     for text in (HERMES_TWO_BLOCKS, QWEN3_XML_SEAT, '[TOOL_CALLS]carcontrol_HUD_switch[ARGS]{"switch": true}'):
         parsed = parse_reply(text)
@@ -383,7 +385,8 @@ def test_env_step_reports_a_parse_error(tiny_data: str, family: str) -> None:
     assert env.unwrapped.runtime.sim.flatten() == before  # nothing of the reply ran
     env.step({"name": SEAT, "arguments": {"seat": "driver", "level": 3}})
     _, reward, _, _, info = env.step(FINISH)
-    assert reward == 1.0 and info["episode_stats"]["parse_errors"] == 1 and info["episode_stats"]["invalid_actions"] == 1
+    stats = info["episode_stats"]
+    assert reward == 1.0 and stats["parse_errors"] == 1 and stats["invalid_actions"] == 1
     with pytest.raises(ToolCallParseError):
         parse_action(BROKEN[family])
 
@@ -415,7 +418,9 @@ def test_attribution_labels_parse_errors() -> None:
               "memory": {"evidence_lines": [3], "provides_search": True, "searches": 0}}
     result = attribute(record)
     assert result is not None
-    assert result["label"] == "parse_error" and result["labels"] == ["parse_error", "evidence_not_retrieved", "no_action"]
+    assert result["label"] == "parse_error"
+    assert result["labels"] == ["parse_error", "evidence_not_retrieved", "no_action"]
     assert result["detail"].startswith("2 tool call(s) could not be read")
     assert FAILURE_LABELS[0] == "parse_error"
-    assert attribute({**record, "episode": {"parse_errors": 0}})["label"] == "evidence_not_retrieved"  # type: ignore[index]
+    without = attribute({**record, "episode": {"parse_errors": 0}})
+    assert without is not None and without["label"] == "evidence_not_retrieved"
