@@ -79,12 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="other run directories to show in the plots")
     parser.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-
-
-def memory_names(text: str) -> list[str]:
     parser.add_argument("--trust-checkpoint", action="store_true",
                         help="let --policy sb3:PATH load a Stable-Baselines3 zip: a pickle, which runs any code its "
                              "author put in it (only for a file from a trusted source; see docs/trust.md)")
+
+
+def memory_names(text: str) -> list[str]:
     """The memory names of ``--memory`` (comma-separated), canonical and without repeats.
 
     Raises:
@@ -130,10 +130,10 @@ def memory_kwargs(name: str, kwargs: dict[str, object], llm: str | None) -> dict
 
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
+    import functools
     from pathlib import Path
 
     from vmb_agents.factory import check_policy, make_policy, policy_kind
-    import functools
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind

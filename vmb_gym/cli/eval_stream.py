@@ -46,12 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip scenarios that already have a record")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-
-
-def run(args: argparse.Namespace) -> int:
     parser.add_argument("--trust-checkpoint", action="store_true",
                         help="let --writer sb3:PATH load a Stable-Baselines3 zip: a pickle, which runs any code its "
                              "author put in it (only for a file from a trusted source; see docs/trust.md)")
+
+
+def run(args: argparse.Namespace) -> int:
     """Run the writer over the scenarios, write the outputs and print the table."""
     from vmb_agents.stream.factory import make_writer
     from vmb_gym.data import parse_file_range
