@@ -139,7 +139,8 @@ def _under(name: str, prefixes: tuple[str, ...]) -> bool:
 def against_layers(all_edges: list[Edge], layers: tuple[Layer, ...] = LAYERS) -> list[tuple[Edge, Layer]]:
     """Every edge that breaks a layer, with the layer it breaks."""
     return [(e, layer) for layer in layers for e in all_edges
-            if _under(e.source, layer.sources) and not _under(e.source, layer.exempt) and _under(e.target, layer.targets)]
+            if _under(e.source, layer.sources) and not _under(e.source, layer.exempt)
+            and _under(e.target, layer.targets)]
 
 
 def cycles(all_edges: list[Edge]) -> list[list[str]]:
@@ -192,7 +193,10 @@ def lazy_cli_scope(scope: str) -> bool:
 
 
 def library_to_agents(all_edges: list[Edge]) -> list[Edge]:
-    """``vmb_gym -> vmb_agents`` edges, except function-local ones of a ``vmb_gym.cli`` command (:func:`lazy_cli_scope`)."""
+    """``vmb_gym -> vmb_agents`` edges, except function-local ones of a ``vmb_gym.cli`` command.
+
+    A command's run-time functions are those of :func:`lazy_cli_scope`.
+    """
     bad = []
     for e in all_edges:
         if e.source.split(".")[0] != "vmb_gym" or e.target.split(".")[0] != "vmb_agents":
@@ -215,8 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     found = cycles(all_edges)
     bad = library_to_agents(all_edges)
     grain = against_layers(all_edges)
-    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, {len(bad)} vmb_gym -> vmb_agents edges, "
-          f"{len(grain)} edges against a layer")
+    print(f"{len(modules())} modules, {len(all_edges)} edges, {len(found)} cycles, "
+          f"{len(bad)} vmb_gym -> vmb_agents edges, {len(grain)} edges against a layer")
     for component in found:
         print("cycle: " + " <-> ".join(component))
         members = set(component)

@@ -6,7 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
-_SPEC = importlib.util.spec_from_file_location("import_graph", Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py")
+_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
+_SPEC = importlib.util.spec_from_file_location("import_graph", _SCRIPT)
 assert _SPEC is not None and _SPEC.loader is not None
 graph = importlib.util.module_from_spec(_SPEC)
 sys.modules.setdefault("import_graph", graph)  # dataclasses look their module up
@@ -26,7 +27,8 @@ def test_the_graph_sees_function_local_and_relative_imports(tmp_path: Path) -> N
     (tmp_path / "agents" / "__init__.py").write_text("")
     (tmp_path / "agents" / "x.py").write_text("")
     edges = graph.edges(graph.modules(tmp_path))
-    assert [(e.source, e.target, e.scope) for e in edges if e.source == "vmb_gym.a"] == [("vmb_gym.a", "vmb_gym.b", "f")]
+    from_a = [(e.source, e.target, e.scope) for e in edges if e.source == "vmb_gym.a"]
+    assert from_a == [("vmb_gym.a", "vmb_gym.b", "f")]
     assert graph.cycles(edges) == [["vmb_gym.a", "vmb_gym.b"]]
     bad = graph.library_to_agents(edges)
     assert [(e.source, e.line, e.scope) for e in bad] == [("vmb_gym.cli.go", 1, "")]  # the one in run() is allowed

@@ -63,7 +63,7 @@ def behaviour_clone(model: Any, demos: Sequence[Any], *, epochs: int, seed: int,
         if epoch in (0, epochs - 1) or (epoch + 1) % 10 == 0:
             hits = demo_hits(policy, obs, masks, actions, rights)
             accuracy = accuracy_by_kind(hits, step_kinds or {})
-            print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "
+            print(f"  behaviour cloning epoch {epoch + 1}: loss {np.mean(losses):.3f}, "  # noqa: T201 - a trainer's progress line
                   f"{format_accuracy(accuracy, step_kinds or {})}", flush=True)
     policy.set_training_mode(False)
     return accuracy
