@@ -67,6 +67,9 @@ POLICY_CLASSES: dict[str, str] = {"SlotPointerPolicy": "vmb_agents.sb3.slots.pol
 #: continued training would use; acting needs none of them). A schedule is recorded as its start value.
 HYPERPARAMETERS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
                    "clip_range_vf", "normalize_advantage", "ent_coef", "vf_coef", "max_grad_norm", "target_kl")
+#: The sidecar entries :func:`save_checkpoint` writes itself (its arguments and the model record); the rest is the
+#: design's ``meta``.
+RESERVED = ("design", "algo", "format_version", "sb3")
 #: The checkpoints shipped with the package, loaded by name (``sb3:slots``).
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -280,7 +283,7 @@ def save_checkpoint(model: Any, path: str | Path, *, design: str, algo: str,
         raise ConfigError(f"unknown SB3 design {design!r}; expected one of {DESIGNS}")
     if algo not in ALGOS:
         raise ConfigError(f"unknown algorithm {algo!r}; expected one of {sorted(ALGOS)}")
-    reserved = {"design", "algo", "format_version", "sb3"} & set(meta or {})
+    reserved = set(RESERVED) & set(meta or {})
     if reserved:
         raise ConfigError(f"checkpoint meta may not set {sorted(reserved)}: they are the save_checkpoint arguments")
     sidecar = {"design": design, "algo": algo, "format_version": FORMAT_VERSION, "sb3": model_record(model, algo),
@@ -325,6 +328,11 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
         rest = {k: v for k, v in data.items() if k != "kind"}
         return {**rest, "design": "stream_writer", "algo": str(data.get("algo", "maskable_ppo")), "format_version": 1}
     return {**data, "design": str(data.get("design", "catalogue")), "format_version": 1}
+
+
+def sidecar_meta(sidecar: Mapping[str, Any]) -> dict[str, Any]:
+    """The design's entries of ``sidecar`` (the ``meta`` that :func:`save_checkpoint` wrote; no :data:`RESERVED` key)."""
+    return {k: v for k, v in sidecar.items() if k not in RESERVED}
 
 
 def training_settings(path: str | Path) -> dict[str, Any]:
@@ -425,7 +433,7 @@ def convert_checkpoint(path: str | Path, out: str | Path | None = None, *, trust
         ConfigError: as :func:`load_checkpoint` (the zip is a pickle: ``trust_checkpoint`` is required).
     """
     model, sidecar = load_checkpoint(path, trust_checkpoint=trust_checkpoint)
-    meta = {k: v for k, v in sidecar.items() if k not in ("design", "algo", "format_version", "sb3")}
+    meta = sidecar_meta(sidecar)
     target = _base(resolve_checkpoint(path)) if out is None else out
     return save_checkpoint(model, target, design=str(sidecar["design"]), algo=str(sidecar["algo"]), meta=meta)
 

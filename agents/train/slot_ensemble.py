@@ -24,7 +24,7 @@ from typing import Any
 
 import torch as th
 
-from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_path
+from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_meta, sidecar_path
 from vmb_gym.errors import ConfigError
 
 #: Sidecar keys that must be the same in every member (what the features and slots mean).
@@ -102,7 +102,7 @@ def merge_checkpoints(members: Sequence[str | Path], out: str | Path, *, trust_c
         raise ConfigError(f"members must have the same action count and feature width (one featuriser version); found "
                           f"{dict(zip(map(str, members), spaces))}; fix: retrain the older members with this version")
     model = merge_models([m for m, _ in loaded])
-    meta = {k: v for k, v in sidecars[0].items() if k not in ("design", "algo", "format_version")}
+    meta = sidecar_meta(sidecars[0])
     meta["ensemble"] = {"members": [str(p) for p in members],
                         "seeds": [getattr(m, "seed", None) for m, _ in loaded]}  # SB3 keeps the training seed
     return save_checkpoint(model, out, design="slots", algo="maskable_ppo", meta=meta)
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="vmb train ensemble", description=__doc__.splitlines()[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    path = merge_checkpoints(args.members, Path(args.out) / "final")
+    path = merge_checkpoints(args.members, Path(args.out) / "final", trust_checkpoint=args.trust_checkpoint)
     summary = {"checkpoint": str(path), "members": list(args.members)}
     print(json.dumps(summary, indent=1))
     return summary
