@@ -56,6 +56,7 @@ def docstring(dotted: str) -> str:
 def to_markdown(text: str) -> str:
     """A docstring as Markdown: roles as code, headings one level down, Google sections as lists or code."""
     text = ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", text)
+    text = re.sub(r"(?<=\S)::$", ":", text, flags=re.M)  # reST's literal-block marker; the block stays indented
     out: list[str] = []
     lines = text.splitlines()
     i = 0
