@@ -1,4 +1,4 @@
-"""One checkpoint format for every SB3 design: ``NAME.safetensors`` (the policy's weights) + ``NAME.vmb.json`` (the sidecar).
+"""One checkpoint format for every SB3 design: ``NAME.safetensors`` (the weights) + ``NAME.vmb.json`` (the sidecar).
 
 Loading a checkpoint of this format runs no code from it: the weights are a safetensors file (tensors
 only) and everything else is JSON. The sidecar is a JSON object ``{"design", "algo", "format_version",
@@ -219,9 +219,10 @@ def policy_class(name: Any, algo_cls: Any, where: str | Path = "checkpoint") -> 
         return getattr(importlib.import_module(module), attr)
     if isinstance(name, str) and name in aliases:
         return aliases[name]
-    raise ConfigError(f"{where}: unknown policy class {name!r}; this version knows {sorted({*POLICY_CLASSES, *aliases})}"
-                      f" (a sidecar names its policy class by one of these names, never by a module path); fix: load it "
-                      "with the vmb_gym version that wrote it, or retrain it with this one")
+    known = sorted({*POLICY_CLASSES, *aliases})
+    raise ConfigError(f"{where}: unknown policy class {name!r}; this version knows {known} (a sidecar names its policy "
+                      "class by one of these names, never by a module path); fix: load it with the vmb_gym version "
+                      "that wrote it, or retrain it with this one")
 
 
 def _scalar(value: Any) -> Any:
@@ -331,7 +332,7 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
 
 
 def sidecar_meta(sidecar: Mapping[str, Any]) -> dict[str, Any]:
-    """The design's entries of ``sidecar`` (the ``meta`` that :func:`save_checkpoint` wrote; no :data:`RESERVED` key)."""
+    """The design's entries of ``sidecar``: the ``meta`` :func:`save_checkpoint` wrote (no :data:`RESERVED` key)."""
     return {k: v for k, v in sidecar.items() if k not in RESERVED}
 
 
@@ -345,7 +346,8 @@ def training_settings(path: str | Path) -> dict[str, Any]:
     path = resolve_checkpoint(path)
     settings = read_sidecar(path).get("settings", {})
     if not isinstance(settings, dict):
-        raise ConfigError(f"{sidecar_path(path)}: \"settings\" should be a JSON object, found {type(settings).__name__}")
+        raise ConfigError(f"{sidecar_path(path)}: \"settings\" should be a JSON object, "
+                          f"found {type(settings).__name__}")
     return dict(settings)
 
 

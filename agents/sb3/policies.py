@@ -22,7 +22,8 @@ def load_sb3_policy(path: str | Path, env: Any = None, *, deterministic: bool = 
     catalogue, :class:`~vmb_agents.sb3.slots.policy.SlotSB3Policy` for the slot design. ``drop_features``
     (slot design only): feature groups the model sees as zeros, an ablation
     (``--policy-kwargs '{"drop_features": ["line_prior"]}'``; the names: ``SlotFeaturizer.feature_groups``).
-    ``trust_checkpoint``: load an SB3 zip, a pickle that can run code (:func:`~vmb_agents.sb3.checkpoint.load_checkpoint`).
+    ``trust_checkpoint``: load an SB3 zip, a pickle that can run code
+    (:func:`~vmb_agents.sb3.checkpoint.load_checkpoint`).
 
     Raises:
         ConfigError: an SB3 zip without ``trust_checkpoint``, missing or unreadable files, a stream-writer

@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from tests.agents.sb3.tiny_models import tiny_model  # noqa: E402
-from tests.cli.test_config_errors import error_line  # noqa: E402
-from vmb_gym.cli import main  # noqa: E402
+from tests.agents.sb3.tiny_models import tiny_model
+from tests.cli.test_config_errors import error_line
+from vmb_gym.cli import main
 
 
 def _sidecar(zip_file: Path, design: str, meta: dict[str, object]) -> None:

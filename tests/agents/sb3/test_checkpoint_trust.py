@@ -14,12 +14,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import cloudpickle  # noqa: E402
-import torch  # noqa: E402
+import cloudpickle
+import torch
 
-import vmb_gym  # noqa: E402,F401  (registers VehicleMem-v0)
-from tests.agents.sb3.tiny_models import TinyEnv, tiny_model  # noqa: E402
-from vmb_agents.sb3.checkpoint import (  # noqa: E402
+import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+from tests.agents.sb3.tiny_models import TinyEnv, tiny_model
+from vmb_agents.sb3.checkpoint import (
     FORMAT_VERSION,
     convert_checkpoint,
     load_checkpoint,
@@ -27,7 +27,7 @@ from vmb_agents.sb3.checkpoint import (  # noqa: E402
     save_checkpoint,
     sidecar_path,
 )
-from vmb_gym.errors import ConfigError  # noqa: E402
+from vmb_gym.errors import ConfigError
 
 
 def no_pickle(monkeypatch: pytest.MonkeyPatch) -> None:
