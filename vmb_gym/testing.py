@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,6 +46,7 @@ __all__ = [
     "check_policy",
     "check_vmb_env",
     "contract_scenario",
+    "memory_checks",
     "random_action",
     "random_value",
 ]
@@ -364,20 +365,43 @@ def check_memory_module(module: Any, **kwargs: Any) -> None:
         >>> from vmb_gym.memory.retrieval import HashingEmbedder
         >>> check_memory_module("hybrid", embedder=HashingEmbedder())  # doctest: +SKIP
     """
-    from vmb_gym.memory import MemoryModule
+    for _name, check in memory_checks(module, **kwargs):
+        check()
 
+
+def memory_checks(module: Any, **kwargs: Any) -> Iterator[tuple[str, Callable[[], None]]]:
+    """The checks of :func:`check_memory_module`, in order, as ``(name, check)`` pairs (``vmb check memory``).
+
+    Each ``check()`` raises :class:`MemoryContractError`. The first checks the ``MemoryModule``
+    protocol; the ones after it (search or context checks) follow only when it passed.
+
+    Raises:
+        MemoryContractError: ``module`` is an instance, not a name, class or factory.
+    """
     make = _memory_factory(module, kwargs)
-    mem = make()
-    if not isinstance(mem, MemoryModule):
-        raise MemoryContractError(f"expected an object with the MemoryModule protocol, found {type(mem).__name__}")
-    if getattr(mem, "provides_search", False):
-        _check_search(make)
+    built: list[Any] = []
+
+    def protocol() -> None:
+        from vmb_gym.memory import MemoryModule
+
+        mem = make()
+        if not isinstance(mem, MemoryModule):
+            raise MemoryContractError(f"expected an object with the MemoryModule protocol, found {type(mem).__name__}")
+        built.append(mem)
+
+    yield "an object with the MemoryModule protocol", protocol
+    if not built:
+        return
+    if getattr(built[0], "provides_search", False):
+        sc = contract_scenario(1)
+        yield "no hit later than as_of, no line of another scenario", lambda: _check_as_of_and_scenarios(make, sc)
+        yield "instances isolated, hits deterministic", lambda: _check_isolation_and_determinism(make, sc)
+        yield "observe() line by line ends where ingest() does", lambda: _check_incremental(make, sc)
     else:
-        _check_context(make)
+        yield "the context holds nothing said after as_of, instances agree", lambda: _check_context(make)
 
 
-def _check_search(make: Callable[[], Any]) -> None:
-    sc = contract_scenario(1)
+def _check_as_of_and_scenarios(make: Callable[[], Any], sc: Scenario) -> None:
     other = Scenario(2, ("Zed Quux",), (HistoryLine(1, CONTRACT_T0, "Zed Quux", "The sunroof must stay closed, always."),), (), "synthetic")
     cut = sc.lines[5].timestamp
     mem = make()
@@ -395,8 +419,6 @@ def _check_search(make: Callable[[], Any]) -> None:
         raise MemoryContractError(f"expected no line of scenario 2 after ingesting scenario 1, found {cross[:2]}")
     if getattr(mem, "violations", 0):
         raise MemoryContractError(f"expected 0 as_of/scenario violations, found {mem.violations}")
-    _check_isolation_and_determinism(make, sc)
-    _check_incremental(make, sc)
 
 
 def _check_isolation_and_determinism(make: Callable[[], Any], sc: Scenario) -> None:

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare",
     "dashboard": "dashboard",
     "serve": "serve",
+    "check": "check",
 }
 
 
