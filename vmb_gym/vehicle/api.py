@@ -38,12 +38,12 @@ class Constraint:
     note: str | None = None
 
 
-def IntRange(minimum: int, maximum: int | None = None, unit: str | None = None) -> Constraint:  # noqa: N802
+def IntRange(minimum: int, maximum: int | None = None, unit: str | None = None) -> Constraint:
     """An integer range constraint (``maximum=None`` means unbounded above)."""
     return Constraint(minimum=minimum, maximum=maximum, unit=unit)
 
 
-def OneOf(*choices: str, aliases: Mapping[str, str] | None = None, note: str | None = None) -> Constraint:  # noqa: N802
+def OneOf(*choices: str, aliases: Mapping[str, str] | None = None, note: str | None = None) -> Constraint:
     """A closed set of string values, with optional aliases."""
     return Constraint(choices=tuple(choices), aliases=dict(aliases or {}), note=note)
 

@@ -68,18 +68,22 @@ API_WORDS: dict[str, tuple[str, ...]] = {
                                             "glare", "blinding", "can barely see", "speed"),
     "carcontrol_HUD_set_height_level": ("hud height", "height", "higher", "lower", "position", "too low", "too high"),
     "carcontrol_HUD_switch": ("hud on", "hud off", "turn on the hud", "turn off the hud"),
-    "carcontrol_centerInformationDisplay_set_auto_brightness": ("auto brightness", "auto-brightness", "automatic brightness"),
+    "carcontrol_centerInformationDisplay_set_auto_brightness": ("auto brightness", "auto-brightness",
+                                                                "automatic brightness"),
     "carcontrol_centerInformationDisplay_set_brightness": ("brightness", "bright", "dim", "dimmer", "brighter", "glare",
                                                            "blinding", "too bright", "too dark", "can't see"),
-    "carcontrol_centerInformationDisplay_set_language": ("language", "english", "chinese", "mandarin", "native language"),
+    "carcontrol_centerInformationDisplay_set_language": ("language", "english", "chinese", "mandarin",
+                                                         "native language"),
     "carcontrol_centerInformationDisplay_set_time_format": ("time format", "12-hour", "24-hour", "clock"),
     "carcontrol_centerInformationDisplay_set_power": ("screen on", "screen off", "display on", "display off"),
-    "carcontrol_instrumentPanel_set_auto_brightness": ("auto brightness", "auto-brightness", "automatic brightness", "sensor"),
+    "carcontrol_instrumentPanel_set_auto_brightness": ("auto brightness", "auto-brightness", "automatic brightness",
+                                                       "sensor"),
     "carcontrol_instrumentPanel_set_behavior_mode": ("blink", "blinking", "behavior mode", "constant", "lighting mode",
                                                      "light behaviour", "light behavior", "behaviour mode"),
-    "carcontrol_instrumentPanel_set_brightness": ("brightness", "bright", "dim", "dimmer", "brighter", "glare", "blinding"),
-    "carcontrol_instrumentPanel_set_color": ("color", "colour", "panel color", "panel colour", "calming", "green", "red",
-                                             "orange", "yellow", "white", "black"),
+    "carcontrol_instrumentPanel_set_brightness": ("brightness", "bright", "dim", "dimmer", "brighter", "glare",
+                                                  "blinding"),
+    "carcontrol_instrumentPanel_set_color": ("color", "colour", "panel color", "panel colour", "calming", "green",
+                                             "red", "orange", "yellow", "white", "black"),
     "carcontrol_instrumentPanel_set_language": ("language",),
     "carcontrol_instrumentPanel_set_theme": ("theme", "map theme", "scene theme", "layout"),
     "carcontrol_instrumentPanel_set_time_format": ("time format", "12-hour", "24-hour", "panel clock",
@@ -87,8 +91,8 @@ API_WORDS: dict[str, tuple[str, ...]] = {
     "carcontrol_instrumentPanel_set_total_mileage": ("odometer", "mileage record", "total mileage", "odometer reading"),
     "carcontrol_frontTrunk_set_open_degree": ("open", "opens", "opening", "open degree"),
     "carcontrol_trunk_set_open_degree": ("open", "opens", "open degree", "opening"),
-    "carcontrol_rearviewMirror_set_heating_enabled": ("heating", "heated", "defog", "fog", "fogged", "rain", "can't see",
-                                                       "can't see a thing", "frost", "heat"),
+    "carcontrol_rearviewMirror_set_heating_enabled": ("heating", "heated", "defog", "fog", "fogged", "rain",
+                                                      "can't see", "can't see a thing", "frost", "heat"),
     "carcontrol_rearviewMirror_set_horizontal_position": ("mirror position", "mirror angle", "horizontal",
                                                           "mirrors angle"),
     "carcontrol_rearviewMirror_set_height_position": ("height", "vertical", "tilt up", "tilt down", "mirror height"),
@@ -138,12 +142,14 @@ API_WORDS: dict[str, tuple[str, ...]] = {
     "carcontrol_airConditioner_set_circulation": ("circulation", "recirculation", "recirculate", "inside", "outside",
                                                   "fresh air", "smell", "smog", "fumes", "dust", "exhaust", "odor",
                                                   "pollen"),
-    "carcontrol_airConditioner_set_fan_speed": ("fan speed", "fan", "airflow", "hurricane", "blast", "breeze", "stuffy"),
+    "carcontrol_airConditioner_set_fan_speed": ("fan speed", "fan", "airflow", "hurricane", "blast", "breeze",
+                                                "stuffy"),
     "carcontrol_airConditioner_set_mode": ("ac mode", "purify", "dehumidify", "defrost", "defog", "swing", "auto mode",
                                            "humid", "foggy windshield", "muggy", "climate mode"),
     "carcontrol_airConditioner_set_power": ("ac on", "ac off", "turn on the ac", "air conditioning on"),
-    "carcontrol_airConditioner_set_temperature": ("temperature", "temp", "degrees", "cool", "cooler", "warmer", "hot", "cold",
-                                                  "chilly", "freezing", "heat", "cool me down", "heatwave", "warm"),
+    "carcontrol_airConditioner_set_temperature": ("temperature", "temp", "degrees", "cool", "cooler", "warmer", "hot",
+                                                  "cold", "chilly", "freezing", "heat", "cool me down", "heatwave",
+                                                  "warm"),
     "carcontrol_footPedal_set_switch": ("pedal",),
     "carcontrol_bluetooth_set_connection": ("bluetooth", "connect my phone", "pair", "bluetooth connection"),
     "carcontrol_video_play_video": ("play the video", "play video", "watch", "play"),
@@ -172,7 +178,8 @@ API_WORDS: dict[str, tuple[str, ...]] = {
     "carcontrol_music_set_lyrics_display": ("lyrics", "sing along", "sing-along", "karaoke"),
     "carcontrol_music_set_favorite": ("favorite", "favourite", "favorites"),
     "carcontrol_music_switch": ("music on", "turn on the music", "music off"),
-    "carcontrol_overheadScreen_set_brightness_level": ("brightness", "bright", "dim", "too bright", "brighter", "glare"),
+    "carcontrol_overheadScreen_set_brightness_level": ("brightness", "bright", "dim", "too bright", "brighter",
+                                                       "glare"),
     "carcontrol_overheadScreen_set_language": ("language", "english", "chinese", "native language"),
     "carcontrol_overheadScreen_set_time_format": ("time format", "12-hour", "24-hour", "overhead screen clock",
                                                   "ceiling screen clock"),
@@ -279,7 +286,8 @@ OPPOSITE: dict[str, str] = {"night": "day", "day": "night", "hot": "cold", "cold
 #: Words that start a condition clause ("when it rains", "if we're outside the city"); the memory
 #: extractor keeps the clause as a fact's condition. Not :data:`CONDITIONS` (those are groups).
 CONDITION_CLAUSE = re.compile(
-    r"\b(?:when(?:ever)?|if|whenever|during|on (?:the )?(?:highway|freeway)s?|at night|in the (?:morning|evening|rain|city)"
+    r"\b(?:when(?:ever)?|if|whenever|during|on (?:the )?(?:highway|freeway)s?|at night"
+    r"|in the (?:morning|evening|rain|city)"
     r"|outside (?:the )?city(?: limits)?|on (?:long|rainy|cold|hot|sunny) \w+|for (?:long|night) \w+)\b[^.,;!?]*",
     re.IGNORECASE,
 )
@@ -461,18 +469,33 @@ PREFERENCE_WORDS = re.compile(
 #: preference, a revision ("from now on"), a correction ("I meant"), a hypothetical ("I wonder if"),
 #: a setting in another car ("the rental"), a negation, first-person wording, a question.
 LINE_CUES: dict[str, re.Pattern[str]] = {
-    "preference": re.compile(r"\b(usually|always|prefer|preferred|favou?rite|standard|normally|every time|whenever|"
-                             r"i like|i love|my usual|remember|just right|should be|feels? (?:just )?right|perfect)\b", re.I),
-    "revision": re.compile(r"\b(switched|switch(?:ed)? my|update[ds]?|going forward|from today|from now on|changed|"
-                           r"change my|instead|anymore|no longer|new preference|these days|lately|let's make|"
-                           r"i've decided|starting today|now on)\b", re.I),
-    "correction": re.compile(r"\b(wrong|mistake|mistaken|meant|sorry|correct(?:ion)?|i said|misspoke|scratch that|"
-                             r"not what i|actually)\b", re.I),
-    "hypothetical": re.compile(r"\b(wonder|if we|if i|would feel|would be|maybe i'd|might try|probably awful|not now|"
-                               r"sounds wrong|swears by|anyone know|how to change|redesigned|read that|couldn't find|"
-                               r"someday|one day|imagine|trade this car)\b", re.I),
-    "elsewhere": re.compile(r"\b(\w+'s car|work van|rental|taxi|dealership|demo(?:ed)?|car show|showroom|online|"
-                            r"other car|my old car|uber|hotel|office|at home|friend's|her car|his car)\b", re.I),
+    "preference": re.compile(
+        r"\b(usually|always|prefer|preferred|favou?rite|standard|normally|every time|whenever|"
+        r"i like|i love|my usual|remember|just right|should be|feels? (?:just )?right|perfect)\b",
+        re.I,
+    ),
+    "revision": re.compile(
+        r"\b(switched|switch(?:ed)? my|update[ds]?|going forward|from today|from now on|changed|"
+        r"change my|instead|anymore|no longer|new preference|these days|lately|let's make|"
+        r"i've decided|starting today|now on)\b",
+        re.I,
+    ),
+    "correction": re.compile(
+        r"\b(wrong|mistake|mistaken|meant|sorry|correct(?:ion)?|i said|misspoke|scratch that|"
+        r"not what i|actually)\b",
+        re.I,
+    ),
+    "hypothetical": re.compile(
+        r"\b(wonder|if we|if i|would feel|would be|maybe i'd|might try|probably awful|not now|"
+        r"sounds wrong|swears by|anyone know|how to change|redesigned|read that|couldn't find|"
+        r"someday|one day|imagine|trade this car)\b",
+        re.I,
+    ),
+    "elsewhere": re.compile(
+        r"\b(\w+'s car|work van|rental|taxi|dealership|demo(?:ed)?|car show|showroom|online|"
+        r"other car|my old car|uber|hotel|office|at home|friend's|her car|his car)\b",
+        re.I,
+    ),
     "negation": re.compile(r"\b(not|never|hate|don't|dont|too|no more|can't|cannot|awful|terrible|wrong)\b", re.I),
     "self": re.compile(r"\b(i|i'm|i've|i'd|my|me|mine)\b", re.I),
     "question": re.compile(r"\?"),

@@ -17,7 +17,7 @@ propagates to the simulator, which turns it into an ``error`` result as the offi
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from operator import is_not
 from dataclasses import dataclass
@@ -98,6 +98,7 @@ class VehicleModule:
         replaced value counts as changed when it differs in value or in type (``True`` vs ``1``).
         """
         state = self.state
+        replaced: Iterable[str]
         if tuple(state) == tuple(before):  # same fields in the same order (the snapshot is a copy)
             replaced = compress(state, map(is_not, state.values(), before.values()))  # C-level scan
         else:
@@ -172,7 +173,7 @@ def require_choice(value: Any, choices: Sequence[str], what: str, aliases: Mappi
         value = aliases.get(value, value)
     if value not in choices:
         raise Rejected(f"{what} must be one of {', '.join(choices)}, got {value!r}")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 ZONE_ALIASES = {

@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any, Literal
 
 from vmb_gym.errors import ConfigError
@@ -83,7 +83,7 @@ def _render(spec: ApiSpec, flavour: str) -> dict[str, Any]:
     }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached(name: str, flavour: str) -> dict[str, Any]:
     return _render(API_SPECS[name], flavour)
 
@@ -96,7 +96,7 @@ def api_schema(name: str, flavour: SchemaFlavour = "official") -> dict[str, Any]
     return _cached(name, flavour)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module_schemas(module_key: str, flavour: str) -> tuple[dict[str, Any], ...]:
     return tuple(_cached(name, flavour) for name in MODULES[module_key].APIS)
 
@@ -144,11 +144,21 @@ SEARCH_MEMORY = _tool(
     "Search the household's conversation memory for preferences and past settings.",
     {
         "query": {"type": "string", "description": "What to look for, e.g. 'Gary seat heating at night'"},
-        "top_k": {"type": "integer", "description": "How many results to return (1-20)", "minimum": 1, "maximum": 20,
-                  "default": DEFAULT_TOP_K},
-        "context": {"type": "integer", "description": "Also show this many lines said just before and after "
-                    f"each result on the same day, e.g. a correction that does not repeat the setting (0-{MAX_CONTEXT})",
-                    "minimum": 0, "maximum": MAX_CONTEXT, "default": 0},
+        "top_k": {
+            "type": "integer",
+            "description": "How many results to return (1-20)",
+            "minimum": 1,
+            "maximum": 20,
+            "default": DEFAULT_TOP_K,
+        },
+        "context": {
+            "type": "integer",
+            "description": "Also show this many lines said just before and after "
+            f"each result on the same day, e.g. a correction that does not repeat the setting (0-{MAX_CONTEXT})",
+            "minimum": 0,
+            "maximum": MAX_CONTEXT,
+            "default": 0,
+        },
     },
     ["query"],
 )

@@ -87,7 +87,10 @@ class VehicleSimulator:
         if arguments is None:
             arguments = {}
         if type(arguments) is not dict and not isinstance(arguments, Mapping):
-            return {"success": False, "error": f"arguments of {name} must be an object of keyword arguments, got {type(arguments).__name__}"}
+            return {
+                "success": False,
+                "error": f"arguments of {name} must be an object of keyword arguments, got {type(arguments).__name__}",
+            }
         mod = self._modules.get(key) or self.module(key)
         before = mod.state.copy() if with_state else None  # a snapshot: values are copy-on-write
         try:
@@ -97,7 +100,7 @@ class VehicleSimulator:
                 result = fn(mod, **{k: copy_value(v) if type(v) in _CONTAINERS else v for k, v in arguments.items()})
         except ValueError as exc:  # the official methods catch ValueError: a handled rejection
             result = {"success": False, "message": str(exc)}
-        except Exception as exc:  # the official executor catches everything else
+        except Exception as exc:  # noqa: BLE001 - the official executor catches everything else
             return {"success": False, "error": str(exc) or type(exc).__name__}
         if before is not None:
             result["current_state"] = mod.changed_fields(before)

@@ -53,4 +53,29 @@ MODULE_CLASSES = (
     Light,
 )
 
-__all__ = ["HUD", "CenterInformationDisplay", "InstrumentPanel", "FrontTrunk", "Trunk", "FuelPort", "RearviewMirror", "Sunroof", "Navigation", "Seat", "Radio", "AirConditioner", "FootPedal", "Bluetooth", "Video", "Window", "Door", "Sunshade", "Wiper", "Music", "OverheadScreen", "SteeringWheel", "Light", "MODULE_CLASSES"]
+__all__ = [
+    "HUD",
+    "CenterInformationDisplay",
+    "InstrumentPanel",
+    "FrontTrunk",
+    "Trunk",
+    "FuelPort",
+    "RearviewMirror",
+    "Sunroof",
+    "Navigation",
+    "Seat",
+    "Radio",
+    "AirConditioner",
+    "FootPedal",
+    "Bluetooth",
+    "Video",
+    "Window",
+    "Door",
+    "Sunshade",
+    "Wiper",
+    "Music",
+    "OverheadScreen",
+    "SteeringWheel",
+    "Light",
+    "MODULE_CLASSES",
+]

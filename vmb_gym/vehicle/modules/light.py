@@ -83,7 +83,15 @@ class Light(VehicleModule):
         "position": Field({"is_on": False}, "Position light settings"),
         "tail": Field({"is_on": False}, "Tail light settings"),
         "ambient": Field({"is_on": False, "color": "orange"}, "Ambient light settings"),
-        "reading_light": Field({"driver": {"is_on": False, "brightness": 1}, "passenger": {"is_on": False, "brightness": 1}, "rear_left": {"is_on": False, "brightness": 1}, "rear_right": {"is_on": False, "brightness": 1}}, "Reading light settings"),
+        "reading_light": Field(
+            {
+                "driver": {"is_on": False, "brightness": 1},
+                "passenger": {"is_on": False, "brightness": 1},
+                "rear_left": {"is_on": False, "brightness": 1},
+                "rear_right": {"is_on": False, "brightness": 1},
+            },
+            "Reading light settings",
+        ),
     }
     __slots__ = ()
 

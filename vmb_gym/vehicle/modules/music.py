@@ -44,7 +44,9 @@ class Music(VehicleModule):
         "play_mode": Field("sequential", "Play mode"),
         "volume": Field(50, "Music volume (0-100)"),
         "lyrics_display_enabled": Field(False, "Whether lyrics are shown"),
-        "current_song": Field({"name": "", "artist": "", "is_favorited": False}, "Current song info (name, artist, is_favorited)"),
+        "current_song": Field(
+            {"name": "", "artist": "", "is_favorited": False}, "Current song info (name, artist, is_favorited)"
+        ),
         "favorite_list": Field([], "Favorite songs"),
     }
     __slots__ = ()

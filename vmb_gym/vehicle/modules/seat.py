@@ -13,6 +13,16 @@ SEAT = OneOf(*ZONE_GROUPS, aliases=ZONE_ALIASES, note="required: a falsy value i
 PERCENT = IntRange(0, 100, unit="percent")
 
 
+def _seat_defaults() -> dict[str, Any]:
+    """The official initial settings of one seat (a new dict for each seat)."""
+    return {
+        "heating_mode": False, "heating_level": 1, "massage_mode": False, "massage_level": 1,
+        "ventilation_enabled": False, "ventilation_speed": 1, "horizontal_position": 50, "vertical_position": 50,
+        "folded": False, "cushion_extension": 50, "cushion_angle": 50, "backrest_angle": 50,
+        "leg_support_height": 50, "foot_support_height": 50, "headrest_height": 50,
+    }
+
+
 class Seat(VehicleModule):
     """Seat related."""
 
@@ -20,10 +30,10 @@ class Seat(VehicleModule):
     TYPE_NAME = "Seat"
     DESCRIPTION = "Seat related"
     FIELDS = {
-        "driver": Field({"heating_mode": False, "heating_level": 1, "massage_mode": False, "massage_level": 1, "ventilation_enabled": False, "ventilation_speed": 1, "horizontal_position": 50, "vertical_position": 50, "folded": False, "cushion_extension": 50, "cushion_angle": 50, "backrest_angle": 50, "leg_support_height": 50, "foot_support_height": 50, "headrest_height": 50}, "Driver seat settings"),
-        "passenger": Field({"heating_mode": False, "heating_level": 1, "massage_mode": False, "massage_level": 1, "ventilation_enabled": False, "ventilation_speed": 1, "horizontal_position": 50, "vertical_position": 50, "folded": False, "cushion_extension": 50, "cushion_angle": 50, "backrest_angle": 50, "leg_support_height": 50, "foot_support_height": 50, "headrest_height": 50}, "Passenger seat settings"),
-        "rear_left": Field({"heating_mode": False, "heating_level": 1, "massage_mode": False, "massage_level": 1, "ventilation_enabled": False, "ventilation_speed": 1, "horizontal_position": 50, "vertical_position": 50, "folded": False, "cushion_extension": 50, "cushion_angle": 50, "backrest_angle": 50, "leg_support_height": 50, "foot_support_height": 50, "headrest_height": 50}, "Rear left seat settings"),
-        "rear_right": Field({"heating_mode": False, "heating_level": 1, "massage_mode": False, "massage_level": 1, "ventilation_enabled": False, "ventilation_speed": 1, "horizontal_position": 50, "vertical_position": 50, "folded": False, "cushion_extension": 50, "cushion_angle": 50, "backrest_angle": 50, "leg_support_height": 50, "foot_support_height": 50, "headrest_height": 50}, "Rear right seat settings"),
+        "driver": Field(_seat_defaults(), "Driver seat settings"),
+        "passenger": Field(_seat_defaults(), "Passenger seat settings"),
+        "rear_left": Field(_seat_defaults(), "Rear left seat settings"),
+        "rear_right": Field(_seat_defaults(), "Rear right seat settings"),
     }
     __slots__ = ()
 

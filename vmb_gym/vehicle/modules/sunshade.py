@@ -51,8 +51,12 @@ class Sunshade(VehicleModule):
     TYPE_NAME = "Sunshade"
     DESCRIPTION = "Sunshade related"
     FIELDS = {
-        "front": Field({"is_open": False, "auto_close_on_lock": False, "open_degree": "close"}, "Front sunshade settings"),
-        "rear": Field({"is_open": False, "auto_close_on_lock": False, "open_degree": "close"}, "Rear sunshade settings"),
+        "front": Field(
+            {"is_open": False, "auto_close_on_lock": False, "open_degree": "close"}, "Front sunshade settings"
+        ),
+        "rear": Field(
+            {"is_open": False, "auto_close_on_lock": False, "open_degree": "close"}, "Rear sunshade settings"
+        ),
     }
     __slots__ = ()
 
