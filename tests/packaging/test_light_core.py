@@ -2,8 +2,8 @@
 
 Each path runs in a fresh interpreter that then lists ``sys.modules``: the env through
 ``gym.make``, ``vmb --help``, ``vmb eval`` with the rules baseline on bm25 memory, ``vmb score``,
-``vmb generate``, ``vmb compare`` and ``vmb dashboard``. ``vmb serve`` needs the ``server``
-extra and says so in one line when it is missing.
+``vmb generate``, ``vmb compare``, ``vmb dashboard`` and ``vmb eval-stream`` with the rules
+writer. ``vmb serve`` needs the ``server`` extra and says so in one line when it is missing.
 """
 
 from __future__ import annotations
@@ -104,11 +104,13 @@ def test_score_imports_no_heavy_module_and_scores_gold_calls_exact(eval_run: tup
     assert modules.isdisjoint(HEAVY), sorted(modules.intersection(HEAVY))
 
 
-@pytest.mark.parametrize("command", ["generate", "compare", "dashboard"])
-def test_generate_compare_dashboard_import_no_heavy_module(command: str, eval_run: tuple[Path, set[str]],
-                                                           tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["generate", "compare", "dashboard", "eval-stream"])
+def test_generate_compare_dashboard_stream_import_no_heavy_module(command: str, eval_run: tuple[Path, set[str]],
+                                                                  tmp_path: Path) -> None:
     run, _ = eval_run
     argv = {"generate": ["generate", "--scenarios", "1", "--out", str(tmp_path / "out")],
+            "eval-stream": ["eval-stream", "--writer", "rules", "--files", "1", "--no-progress",
+                            "--out", str(tmp_path / "out")],
             "compare": ["compare", str(run), "--out", str(tmp_path / "out")],
             "dashboard": ["dashboard", str(run), "--out", str(tmp_path / "out")]}[command]
     rc, modules, output = _cli(argv, tmp_path)
