@@ -246,18 +246,18 @@ def _literal(node: ast.expr, source: str, where: str) -> Any:
         return [_literal(item, source, where) for item in node.elts]
     elif isinstance(node, ast.Dict):
         result: dict[str, Any] = {}
-        for key, value in zip(node.keys, node.values):
+        for key, item in zip(node.keys, node.values, strict=True):
             if key is None:
                 raise ActionError(
                     f"argument {where!r}: '**' expansion is not allowed in an object, at column "
-                    f"{_col(source, value)}"
+                    f"{_col(source, item)}"
                 )
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 raise ActionError(
                     f"argument {where!r}: expected a quoted string as object key, found "
                     f"{_describe(key)} at column {_col(source, key)}"
                 )
-            result[key.value] = _literal(value, source, where)
+            result[key.value] = _literal(item, source, where)
         return result
     if isinstance(node, ast.Name):
         raise ActionError(

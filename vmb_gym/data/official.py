@@ -9,6 +9,7 @@ Parsed scenarios are cached in-process, keyed by each file's path, mtime and siz
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -255,9 +256,7 @@ def _read_meta(path: Path, scenario_id: int, n_queries: int, n_lines: int | None
         )
     result: dict[int, _MetaQuery] = {}
     for position, entry in enumerate(data["queries"]):
-        def fail(message: str) -> DataError:
-            return item_error(path, text, "queries", position, message)
-
+        fail = functools.partial(item_error, path, text, "queries", position)
         if not isinstance(entry, dict):
             raise fail(f"expected an object, found {type(entry).__name__}")
         index = entry.get("index")

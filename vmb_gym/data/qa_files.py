@@ -62,7 +62,8 @@ def _array_item_lines(text: str, key: str) -> list[int]:
     match = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
     if match is None:
         return []
-    position, result = match.end(), []
+    position = match.end()
+    result: list[int] = []
     try:
         while True:
             while position < len(text) and text[position] in " \t\r\n,":

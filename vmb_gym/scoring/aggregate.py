@@ -78,7 +78,7 @@ def exact_mean(values: Sequence[Any]) -> Any:
     except (OverflowError, ValueError):  # an infinity or NaN
         return statistics.mean(values)
     scale = max(map(itemgetter(1), ratios))  # powers of two: each divides the largest
-    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts.values())])
+    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts.values(), strict=True)])
     return total / (scale * n)
 
 
@@ -93,16 +93,16 @@ def exact_weighted_mean(values: Sequence[Any], counts: Sequence[int]) -> Any:
     kinds = set(map(type, values))
     n = sum(counts)
     if not n or not kinds <= _NUMBER_TYPES:
-        return exact_mean([v for v, c in zip(values, counts) for _ in range(c)])
+        return exact_mean([v for v, c in zip(values, counts, strict=True) for _ in range(c)])
     if float not in kinds:
         total = sum(map(mul, values, counts))
         return total // n if total % n == 0 else total / n
     try:
         ratios = [value.as_integer_ratio() for value in values]
     except (OverflowError, ValueError):  # an infinity or NaN
-        return exact_mean([v for v, c in zip(values, counts) for _ in range(c)])
+        return exact_mean([v for v, c in zip(values, counts, strict=True) for _ in range(c)])
     scale = max(map(itemgetter(1), ratios))  # powers of two: each divides the largest
-    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts)])
+    total = sum([num * count * (scale // den) for (num, den), count in zip(ratios, counts, strict=True)])
     return total / (scale * n)
 
 

@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # the gold side and the simulator are imported where a task n
     from vmb_gym.scoring.state_diff import StateScore
 
 __all__ = [
-    "ColdParts", "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "record_head", "replayable", "score_counted",
-    "score_tasks", "state_part", "tool_part",
+    "ColdParts", "GoldTask", "StatePart", "ToolPart", "fragment", "json_native", "record_head", "replayable",
+    "score_counted", "score_tasks", "state_part", "tool_part",
 ]
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode

@@ -13,8 +13,8 @@ Files live under ``$VMB_CACHE_DIR/scoring`` or ``~/.cache/vmb_gym/scoring`` (the
 are ``marshal`` data (plain values only: loading runs no code): the key, each task's parts
 that every prediction may need, the warnings, and one blob (:class:`~vmb_gym.scoring.batch.ColdParts`)
 with the parts only a prediction that changes the car otherwise needs, decoded when one does.
-An unreadable or malformed file is rebuilt, with one warning log line. Only the :data:`MAX_FILES` most recently written files
-are kept. The history files are never read.
+An unreadable or malformed file is rebuilt, with one warning log line. Only the :data:`MAX_FILES` most recently
+written files are kept. The history files are never read.
 """
 
 from __future__ import annotations
@@ -115,7 +115,8 @@ def _read(path: Path, key: str) -> Any:
         if type(blob) is not bytes:
             raise ValueError("the blob of untouched parts is not bytes")
         cold = ColdParts(blob)
-        return ([GoldTask(*t, cold=(cold, i)) for i, t in enumerate(tasks)],
+        # each t holds the 11 positional fields _write stored, never ``cold`` (mypy cannot count a starred tuple)
+        return ([GoldTask(*t, cold=(cold, i)) for i, t in enumerate(tasks)],  # type: ignore[misc]
                 [(int(p), int(n), str(w)) for p, n, w in warnings])
     except Exception as exc:  # noqa: BLE001 - any malformed file is rebuilt
         logger.warning("gold cache %s is unreadable (%s); rebuilding it", path, exc)
@@ -177,7 +178,7 @@ def load_gold_tasks(
     ids = select_scenarios(root, files)
     qa_paths = [os.path.join(root, "qa_data", f"qa_{n}.json") for n in ids]  # gold_files' paths, as text
     try:
-        path, key = cache_path([(n, _read_bytes(qa)) for n, qa in zip(ids, qa_paths)])
+        path, key = cache_path([(n, _read_bytes(qa)) for n, qa in zip(ids, qa_paths, strict=True)])
     except OSError:  # a missing QA file (gold_files says so), an unreadable one (the build says why), no source
         return _build(gold_files(root, files))[0]
     cached = _read(path, key)
@@ -186,7 +187,7 @@ def load_gold_tasks(
         for position, number, text in warnings:
             log_gold_warnings(Path(qa_paths[position]), [(number, text)])
         return tasks
-    tasks, warnings = _build([(n, Path(qa)) for n, qa in zip(ids, qa_paths)])
+    tasks, warnings = _build([(n, Path(qa)) for n, qa in zip(ids, qa_paths, strict=True)])
     _write(path, key, tasks, warnings)
     return tasks
 

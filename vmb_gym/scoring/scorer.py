@@ -137,7 +137,7 @@ def warm_gold_references(queries: Iterable[Query]) -> int:
     return count
 
 
-def _finish(query: Query, entry: _GoldEntry, state: StateScore, calls: list[ToolCall]) -> TaskScore:
+def _finish(query: Query, entry: _GoldEntry, state: StateScore, calls: Sequence[ToolCall]) -> TaskScore:
     pred_keys = tuple([tool_call_key(c.name, c.arguments) for c in calls])
     if pred_keys == entry.keys:
         tool, corrected = entry.replay_tool, entry.replay_tool_corrected

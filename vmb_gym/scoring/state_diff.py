@@ -263,58 +263,73 @@ def _score_change(path: str, old: Any, new: Any, w3: FlatState, w4: FlatState, t
     """A path the gold modified, deleted or added (S): what the prediction did to it."""
     in3 = path in w3
     in4 = path in w4
-    if old is not None and new is not None:  # modify
-        if in3 and in4:
-            v4 = w4[path]
-            if not values_equal(w3[path], v4):
-                t.tp += 1
-                if values_equal(new, v4):
-                    t.cc += 1
-                else:
-                    t.s_diffs.append((path, f"{path}: Different value (should be {new}, actual {v4})"))
-            else:
-                t.nfp += 1
-                t.s_diffs.append((path, f"{path}: Should change but didn't change"))
-        elif in4:
-            t.nfp += 1
-            t.s_diffs.append((path, f"{path}: Should modify but was added"))
-        elif in3:
-            t.nfp += 1
-            t.s_diffs.append((path, f"{path}: Should modify but was deleted"))
-        else:
-            t.nfp += 1
-            t.s_diffs.append((path, f"{path}: Doesn't exist, cannot modify"))
-    elif old is not None:  # delete
-        if in3 and not in4:
+    if old is not None and new is not None:
+        _score_modify(path, new, w3, w4, t, in3, in4)
+    elif old is not None:
+        _score_delete(path, t, in3, in4)
+    elif new is not None:
+        _score_add(path, new, w4, t, in3, in4)
+    # else: both sides hold None; the official code counts it in S and scores nothing.
+
+
+def _score_modify(path: str, new: Any, w3: FlatState, w4: FlatState, t: Tally, in3: bool, in4: bool) -> None:
+    """A path the gold modified: changed by the prediction, and to the gold value?"""
+    if in3 and in4:
+        v4 = w4[path]
+        if not values_equal(w3[path], v4):
             t.tp += 1
-            t.cc += 1
-        else:
-            t.nfp += 1
-            if in3 and in4:
-                msg = f"{path}: Should delete but not deleted"
-            elif not in3 and not in4:
-                msg = f"{path}: Doesn't exist originally, no need to delete"
-            else:
-                msg = f"{path}: Should delete but was added"
-            t.s_diffs.append((path, msg))
-    elif new is not None:  # add
-        if not in3 and in4:
-            t.tp += 1
-            v4 = w4[path]
             if values_equal(new, v4):
                 t.cc += 1
             else:
-                t.s_diffs.append((path, f"{path}: Added value incorrect (should be {new}, actual {v4})"))
+                t.s_diffs.append((path, f"{path}: Different value (should be {new}, actual {v4})"))
         else:
             t.nfp += 1
-            if in3 and in4:
-                msg = f"{path}: Should add but already exists"
-            elif in3:
-                msg = f"{path}: Should add but was deleted"
-            else:
-                msg = f"{path}: Should add but not added"
-            t.s_diffs.append((path, msg))
-    # else: both sides hold None; the official code counts it in S and scores nothing.
+            t.s_diffs.append((path, f"{path}: Should change but didn't change"))
+    elif in4:
+        t.nfp += 1
+        t.s_diffs.append((path, f"{path}: Should modify but was added"))
+    elif in3:
+        t.nfp += 1
+        t.s_diffs.append((path, f"{path}: Should modify but was deleted"))
+    else:
+        t.nfp += 1
+        t.s_diffs.append((path, f"{path}: Doesn't exist, cannot modify"))
+
+
+def _score_delete(path: str, t: Tally, in3: bool, in4: bool) -> None:
+    """A path the gold deleted: deleted by the prediction?"""
+    if in3 and not in4:
+        t.tp += 1
+        t.cc += 1
+    else:
+        t.nfp += 1
+        if in3 and in4:
+            msg = f"{path}: Should delete but not deleted"
+        elif not in3 and not in4:
+            msg = f"{path}: Doesn't exist originally, no need to delete"
+        else:
+            msg = f"{path}: Should delete but was added"
+        t.s_diffs.append((path, msg))
+
+
+def _score_add(path: str, new: Any, w4: FlatState, t: Tally, in3: bool, in4: bool) -> None:
+    """A path the gold added: added by the prediction, with the gold value?"""
+    if not in3 and in4:
+        t.tp += 1
+        v4 = w4[path]
+        if values_equal(new, v4):
+            t.cc += 1
+        else:
+            t.s_diffs.append((path, f"{path}: Added value incorrect (should be {new}, actual {v4})"))
+    else:
+        t.nfp += 1
+        if in3 and in4:
+            msg = f"{path}: Should add but already exists"
+        elif in3:
+            msg = f"{path}: Should add but was deleted"
+        else:
+            msg = f"{path}: Should add but not added"
+        t.s_diffs.append((path, msg))
 
 
 def unexpected_additions(w1: FlatState, w2: FlatState, w3: FlatState, w4: FlatState, t: Tally) -> None:
