@@ -216,3 +216,20 @@ def test_a_new_checkpoint_continues_training(tmp_path: Path) -> None:
     assert again.num_timesteps == 32
     with pytest.raises(ConfigError, match="do not fit"):  # an env of other spaces
         load_checkpoint(path, env=TinyEnv(obs_dim=5))
+
+
+@pytest.mark.slow  # imports peft and transformers
+def test_the_shipped_lora_adapters_load_from_safetensors_without_unpickling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trust boundary of docs/trust.md covers the LM side too: peft reads the shipped adapters' safetensors."""
+    pytest.importorskip("peft")
+    from peft.utils import load_peft_weights
+
+    from vmb_agents.llm.hf import ADAPTER_DIR
+
+    folders = sorted(p for p in ADAPTER_DIR.iterdir() if p.is_dir())
+    assert [p.name for p in folders] == ["smollm2-vmb", "smollm2-vmb-reader"]
+    no_pickle(monkeypatch)
+    for folder in folders:
+        assert not list(folder.glob("*.bin")) and not list(folder.glob("*.pt"))
+        weights = load_peft_weights(str(folder), device="cpu")
+        assert weights and all("lora_" in name for name in weights)
