@@ -62,8 +62,8 @@ class Args(SB3Args):
 
 
 #: What a run writes into ``--out`` (removed first with ``--overwrite``).
-OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
-           "learning_curve.png")
+OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv",
+           "summary.json", "learning_curve.png")
 
 
 def make_env(data: str, files: list[int] | None, args: Args, catalogue: Catalogue, featurizer: Any) -> Any:

@@ -280,8 +280,8 @@ def group_dropout(p: float, names: Sequence[str] = ()) -> Any:
 
 
 #: What a run writes into ``--out`` (removed first with ``--overwrite``).
-OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv", "summary.json",
-           "learning_curve.png")
+OUTPUTS = ("checkpoints", "final.safetensors", "final.zip", "final.vmb.json", "args.json", "train_log.csv", "eval.csv",
+           "summary.json", "learning_curve.png")
 #: Demonstration states grouped by what the step decides (their accuracy is reported beside the overall).
 STEP_KINDS = ("call", "search", "finish")
 
