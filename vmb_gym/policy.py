@@ -192,7 +192,8 @@ def merge_memory_figures(episode: dict[str, Any], figures: Mapping[str, Any] | N
         return
     episode["memory_searches"] = int(episode.get("memory_searches", 0)) + int(figures.get("memory_searches", 0))
     episode["memory_tokens"] = int(episode.get("memory_tokens", 0)) + int(figures.get("memory_tokens", 0))
-    lines = {int(i) for i in episode.get("memory_hit_line_ids", [])} | {int(i) for i in figures.get("memory_hit_line_ids", [])}
+    lines = {int(i) for i in episode.get("memory_hit_line_ids", [])}
+    lines |= {int(i) for i in figures.get("memory_hit_line_ids", [])}
     episode["memory_hit_line_ids"] = sorted(lines)
     if figures.get("memory_audit") and not episode.get("memory_audit"):
         episode["memory_audit"] = figures["memory_audit"]

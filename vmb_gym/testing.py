@@ -84,11 +84,14 @@ def random_value(rng: np.random.Generator, depth: int = 0) -> object:
     if kind == 3:
         return None
     if kind == 4:
-        return ["driver", "passenger", "all", "front", "rear", "blue", "Blue", "3D", "主驾", "", " ", "left"][int(rng.integers(12))]
+        words = ["driver", "passenger", "all", "front", "rear", "blue", "Blue", "3D", "主驾", "", " ", "left"]
+        return words[int(rng.integers(12))]
     if kind == 5:
         return "x" * int(rng.integers(0, 5000))
     if kind == 6:
-        return "".join(chr(int(c)) for c in rng.integers(0, 0x2FFFF, size=int(rng.integers(1, 12))) if not 0xD800 <= c <= 0xDFFF)
+        return "".join(
+            chr(int(c)) for c in rng.integers(0, 0x2FFFF, size=int(rng.integers(1, 12))) if not 0xD800 <= c <= 0xDFFF
+        )
     if kind == 7:
         return int(rng.integers(-(2**62), 2**62))
     if kind in (8, 9):
@@ -128,7 +131,8 @@ def fuzz_vocabulary() -> tuple[list[str], dict[str, list[str]]]:
     """Tool names (every vehicle API, the meta and memory-writing tools, a few wrong ones) and their parameters."""
     from vmb_gym.vehicle import API_SPECS
 
-    names = sorted(API_SPECS) + ["list_module_tools", "search_memory", "finish", "carcontrol_fly", "", "LIST_MODULE_TOOLS"]
+    names = sorted(API_SPECS) + ["list_module_tools", "search_memory", "finish", "carcontrol_fly", "",
+                                 "LIST_MODULE_TOOLS"]
     params = {n: [p.name for p in s.params] for n, s in API_SPECS.items()}
     params["list_module_tools"] = ["module_name"]
     params["search_memory"] = ["query", "top_k"]
@@ -156,8 +160,8 @@ def _state(env: gym.Env) -> Any:
     return sim.flatten() if sim is not None else None
 
 
-def bombard(env: gym.Env, actions: int = 200, *, seed: int = 0, words: tuple[list[str], dict[str, list[str]]] | None = None,
-            progress: bool = False) -> FuzzReport:
+def bombard(env: gym.Env, actions: int = 200, *, seed: int = 0,
+            words: tuple[list[str], dict[str, list[str]]] | None = None, progress: bool = False) -> FuzzReport:
     """Send ``actions`` random, mostly malformed actions to ``env`` (reset after each episode); never raises.
 
     Every 10th action the car's flattened state (``env.runtime.sim``, when the env has one) is kept;
@@ -186,7 +190,9 @@ def bombard(env: gym.Env, actions: int = 200, *, seed: int = 0, words: tuple[lis
         try:
             obs, _, terminated, truncated, info = env.step(action)
         except Exception as exc:  # noqa: BLE001 - the thing this exists to catch
-            report.failures.append(f"exception at action {i}: {type(exc).__name__}: {exc}\n  action: {str(action)[:300]}")
+            report.failures.append(
+                f"exception at action {i}: {type(exc).__name__}: {exc}\n  action: {str(action)[:300]}"
+            )
             env.reset()
             continue
         if not env.observation_space.contains(obs):
@@ -264,7 +270,7 @@ def check_vmb_env(env: EnvSource, *, seed: int = 0, steps: int = 12, bombard_act
     first, second = _make(env, make_kwargs), _make(env, make_kwargs)
     try:
         check_env(first.unwrapped, skip_render_check=True)
-    except Exception as exc:  # noqa: BLE001 - reported with the checker's message
+    except Exception as exc:
         raise EnvContractError(f"expected Gymnasium's check_env to pass, found {type(exc).__name__}: {exc}") from exc
     a, b = _rollout(first.unwrapped, seed, steps), _rollout(second.unwrapped, seed, steps)
     if a != b:
@@ -273,10 +279,12 @@ def check_vmb_env(env: EnvSource, *, seed: int = 0, steps: int = 12, bombard_act
     fresh = _make(env, make_kwargs).unwrapped
     try:
         copy = pickle.loads(pickle.dumps(fresh))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise EnvContractError(f"expected a fresh env to pickle, found {type(exc).__name__}: {exc}") from exc
     if _rollout(copy, seed, steps) != a:
-        raise EnvContractError("expected the unpickled copy of a fresh env to act like the original, found a difference")
+        raise EnvContractError(
+            "expected the unpickled copy of a fresh env to act like the original, found a difference"
+        )
     if mid_episode_pickle:
         _check_mid_episode_pickle(_make(env, make_kwargs).unwrapped, seed, steps)
     report = bombard(_make(env, make_kwargs), bombard_actions, seed=seed)
@@ -292,7 +300,7 @@ def _check_mid_episode_pickle(env: gym.Env, seed: int, steps: int) -> None:
     env.step(env.action_space.sample())
     try:
         copy = pickle.loads(pickle.dumps(env))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise EnvContractError(f"expected an env to pickle after reset() and one step, "
                                f"found {type(exc).__name__}: {exc}") from exc
     a, b = _rollout(env, seed + 1, steps, reset=False), _rollout(copy, seed + 1, steps, reset=False)
@@ -322,7 +330,9 @@ CONTRACT_SCRIPT = [
 
 def contract_scenario(scenario_id: int = 1) -> Scenario:
     """A small synthetic household (12 lines over 5 days, 2 queries) the memory checker runs on."""
-    lines = tuple(HistoryLine(i + 1, CONTRACT_T0 + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(CONTRACT_SCRIPT))
+    lines = tuple(
+        HistoryLine(i + 1, CONTRACT_T0 + timedelta(minutes=m), sp, tx) for i, (m, sp, tx) in enumerate(CONTRACT_SCRIPT)
+    )
 
     def query(index: int, text: str, ids: tuple[int, ...]) -> Query:
         events = tuple(EvidenceEvent(lines[i - 1].text, lines[i - 1].timestamp, (i,)) for i in ids)
@@ -355,8 +365,8 @@ def check_memory_module(module: Any, **kwargs: Any) -> None:
 
     Search-capable modules: nothing later than ``as_of``; no line of another scenario after an
     ingest; no entry written in one instance visible in another; ``observe`` line by line sees a
-    line only once observed and ends with the hits of one ``ingest``; two instances give the same hits. Context-only modules: the
-    context holds nothing said after the query's ``as_of``, and two instances agree.
+    line only once observed and ends with the hits of one ``ingest``; two instances give the same hits.
+    Context-only modules: the context holds nothing said after the query's ``as_of``, and two instances agree.
 
     Raises:
         MemoryContractError: with what was expected and what was found.
@@ -402,7 +412,8 @@ def memory_checks(module: Any, **kwargs: Any) -> Iterator[tuple[str, Callable[[]
 
 
 def _check_as_of_and_scenarios(make: Callable[[], Any], sc: Scenario) -> None:
-    other = Scenario(2, ("Zed Quux",), (HistoryLine(1, CONTRACT_T0, "Zed Quux", "The sunroof must stay closed, always."),), (), "synthetic")
+    line = HistoryLine(1, CONTRACT_T0, "Zed Quux", "The sunroof must stay closed, always.")
+    other = Scenario(2, ("Zed Quux",), (line,), (), "synthetic")
     cut = sc.lines[5].timestamp
     mem = make()
     mem.ingest(other)
@@ -435,9 +446,13 @@ def _check_isolation_and_determinism(make: Callable[[], Any], sc: Scenario) -> N
         a.store("Gary keeps a spare umbrella under the passenger seat", people=("Gary Allen",), when=now)
     except NotImplementedError:
         return
-    leaked = [h for h in _search(b, "spare umbrella passenger seat", now + timedelta(minutes=1), 10) if "umbrella" in h.text]
+    leaked = [
+        h for h in _search(b, "spare umbrella passenger seat", now + timedelta(minutes=1), 10) if "umbrella" in h.text
+    ]
     if leaked:
-        raise MemoryContractError(f"expected an entry stored in one instance to stay out of another, found {leaked[:1]}")
+        raise MemoryContractError(
+            f"expected an entry stored in one instance to stay out of another, found {leaked[:1]}"
+        )
 
 
 def _check_incremental(make: Callable[[], Any], sc: Scenario) -> None:
@@ -450,7 +465,9 @@ def _check_incremental(make: Callable[[], Any], sc: Scenario) -> None:
         return
     early = {i for h in _search(mem, "headrest", sc.lines[5].timestamp, 10) for i in h.line_ids}
     if early & {11, 12}:
-        raise MemoryContractError(f"expected lines 11-12 unseen before they are observed, found hits on {sorted(early)}")
+        raise MemoryContractError(
+            f"expected lines 11-12 unseen before they are observed, found hits on {sorted(early)}"
+        )
     for ln in sc.lines[6:]:
         mem.observe(ln)
     batch = make()
@@ -495,12 +512,16 @@ def _episode(env: gym.Env, policy: Any, seed: int, task_id: str | None, limit: i
         try:
             parse_action(action)
         except ActionError as exc:
-            raise PolicyContractError(f"expected an action the env can read, found {str(action)[:200]!r}: {exc}") from exc
+            raise PolicyContractError(
+                f"expected an action the env can read, found {str(action)[:200]!r}: {exc}"
+            ) from exc
         actions.append(json.dumps(action, default=repr, sort_keys=True))
         obs, _, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             return actions
-    raise PolicyContractError(f"expected the episode to end within {limit} steps (the env's limit), found it still running")
+    raise PolicyContractError(
+        f"expected the episode to end within {limit} steps (the env's limit), found it still running"
+    )
 
 
 def check_policy(policy: Any, env: gym.Env, *, seed: int = 0, task_ids: Sequence[str | None] = (None,),
@@ -524,7 +545,7 @@ def check_policy(policy: Any, env: gym.Env, *, seed: int = 0, task_ids: Sequence
         if not callable(getattr(first, name, None)):
             raise PolicyContractError(f"expected a policy with reset(observation, info) and act(observation, info), "
                                       f"found {type(first).__name__} without {name}()")
-    limit = (max_steps or getattr(env.unwrapped, "max_steps", 50)) + 1
+    limit = (max_steps or int(getattr(env.unwrapped, "max_steps", 50))) + 1
     for i, task_id in enumerate(task_ids):
         a = _episode(env, first if i == 0 else build(env), seed, task_id, limit)
         b = _episode(env, build(env), seed, task_id, limit)

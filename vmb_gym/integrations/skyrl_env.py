@@ -107,8 +107,9 @@ class VehicleMemTextEnv(BaseTextEnv):
             idle = _POOL.get(self._key)
             env = idle.pop() if idle else None
         self.env = env if env is not None else gym.make("VehicleMem-v0", **kwargs)
-        self.env.unwrapped.tasks.index_of(self.task_id)  # ConfigError names the known ids
-        self.max_turns = int(extras.get("max_turns") or self.env.unwrapped.max_steps)
+        base: Any = self.env.unwrapped  # a VehicleMem-v0 env
+        base.tasks.index_of(self.task_id)  # ConfigError names the known ids
+        self.max_turns = int(extras.get("max_turns") or base.max_steps)
         self.last_info: dict[str, Any] = {}
         self.reward = 0.0
         self.done = False
@@ -178,7 +179,9 @@ def register_env(env_id: str = "vmb", **env_config: Any) -> str:
     return env_id
 
 
-def dataset_rows(task_ids: Sequence[str], env_id: str = "vmb", data_source: str = "vehiclemembench") -> list[dict[str, Any]]:
+def dataset_rows(
+    task_ids: Sequence[str], env_id: str = "vmb", data_source: str = "vehiclemembench"
+) -> list[dict[str, Any]]:
     """SkyRL dataset rows for ``task_ids`` (``prompt`` is a placeholder: ``init`` writes the real one).
 
     Args:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import verifiers.v1 as vf
@@ -155,7 +155,7 @@ async def play_episode(env: gym.Env[str, Any], task: VehicleMemTask, agent: Any)
     obs, info = env.reset(options={"task_id": task.data.task_id})
     request = info["messages"][1]["content"]
     done = False
-    reward = 0.0
+    reward: SupportsFloat = 0.0
     async with agent.interaction(task) as interaction:
         segment = await interaction.turn(request)
         while not segment.terminated:
@@ -175,7 +175,7 @@ class VehicleMemVfEnv(vf.Env[VehicleMemEnvConfig]):
 
     async def run(self, task: VehicleMemTask, agents: Any) -> None:
         """One episode: the player's turns act on the car; the trace gets ``vmb_reward`` and the components."""
-        key, env = _take_env(self.config.taskset)  # type: ignore[arg-type]
+        key, env = _take_env(self.config.taskset)
         try:
             reward, info, trace = await play_episode(env, task, agents.player)
         finally:

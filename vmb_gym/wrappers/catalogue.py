@@ -43,7 +43,7 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -331,7 +331,9 @@ class Catalogue:
             else:
                 pool = request_words if kind == "target" else words
                 choice = str(key[2]).lower()
-                hit = all(w in pool for w in choice.split("_")) or any(w in pool for w in CHOICE_SYNONYMS.get(choice, ()))
+                hit = all(w in pool for w in choice.split("_")) or any(
+                    w in pool for w in CHOICE_SYNONYMS.get(choice, ())
+                )
                 present[idx] = hit
                 if hit:
                     named_groups.add(key[:2])
@@ -345,12 +347,14 @@ class Catalogue:
 
     def _base_mask(self, request: str, evidence: str) -> np.ndarray:
         """Entries whose argument values the evidence supports (cached per evidence text)."""
-        base = self._mask_cache.get(evidence)
-        if base is None:
-            base = self._present(request, evidence)[self._req].all(axis=1)
-            if len(self._mask_cache) > 1024:
-                self._mask_cache.clear()
-            self._mask_cache[evidence] = base
+        cached = self._mask_cache.get(evidence)
+        if cached is not None:
+            return cached
+        # all(axis=1) of a 2-D array is an array (numpy's stubs allow a scalar bool)
+        base = cast(np.ndarray, self._present(request, evidence)[self._req].all(axis=1))
+        if len(self._mask_cache) > 1024:
+            self._mask_cache.clear()
+        self._mask_cache[evidence] = base
         return base
 
     def mask(self, episode: EpisodeText, *, memory_search: bool | None = None) -> np.ndarray:
@@ -424,9 +428,13 @@ class CatalogueActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         top_k: ``top_k`` of the search call of a default catalogue.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], catalogue: Catalogue | None = None, *, top_k: int = CATALOGUE_TOP_K) -> None:
+    env: gym.Env[Any, Any]  # the inner env takes structured calls (gymnasium types it with the wrapper's types)
+
+    def __init__(
+        self, env: gym.Env[Any, Any], catalogue: Catalogue | None = None, *, top_k: int = CATALOGUE_TOP_K
+    ) -> None:
         super().__init__(env)
-        base = env.unwrapped
+        base: Any = env.unwrapped  # a VehicleMem-v0 env: its tasks, memory and gating
         self._memory_search = bool(getattr(getattr(base, "memory", None), "provides_search", False))
         if catalogue is None:
             catalogue = Catalogue.build(search=self._memory_search, gated=bool(getattr(base, "gated", False)),
@@ -443,7 +451,7 @@ class CatalogueActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         self.episode.on_reset(obs, info)
         return obs, info
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Run the call of catalogue entry ``action``."""
         index = int(action)
         if not 0 <= index < self.catalogue.n:

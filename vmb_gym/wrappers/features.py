@@ -19,7 +19,7 @@ import re
 import zlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -110,7 +110,7 @@ class HashingFeaturizer:
             return cached
         vec = np.zeros(dim, dtype=np.float32)
         words = WORD_RE.findall(text.lower())
-        for tok in (*words, *(a + " " + b for a, b in zip(words, words[1:]))):
+        for tok in (*words, *(a + " " + b for a, b in zip(words, words[1:], strict=False))):
             i, sign = self._slot(tok, dim)
             vec[i] += sign
         norm = float(np.sqrt(vec @ vec))
@@ -199,19 +199,23 @@ class FeatureObservationWrapper(gym.Wrapper[np.ndarray, Any, Any, Any]):
         featurizer: the featuriser, or its kind name.
     """
 
+    env: gym.Env[Any, Any]  # the inner env's observations are text (gymnasium types it with the wrapper's types)
+
     def __init__(self, env: gym.Env[Any, Any], featurizer: Featurizer | str = "hashing") -> None:
         super().__init__(env)
         self.featurizer: Featurizer = make_featurizer(featurizer) if isinstance(featurizer, str) else featurizer
         self.observation_space = spaces.Box(-1.0, 1.0, shape=(self.featurizer.dim,), dtype=np.float32)
         self.episode = EpisodeText()
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset and featurise the first observation."""
         obs, info = self.env.reset(seed=seed, options=options)
         self.episode.on_reset(obs, info)
         return self.featurizer(self.episode), info
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step and featurise the tool results."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.episode.on_step(obs, info)
