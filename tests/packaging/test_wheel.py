@@ -2,7 +2,9 @@
 
 The wheel is built offline from a copy of the working tree (``pip wheel --no-deps
 --no-build-isolation --no-index``), so a stale ``build/`` folder cannot hide a missing file and
-nothing is written into the checkout.
+nothing is written into the checkout. The OpenAI Agents SDK's wheel (downloaded by
+scripts/setup.sh, never installed into the venv: it would upgrade ``openai``) is installed with
+ours into one temporary folder, where its ``agents`` and our ``vmb_agents`` both import.
 """
 
 from __future__ import annotations
@@ -107,13 +109,36 @@ def test_shipped_data_is_in_the_wheel(files: set[str]) -> None:
     assert missing == [], "data missing from the wheel (see package-data in pyproject.toml):\n" + "\n".join(missing)
 
 
-def test_openai_agents_and_vmb_gym_install_side_by_side(files: set[str]) -> None:
-    sdk = sorted(SDK_WHEELS.glob("openai_agents-*.whl"))
-    if not sdk:
+def _sdk_wheel() -> Path:
+    found = sorted(SDK_WHEELS.glob("openai_agents-*.whl"))
+    if not found:
         pytest.skip(f"no openai-agents wheel in {SDK_WHEELS} (scripts/setup.sh downloads it)")
-    theirs = top_level(wheel_files(sdk[-1]))
+    return found[-1]
+
+
+def test_openai_agents_and_vmb_gym_share_no_top_level_name(files: set[str]) -> None:
+    theirs = top_level(wheel_files(_sdk_wheel()))
     assert "agents" in theirs  # the name the repository's agents/ folder must not install as
     assert theirs.isdisjoint(top_level(files))
+
+
+def test_openai_agents_imports_beside_vmb_agents(built: Path, tmp_path: Path) -> None:
+    sdk = _sdk_wheel()
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
+                           str(target), str(sdk), str(built)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # run outside the checkout, whose agents/ folder would otherwise be found first
+    code = ("import importlib, vmb_agents, vmb_agents.factory\n"
+            "sdk = importlib.import_module('agents')\n"
+            "print(sdk.__file__, vmb_agents.__file__, hasattr(sdk, 'Agent') and hasattr(sdk, 'Runner'))\n")
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    sdk_file, ours, has_api = done.stdout.split()
+    assert Path(sdk_file) == target / "agents" / "__init__.py" and has_api == "True"
+    assert Path(ours) == target / "vmb_agents" / "__init__.py"
 
 
 def test_the_installed_wheel_runs_the_rules_baseline_on_the_default_set(built: Path, tmp_path: Path) -> None:
