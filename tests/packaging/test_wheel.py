@@ -122,6 +122,7 @@ def test_openai_agents_and_vmb_gym_share_no_top_level_name(files: set[str]) -> N
     assert theirs.isdisjoint(top_level(files))
 
 
+@pytest.mark.slow
 def test_openai_agents_imports_beside_vmb_agents(built: Path, tmp_path: Path) -> None:
     sdk = _sdk_wheel()
     target = tmp_path / "site"
@@ -141,6 +142,7 @@ def test_openai_agents_imports_beside_vmb_agents(built: Path, tmp_path: Path) ->
     assert Path(ours) == target / "vmb_agents" / "__init__.py"
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_runs_the_rules_baseline_on_the_default_set(built: Path, tmp_path: Path) -> None:
     target = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
