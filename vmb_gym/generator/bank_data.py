@@ -10,9 +10,9 @@ One file per family of banks (:data:`SCHEMA` names them), each an object with th
 reads, iterates and hashes like the Python constant it used to be, and the renderers draw from
 the same sequences in the same order). Nothing is checked at read time: :func:`validate` lists
 a file's problems against :data:`SCHEMA` (a bank missing, unknown or of the wrong shape, an empty
-list or text, a placeholder the family's renderer does not fill, a ``[a|b]`` choice left open,
-and the scene rules of :func:`vmb_gym.generator.talk_scenes.scene_problems`), and the generator's
-tests run it over every shipped file.
+list or text, a placeholder the family's renderer does not fill, a ``[a|b]`` choice left open;
+the scene rules on top are :func:`vmb_gym.generator.talk_scenes.bank_problems`), and the
+generator's tests run it over every shipped file.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, NewType
 
-__all__ = ["DATA", "PLACEHOLDERS", "SCHEMA", "Tail", "Text", "load", "read", "validate"]
+__all__ = ["DATA", "PLACEHOLDERS", "SCHEMA", "Tail", "Text", "frozen", "load", "read", "validate"]
 
 #: Folder of the bank files (package data).
 DATA = Path(__file__).resolve().parent / "data"
@@ -107,11 +107,11 @@ PLACEHOLDERS: Mapping[str, frozenset[str]] = {family: frozenset(names.split()) f
 }.items()}
 
 
-def _frozen(value: object) -> Any:
+def frozen(value: object) -> Any:
     if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen(v) for v in value)
     if isinstance(value, dict):
-        return {k: _frozen(v) for k, v in value.items()}
+        return {k: frozen(v) for k, v in value.items()}
     return value
 
 
@@ -125,7 +125,7 @@ def read(family: str) -> dict[str, Any]:
 @cache
 def load(family: str) -> SimpleNamespace:
     """The banks of ``family`` as attributes (lists as tuples), read once per process."""
-    return SimpleNamespace(**{name: _frozen(value) for name, value in read(family)["banks"].items()})
+    return SimpleNamespace(**{name: frozen(value) for name, value in read(family)["banks"].items()})
 
 
 def _text_problems(where: str, text: str, family: str, tail: bool) -> list[str]:
@@ -206,9 +206,4 @@ def validate(family: str, doc: object) -> list[str]:
                    f"unknown {sorted(banks.keys() - schema.keys())}")
     for name in schema.keys() & banks.keys():
         out.extend(_shape_problems(f"{family}.{name}", banks[name], schema[name], family))
-    if family == "scenes" and not out:
-        from vmb_gym.generator.talk_scenes import scene_problems
-
-        for kind, scenes in banks.items():
-            out.extend(scene_problems(kind, _frozen(scenes), kind))
     return out

@@ -9,7 +9,7 @@ everyday topic). A key maps to scenes, and a scene is a list of lines ``"A: text
 
 :func:`load_bank` reads the file and checks it:
 
-* format (:func:`scene_problems`, also run by :func:`vmb_gym.generator.bank_data.validate`): a dict
+* format (:func:`scene_problems`; :func:`bank_problems` checks a whole scenes file): a dict
   of non-empty tuples, each line ``A: ``/``B: `` and text, no digits, no braces but ``{a}``/``{b}``,
   between :data:`MIN_LINES` and :data:`MAX_LINES` lines; a job or interest key that is no
   occupation or interest. A malformed bank raises :class:`~vmb_gym.errors.DataError` (the kind,
@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from vmb_gym.errors import DataError
-from vmb_gym.generator.bank_data import load
+from vmb_gym.generator.bank_data import frozen, load, validate
 from vmb_gym.generator.records import Person
 
 __all__ = ["CAR_WORDS", "EVERYDAY", "INTEREST", "JOB", "KIND_WEIGHTS", "MAX_LINES", "MIN_LINES", "OTHER_WEIGHT",
-           "Scene", "SceneBank", "SceneDraw", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
+           "Scene", "SceneBank", "SceneDraw", "bank_problems", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
 
 #: Lines a scene may have.
 MIN_LINES, MAX_LINES = 4, 24
@@ -149,6 +149,16 @@ def vehicle_line(text: str) -> str | None:
             if end <= said.start() or said.end() <= start:
                 return f"{text[start:end]} + {said.group(0)}"
     return None
+
+
+def bank_problems(doc: object) -> list[str]:
+    """Problems of a scenes data document: its schema (:func:`~vmb_gym.generator.bank_data.validate`), then the
+    scene rules of each kind (:func:`scene_problems`) once the schema holds."""
+    out = validate("scenes", doc)
+    if not out and isinstance(doc, dict):
+        for kind, scenes in doc["banks"].items():
+            out.extend(scene_problems(kind, frozen(scenes), kind))
+    return out
 
 
 def scene_problems(name: str, scenes: object, kind: str) -> list[str]:
