@@ -8,9 +8,13 @@ Specs:
 | ``noop`` | :class:`~vmb_agents.baselines.NoopPolicy` | ``vmb_agents.baselines`` |
 | ``random`` | :class:`~vmb_agents.baselines.RandomPolicy` | ``vmb_agents.baselines`` |
 | ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``vmb_agents.reader`` |
-| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder) | ``vmb_agents.llm.hf`` |
+| ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder, or a named model) | ``vmb_agents.llm.hf`` |
 | ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``vmb_agents.llm.openai_compat`` |
 | ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``vmb_agents.sb3.policies`` |
+
+Named models (``hf:NAME``, :data:`vmb_agents.llm.hf.NAMED_MODELS`): ``smollm2``, ``smollm2-vmb`` (the fine-tuned
+adapter guided by the reader, :data:`~vmb_agents.llm.hf.SMOLLM2_VMB_GUIDE`) and ``smollm2-vmb-unguided`` (the same
+model alone; ``hf:smollm2-vmb --policy-kwargs '{"guide": null}'`` is the same).
 
 Optional modules are imported only when their spec is asked for, so a missing optional
 dependency never breaks the other policies; asking for it raises a :class:`ConfigError` that

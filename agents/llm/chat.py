@@ -322,6 +322,8 @@ class EpisodeState:
     done: bool = False
     pending: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the step's :class:`~vmb_agents.reader.reading.Reading`, for a policy that reads one (None otherwise)
+    reading: Any = None
 
     def tool_names(self) -> list[str]:
         """Names of the tools offered now."""
@@ -425,7 +427,7 @@ class ToolChatPolicy:
         request = self._prepare(self.state, info)
         if request is None:
             return FINISH
-        reply = self.chat(*request)
+        reply = self._ask([self.state], [request])[0]
         return self._consume(self.state, reply)
 
     def act_batch(self, observations: Sequence[str], infos: Any) -> list[Any]:
@@ -450,11 +452,16 @@ class ToolChatPolicy:
                 todo.append(i)
                 requests.append(request)
         if requests:
-            for i, reply in zip(todo, self.chat_many(requests), strict=True):
+            for i, reply in zip(todo, self._ask([self.batch_states[i] for i in todo], requests), strict=True):
                 actions[i] = self._consume(self.batch_states[i], reply)
         return actions
 
     # -- loop mechanics -------------------------------------------------------------------------
+    def _ask(self, states: Sequence[EpisodeState], requests: Sequence[Request]) -> list[ChatReply]:
+        """The model's replies to ``requests`` (those of ``states``, one each): :meth:`chat_many`. A policy that
+        hands its episodes' readings to its backend overrides it."""
+        return self.chat_many(requests)
+
     def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> Request | None:
         """Fold the last step's results into ``state``; the next request, or None to finish."""
         if state.pending:
@@ -513,7 +520,7 @@ class ToolChatPolicy:
         request = self._prepare(state, {})
         if request is None:
             return FINISH
-        return self._consume(state, self.chat(*request))
+        return self._consume(state, self._ask([state], [request])[0])
 
     def _record_results(self, state: EpisodeState, records: list[dict[str, Any]]) -> None:
         """Append a ``tool`` message per pending call (results matched in order) and grow the tools."""

@@ -6,7 +6,7 @@ for "my whole routine" wants both. ``hf:smollm2-vmb`` makes one vehicle call: it
 and the adapter was trained to finish after it, so on 49 of 500 held-out tasks its one call is exactly right and
 the companion is missing (README, "Fewer hits for the chat model"). :func:`with_companions` reads the companions the
 way the rules reader does (:func:`vmb_agents.reader.routine.line_companions`) from the hit lines that state the value
-the model called, and inserts their calls right after that call in the model's reply. ``HFPolicy(companions=True)``
+the model called, and inserts their calls right after that call in the model's reply. A guide's ``companions``
 (a default of ``hf:smollm2-vmb``) applies it to every reply.
 """
 
@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vmb_agents.reader.reading import Reading
 
 __all__ = ["with_companions"]
 
@@ -41,29 +44,25 @@ def _as_reply_call(call: Mapping[str, Any], compact: bool) -> dict[str, Any]:
     return {"name": call["name"], "arguments": call["arguments"]}
 
 
-def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]],
+                    reading: Reading) -> list[dict[str, Any]]:
     """``calls`` (a reply's, ``{"name", "arguments"}``) with the companion calls of each vehicle call's value lines
     right after it, before a ``finish`` the model wrote in the same reply. Its value lines are the hits of the
-    conversation's latest ``search_memory`` (all of them: the message's ``hits`` field where its text shows fewer)
-    that state the called value for the called function (:func:`vmb_agents.llm.constrained.stated_value`). Never a
-    function called before or in ``calls``, each once."""
-    from vmb_agents.llm.compact_view import search_text
+    episode's latest search (``reading``'s, all of them, not only those shown; at most
+    :data:`~vmb_agents.llm.line_reader.MAX_LINES`) that state the called value for the called function
+    (:func:`vmb_agents.llm.constrained.stated_value`). Never a function called before (``messages``) or in
+    ``calls``, each once."""
     from vmb_agents.llm.constrained import stated_value
-    from vmb_agents.llm.line_reader import hit_lines, line_body
-    from vmb_agents.llm.query_names import request_names, request_text
-    from vmb_agents.reader.request import read_request
+    from vmb_agents.llm.line_reader import MAX_LINES
     from vmb_agents.reader.routine import line_companions
 
     vehicle = [_vehicle_call(c) for c in calls]
-    searches = [m for m in messages if m.get("role") == "tool" and m.get("name") == "search_memory"]
-    if not any(vehicle) or not searches:
+    if not any(vehicle) or reading.last_search is None:
         return [dict(c) for c in calls]
     earlier = [_vehicle_call(tc.get("function") or {}) for m in messages if m.get("role") == "assistant"
                for tc in m.get("tool_calls") or []]
     planned = [v[0] for v in earlier + vehicle if v is not None]
-    text = request_text(messages)
-    request = read_request(text, request_names(text))
-    lines = [line_body(ln) for ln in hit_lines(search_text(searches[-1]))]
+    lines = [body for _, body in reading.search_lines(-1, MAX_LINES)]
     out: list[dict[str, Any]] = []
     for call, made in zip(calls, vehicle, strict=True):
         out.append(dict(call))
@@ -74,7 +73,7 @@ def with_companions(messages: Sequence[Mapping[str, Any]], calls: Sequence[Mappi
             stated = stated_value(name, body)
             if stated is None or str(args.get(stated[0])).lower() != str(stated[1]).lower():
                 continue
-            for companion in line_companions(body, planned, request):
+            for companion in line_companions(body, planned, reading.request):
                 planned.append(companion["name"])
                 out.append(_as_reply_call(companion, call.get("name") == "call_vehicle"))
     return out

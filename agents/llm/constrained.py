@@ -1,9 +1,9 @@
 """Greedy decoding whose tool-call names can only spell names the conversation offers.
 
 A small model reads a module's listing and then, writing the call, spells a function that is not
-there (``seat_set_cushion_height_level``) or a parameter the function does not have. With
-``HFPolicy(constrain_names=True)`` the decoder masks the logits while the reply is inside a
-``<tool_call>`` JSON object and at a *name slot*:
+there (``seat_set_cushion_height_level``) or a parameter the function does not have. With a guide's
+``constrain_names`` (:class:`~vmb_agents.llm.guide.RulesGuide`) the decoder masks the logits while the reply is
+inside a ``<tool_call>`` JSON object and at a *name slot*:
 
 * the call's ``"name"``: one of the request's tools (official view: the listed vehicle functions
   are tools too);
@@ -31,9 +31,13 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmb_agents.llm.compact_view import VIEWS, full_name, short_name
+from vmb_gym.errors import ConfigError
+
+if TYPE_CHECKING:
+    from vmb_agents.reader.reading import Reading
 
 __all__ = ["CallGrammar", "ConstraintLogitsProcessor", "NameConstraint", "Slot", "TokenIndex", "call_slot",
            "grammar_for", "is_vehicle_call", "listed_functions", "literal_choices", "narrow_to_line", "next_tools",
@@ -451,30 +455,36 @@ def next_tools(messages: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> t
     return tuple(t for t in tools if t != "finish")
 
 
-def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]], *,
-                names: bool = True, values: bool = False, require_vehicle: bool = False,
-                name_in_query: bool = False, shortlist: int = 0, seat_from_request: bool = False) -> CallGrammar:
+def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
+                reading: Reading | None = None, *, names: bool = True, values: bool = False,
+                require_vehicle: bool = False, name_in_query: bool = False, shortlist: int = 0,
+                seat_from_request: bool = False) -> CallGrammar:
     """The :class:`CallGrammar` of one request of ``view`` (a compact view, :data:`~vmb_agents.llm.compact_view.VIEWS`:
     call_vehicle's functions and modules too); ``names``: constrain the names and the JSON around them; ``values``:
     the fixed value sets of string parameters (:func:`value_choices`) and the literals of bounded integers and
     booleans (:func:`literal_choices`); ``require_vehicle``: no ``finish`` before a vehicle call (:func:`next_tools`);
-    ``name_in_query``: a memory query starts with a name of the request (:func:`vmb_agents.llm.query_names.request_names`);
-    ``shortlist`` K > 0 (compact view): modules and functions only those of the first K of
-    :func:`vmb_agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``): a seat, zone or reading
-    light only the places the request's narrative gives (:func:`vmb_agents.llm.request_seat.place_choices`).
-    """
-    from vmb_agents.llm.query_names import request_names, request_text
+    ``name_in_query``: a memory query starts with a name the request narrates (``reading.speakers``, read with
+    :func:`vmb_agents.llm.query_names.request_names`); ``shortlist`` K > 0 (compact view): modules and functions only
+    those of the first K of :func:`vmb_agents.llm.tool_shortlist.shortlist`; ``seat_from_request`` (with ``values``):
+    a seat, zone or reading light only the places the request's narrative gives
+    (:func:`vmb_agents.llm.request_seat.place_choices`). The last three read the step's ``reading``.
 
+    Raises:
+        ConfigError: ``name_in_query``, ``shortlist`` or ``seat_from_request`` without a reading.
+    """
+    if reading is None and (name_in_query or shortlist > 0 or (values and seat_from_request)):
+        raise ConfigError("grammar_for: name_in_query, shortlist and seat_from_request read the request; expected "
+                          "the step's Reading, found none; fix: pass reading=Reading.of(request, names)")
     tool_params = {_tool_name(t): _params(t) for t in tools}
     choices = value_choices() if values else {}
-    if values and seat_from_request:
+    if values and seat_from_request and reading is not None:
         from vmb_agents.llm.request_seat import place_choices
 
-        places = place_choices(request_text(messages))  # only the functions with a place are copied and narrowed
+        places = place_choices(reading)  # only the functions with a place are copied and narrowed
         choices = {**choices, **{fn: {**choices.get(fn, {}), **place} for fn, place in places.items()}}
     literals = literal_choices() if values else {}
     after = next_tools(messages, list(tool_params)) if require_vehicle else None
-    people = tuple(request_names(request_text(messages))) if name_in_query else ()
+    people = reading.speakers if name_in_query and reading is not None else ()
     if getattr(view, "name", "") not in VIEWS or "call_vehicle" not in tool_params:
         return CallGrammar(tool_params, choices=choices, constrain_names=names, literals=literals, next_tools=after,
                            query_names=people)
@@ -487,7 +497,7 @@ def grammar_for(view: Any, messages: Sequence[Mapping[str, Any]], tools: Sequenc
         from vmb_agents.llm.tool_shortlist import shortlist as rank
         from vmb_gym.vehicle import API_SPECS
 
-        kept = rank(messages, shortlist)
+        kept = rank(reading, shortlist, getattr(view, "shown", 0)) if reading is not None else ()
         if kept:
             modules = tuple(dict.fromkeys(API_SPECS[api].module for api in kept))
             functions = {n: p for n, p in functions.items() if full_name(n) in kept} or functions

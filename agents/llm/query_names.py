@@ -2,7 +2,7 @@
 
 A small model writes memory queries such as ``"Radiometer"`` or ``"Polar Sunroof open degree"``; a
 bm25 search finds a person's preferences only with the person's name in it. With
-``HFPolicy(name_in_query=True)`` (:mod:`vmb_agents.llm.constrained`) every ``search_memory`` query starts
+a guide's ``name_in_query`` (:mod:`vmb_agents.llm.constrained`) every ``search_memory`` query starts
 with one of :func:`request_names` followed by a space; which of them, and everything after it, the
 model decides. The names are read from the request's narration, not its quotes (``'Restore my
 lights'``): capitalised words that are not common sentence words (:data:`NOT_NAMES`) and not a

@@ -32,6 +32,7 @@ from vmb_agents.reader.params import (
     value_param,
 )
 from vmb_agents.reader.policy import FINISH, READER_TOP_K, Candidate, RulesPolicy, named_candidates
+from vmb_agents.reader.reading import Reading, ReadingTracker, Search
 from vmb_agents.reader.request import Request, api_text, read_request, request_destination
 from vmb_agents.reader.values import extract_value, request_value, selector_value
 from vmb_agents.reader.words import (
@@ -69,8 +70,11 @@ __all__ = [
     "VALUE_SYNONYMS",
     "Candidate",
     "NumberMention",
+    "Reading",
+    "ReadingTracker",
     "Request",
     "RulesPolicy",
+    "Search",
     "api_text",
     "clamp_to_param",
     "conditions_in",

@@ -17,7 +17,8 @@ from typing import Any
 
 from vmb_agents.reader.hits import content_words, hit_body, mentions_person, revision_hits, said_aside, same_person
 from vmb_agents.reader.params import clamp_to_param, enable_api, selector_param, value_param
-from vmb_agents.reader.request import Request, api_text, read_request, request_destination
+from vmb_agents.reader.reading import Reading
+from vmb_agents.reader.request import Request, api_text, request_destination
 from vmb_agents.reader.routine import line_companions, routine_plan
 from vmb_agents.reader.values import extract_value, request_value, selector_value
 from vmb_agents.reader.words import conditions_in, module_words, score_apis, top_scores, unnamed_setting_modules
@@ -111,6 +112,8 @@ class RulesPolicy:
         self._names: tuple[str, ...] = ()
         #: The last decision, for inspection: request reading, candidates, chosen calls.
         self.last: dict[str, Any] = {}
+        #: The episode's :class:`~vmb_agents.reader.reading.Reading` (read once at :meth:`reset`).
+        self.reading: Reading | None = None
 
     # ------------------------------------------------------------------ wiring
     @property
@@ -145,7 +148,8 @@ class RulesPolicy:
                               "scenarios) to RulesPolicy or call bind()")
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else scenario.end_time
         self.clear_memory_figures()
-        self._calls = self.plan(info["request"], scenario, as_of, query=self._queries.get(info.get("task_id", "")))
+        self.reading = Reading.of(info["request"], scenario.speakers)
+        self._calls = self.plan(self.reading, scenario, as_of, query=self._queries.get(info.get("task_id", "")))
 
     def act(self, observation: str, info: dict[str, Any]) -> Any:
         """All planned calls and ``finish`` in one action."""
@@ -166,15 +170,17 @@ class RulesPolicy:
         self.memory_session.reset()
 
     # ------------------------------------------------------------------ planning
-    def plan(self, request: str, scenario: Scenario, as_of: datetime | None,
+    def plan(self, request: str | Reading, scenario: Scenario, as_of: datetime | None,
              query: Query | None = None) -> list[dict[str, Any]]:
-        """The vehicle calls for ``request`` in ``scenario`` at time ``as_of`` (JSON call dicts).
+        """The vehicle calls for ``request`` (its text, or its :class:`~vmb_agents.reader.reading.Reading` with the
+        scenario's speakers) in ``scenario`` at time ``as_of`` (JSON call dicts).
 
         ``query`` is the task, needed only to read a context module (:meth:`context_lines`).
         """
-        req = read_request(request, scenario.speakers)
+        reading = request if isinstance(request, Reading) else Reading.of(request, scenario.speakers)
+        req = reading.request
         self._names = tuple(scenario.speakers)
-        req_scores = score_apis(api_text(req))
+        req_scores = dict(reading.settings)
         hits = self.search(req, req_scores, scenario, as_of) + self.context_lines(scenario, query)
         experiences = [h for h in hits if h.layer == "experience"]
         # facts and lines plan the named setting; a fact's revisions are read one by one

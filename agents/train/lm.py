@@ -123,7 +123,8 @@ def evaluate(model: Any, tok: Any, args: Args, data: str, task_ids: list[str], t
     if not task_ids:
         return {}
     model.eval()
-    policy = HFPolicy(model, tok, view=args.view, max_new_tokens=args.max_new_tokens, max_turns=args.max_turns)
+    policy = HFPolicy(model, tok, view=args.view,
+                      decoding={"max_new_tokens": args.max_new_tokens, "max_turns": args.max_turns})
     rows = evaluate_batched(policy, data, task_ids, memory=args.memory, batch=args.eval_batch,
                             max_steps=args.max_steps, desc=f"eval {tag}")
     with open(out / f"eval_{tag}.jsonl", "w", encoding="utf-8") as f:

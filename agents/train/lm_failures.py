@@ -1,7 +1,7 @@
 """Why a chat policy misses a task: each episode's transcript held against the task's gold calls.
 
     python -m vmb_agents.train.lm_failures --held-out 16 --official 16 --out runs/lm_failures
-    python -m vmb_agents.train.lm_failures --policy-kwargs '{"constrain_values": true}' --out runs/lm_fail_cv
+    python -m vmb_agents.train.lm_failures --policy-kwargs '{"guide": {"constrain_values": true}}' --out runs/lm_fail_cv
     python -m vmb_agents.train.lm_failures --held-out 40 --official 40 --rules --out runs/lm_rules   # the rules reader
     python -m vmb_agents.train.lm_failures --memory gold --out runs/lm_gold   # the evidence in the prompt (upper bound)
     python -m vmb_agents.train.lm_failures --train-split ~/.cache/vmb_gym/generated/train_200 --train 40 --held-out 40 \
@@ -216,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--policy", default="smollm2-vmb", help="a named model or a checkpoint folder")
-    p.add_argument("--policy-kwargs", default="{}", help="JSON: HFPolicy arguments (adapter, constrain_values, ...)")
+    p.add_argument("--policy-kwargs", default="{}", help="JSON: HFPolicy arguments (adapter, decoding, guide, ...)")
     p.add_argument("--held-out", type=int, default=16, help="first N of the held-out evaluation tasks (the first 40 "
                    "are the README table's; more take the next ones of the same shuffle)")
     p.add_argument("--held-out-from", type=int, default=0, help="skip the first K tasks of the held-out draw (run a "

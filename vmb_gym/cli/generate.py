@@ -121,7 +121,7 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
     elif kind == "hf":
         from vmb_agents.llm.hf import HFPolicy
 
-        backend = HFPolicy(arg, max_new_tokens=args.render_max_tokens)
+        backend = HFPolicy(arg, decoding={"max_new_tokens": args.render_max_tokens})
         model, endpoint = f"hf:{arg}", ""
     else:
         from vmb_gym.memory.chat_backends import make_chat_backend

@@ -20,12 +20,12 @@ from vmb_agents.reader import (
     enable_api,
     hit_body,
     named_candidates,
-    read_request,
     request_value,
     same_person,
     selector_param,
     selector_value,
 )
+from vmb_agents.reader.reading import Reading
 from vmb_agents.reader.values import mirror_side
 from vmb_agents.sb3.slots.companions import companion_slots
 from vmb_agents.sb3.slots.hits import continuations, followup_queries, pool_hits
@@ -91,15 +91,18 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
     return policy.candidates(req, req_scores, hits, device_alike=device_alike)
 
 
-def evidence_pool(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], req_scores: dict[str, float],
+def evidence_pool(request: str | Reading, records: Sequence[Mapping[str, Any]], speakers: Sequence[str],
+                  req_scores: dict[str, float],
                   line_prior: Any = None, setting_prior: Any = None,
                   device_alike: bool = False) -> tuple[EvidencePool, list[str]]:
     """The pooled evidence of an episode and the names of the relatives the request speaks of.
 
     ``records`` are the episode's search hits in the env's ``info["memory_hits"]`` form, in order
     (:attr:`~vmb_agents.sb3.slots.records.SlotEpisodeText.memory_hits`); ``device_alike``: see :func:`rules_candidates`.
+    ``request``: its text, or the episode's :class:`~vmb_agents.reader.reading.Reading` (read with ``speakers``).
     """
-    req = read_request(request, speakers)
+    reading = request if isinstance(request, Reading) else Reading.of(request, speakers)
+    req, request = reading.request, reading.text
     hits = pool_hits(records, speakers)
     cands = rules_candidates(req, req_scores, hits, speakers, device_alike)
     extra, follow_src = continuations(cands, hits, speakers, req)
@@ -228,7 +231,7 @@ def slot_maker(pool: EvidencePool, ranking: ApiRanking) -> Callable[..., ApiSlot
     return make
 
 
-def analyse(request: str, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], searched: bool,
+def analyse(request: str | Reading, records: Sequence[Mapping[str, Any]], speakers: Sequence[str], searched: bool,
             req_scores: dict[str, float], classify: Any = None, followups: bool = False,
             line_prior: Any = None, setting_prior: Any = None, device_alike: bool = False) -> SlotAnalysis:
     """Read the request, pool the hits, rank APIs and values the way the rules baseline does.

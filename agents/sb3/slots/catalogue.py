@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from vmb_agents.reader.reading import Reading
 from vmb_agents.reader import (
     RulesPolicy,
     api_text,
@@ -177,13 +178,16 @@ class SlotCatalogue:
                 best = (score, api)
         return best[1] if best else None
 
-    def api_scores(self, request: str, speakers: Sequence[str]) -> dict[str, float]:
-        """The vocabulary scores of the request's APIs plus the learned prior (3 x its probability)."""
-        cached = self._scores_cache.get(request)
+    def api_scores(self, request: str | Reading, speakers: Sequence[str]) -> dict[str, float]:
+        """The vocabulary scores of the request's APIs (its text, or its reading with ``speakers``) plus the learned
+        prior (3 x its probability); cached per request."""
+        text = request.text if isinstance(request, Reading) else request
+        cached = self._scores_cache.get(text)
         if cached is not None:
             return cached
-        req = read_request(request, speakers)
-        scores = dict(score_apis(api_text(req)))
+        reading = request if isinstance(request, Reading) else Reading.of(request, speakers)
+        req = reading.request
+        scores = dict(reading.settings)
         if self._prior is not None:
             probs = self._prior.predict_proba([prior_text(req)])[0]
             for i in np.argsort(-probs)[:PRIOR_NEIGHBOURS]:
@@ -194,7 +198,7 @@ class SlotCatalogue:
             scores = device_alike_scores(scores, api_text(req))
         if len(self._scores_cache) > 20_000:
             self._scores_cache.clear()
-        self._scores_cache[request] = scores
+        self._scores_cache[text] = scores
         return scores
 
     def to_json(self) -> dict[str, Any]:
@@ -298,8 +302,9 @@ class SlotCatalogue:
         key = (episode.request, hits_key(episode))
         cached = self._cache.get(key)
         if cached is None:
-            cached = analyse(episode.request, episode.memory_hits, speakers, episode.searched,
-                             self.api_scores(episode.request, speakers), self.classify,
+            reading = episode.read(speakers)
+            cached = analyse(reading, episode.memory_hits, speakers, episode.searched,
+                             self.api_scores(reading, speakers), self.classify,
                              followups=search_rounds(episode) == 1, line_prior=self.line_prior,
                              setting_prior=self._prior, device_alike=self.device_alike)
             self._cache[key] = cached

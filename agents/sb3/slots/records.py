@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vmb_agents.reader.reading import Reading
 from vmb_gym.wrappers.catalogue import EpisodeText
 
 
@@ -83,7 +84,7 @@ class ApiSlot:
 class SlotAnalysis:
     """Everything the slot catalogue knows about one episode: the request reading and the slots."""
 
-    request: Any  # vmb_agents.rules.Request
+    request: Any  # vmb_agents.reader.Request
     apis: list[ApiSlot]
     delta: int | None
     n_hits: int
@@ -115,6 +116,8 @@ class SlotEpisodeText(EpisodeText):
     memory_hits: list[dict[str, Any]] = field(default_factory=list)
     hits_digest: bytes = field(default=b"", repr=False)  # :func:`hits_key` of ``hits[:hits_digested]``
     hits_digested: int = field(default=0, repr=False)
+    #: the episode's :class:`~vmb_agents.reader.reading.Reading` of its request (:meth:`read`)
+    reading: Reading | None = field(default=None, repr=False)
 
     def on_reset(self, observation: str, info: Mapping[str, Any]) -> None:
         """Start over (no search round yet, no hits)."""
@@ -122,6 +125,7 @@ class SlotEpisodeText(EpisodeText):
         self.search_rounds = 0
         self.memory_hits = []
         self.hits_digest, self.hits_digested = b"", 0
+        self.reading = None
 
     def on_step(self, observation: str, info: Mapping[str, Any]) -> None:
         """Record the step and its hits; a step with ``search_memory`` calls is one search round."""
@@ -133,6 +137,13 @@ class SlotEpisodeText(EpisodeText):
         if len(self.hits) > self.hits_digested:
             self.hits_digest = chain_digest(self.hits_digest, self.hits[self.hits_digested:])
             self.hits_digested = len(self.hits)
+
+
+    def read(self, speakers: Sequence[str]) -> Reading:
+        """The episode's reading of its request with ``speakers``: read once, then the same each step."""
+        if self.reading is None or self.reading.text != self.request or self.reading.speakers != tuple(speakers):
+            self.reading = Reading.of(self.request, speakers)
+        return self.reading
 
 
 def chain_digest(digest: bytes, texts: Sequence[str]) -> bytes:
@@ -171,7 +182,7 @@ class EvidencePool:
     """
 
     request: str
-    req: Any  # vmb_agents.rules.Request
+    req: Any  # vmb_agents.reader.Request
     speakers: tuple[str, ...]
     hits: list[Any]
     by_render: dict[str, Any]

@@ -21,6 +21,8 @@ from vmb_agents.llm.constrained import (
     listed_functions,
 )
 from vmb_agents.llm.hf import HFPolicy
+from vmb_agents.llm.hf import Decoding
+from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 
 LISTING = ("seat_set_heating_level(seat, level): Set seat heating level (0-3)\n"
@@ -171,14 +173,16 @@ def test_policy_builds_one_constraint_per_request_from_its_conversation(tiny) ->
     install(tok)
     messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "warm my seat"},
                 {"role": "tool", "name": "list_module_tools", "content": LISTING}]
-    off = HFPolicy(model, tok, view="compact", max_new_tokens=8)
-    on = HFPolicy(model, tok, view="compact", max_new_tokens=8, constrain_names=True)
-    assert off.constrain_names is False and off._constraints([(messages, compact_tools())]) is None
+    off = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=8))
+    on = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=8),
+                  guide=RulesGuide(constrain_names=True))
+    assert off.guide is None and off._constraints([(messages, compact_tools())]) is None
     rules = on._constraints([(messages, compact_tools()), (messages[:2], compact_tools())])
     assert [dict(r.grammar.functions) == LISTED for r in rules] == [True, False]
     assert len(rules[1].grammar.functions) == 111
     assert "constrain_names=True" in repr(on)
-    values = HFPolicy(model, tok, view="compact", max_new_tokens=8, constrain_values=True)
+    values = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=8),
+                      guide=RulesGuide(constrain_values=True))
     (rule,) = values._constraints([(messages, compact_tools())])
     assert rule.grammar.constrain_names is False and "driver" in rule.grammar.choices[
         "carcontrol_seat_set_heating_level"]["seat"]

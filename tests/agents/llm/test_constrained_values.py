@@ -23,6 +23,8 @@ from vmb_agents.llm.constrained import (
     next_tools,
 )
 from vmb_agents.llm.hf import HFPolicy
+from vmb_agents.llm.hf import Decoding
+from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 from vmb_agents.train.lm_failures import classify, model_calls
 from tests.agents.llm.test_constrained_decoding import PrefixedConstraint, index, tiny  # noqa: F401  (fixtures)
@@ -117,8 +119,9 @@ def test_a_malformed_vehicle_call_is_not_the_required_vehicle_call() -> None:
 def test_policy_requires_the_name_constraint_for_the_vehicle_requirement(tiny) -> None:
     model, tok = tiny
     with pytest.raises(ConfigError, match="constrain_names=True"):
-        HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_names=False, require_vehicle_call=True)
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_names=True, require_vehicle_call=True)
+        RulesGuide(constrain_names=False, require_vehicle_call=True)
+    policy = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4),
+                      guide=RulesGuide(constrain_names=True, require_vehicle_call=True))
     (rule,) = policy._constraints([([{"role": "user", "content": "x"}], compact_tools())])
     assert rule.grammar.next_tools == ("search_memory", "list_module_tools", "call_vehicle")
     assert "require_vehicle_call=True" in repr(policy)
@@ -229,23 +232,28 @@ def test_failure_run_writes_classified_transcripts(tmp_path) -> None:
             json.dumps((g["name"], g["arguments"]), sort_keys=True) for g in r["gold"])
 
 
-def test_named_defaults_turn_the_requirement_off_with_the_names(tiny, monkeypatch) -> None:
+def test_the_named_model_says_it_is_guided_and_the_model_alone_is_one_name_away(tiny, monkeypatch) -> None:
     from vmb_agents.llm import hf
 
     model, tok = tiny
-    assert hf.NAMED_DEFAULTS["smollm2-vmb"] == {"constrain_names": True, "constrain_values": True,
-                                                "require_vehicle_call": True, "name_in_query": True,
-                                                "tool_shortlist": 1, "seat_from_request": True,
-                                                "line_reader": "shipped", "search_depth": 16, "shown_hits": 8,
-                                                "companions": True}
-    assert HFPolicy(model, tok, view="compact", max_new_tokens=4).require_vehicle_call is False  # no default here
-    # an adapter whose settings ask for the requirement, the names turned off by the caller: both off, no error
-    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_names": True, "require_vehicle_call": True})
+    assert hf.NAMED_MODELS["smollm2-vmb"].guide == RulesGuide(
+        constrain_names=True, constrain_values=True, require_vehicle_call=True, name_in_query=True, tool_shortlist=1,
+        seat_from_request=True, line_reader="shipped", search_depth=16, shown_hits=8, companions=True)
+    unguided = hf.NAMED_MODELS["smollm2-vmb-unguided"]
+    assert unguided.guide is None and unguided.adapter == hf.NAMED_MODELS["smollm2-vmb"].adapter
+    assert HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4)).guide is None  # no name: none
+    # a named model's guide unless the caller names another or none (as --policy-kwargs '{"guide": null}' does)
+    monkeypatch.setattr(hf, "convert_gguf", lambda *_a: "base")
+    monkeypatch.setattr(hf, "_load", lambda *_a, **_k: (model, tok))
     monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
-    off = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x", constrain_names=False)
-    on = HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x")
-    assert (off.constrain_names, off.require_vehicle_call) == (False, False)
-    assert (on.constrain_names, on.require_vehicle_call) == (True, True)
+    monkeypatch.setattr(hf, "load_line_reader", lambda _adapter, dtype=None: "reader")
+    assert HFPolicy("smollm2-vmb").guide == hf.SMOLLM2_VMB_GUIDE
+    alone = HFPolicy("smollm2-vmb", guide=None)
+    assert alone.guide is None and alone.line_reader is None and alone._constraints([([], compact_tools())]) is None
+    assert HFPolicy("smollm2-vmb-unguided").guide is None
+    assert HFPolicy("smollm2-vmb", guide={"constrain_names": True}).guide == RulesGuide(constrain_names=True)
+    with pytest.raises(ConfigError, match="its fields"):
+        HFPolicy("smollm2-vmb", guide={"constrain_everything": True})
 
 
 def test_failure_tool_reads_the_memory_it_is_given() -> None:

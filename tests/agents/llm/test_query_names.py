@@ -1,4 +1,4 @@
-"""A memory query that starts with a person's name (HFPolicy(name_in_query=True)): the names a request narrates
+"""A memory query that starts with a person's name (a guide's name_in_query): the names a request narrates
 (vmb_agents.llm.query_names) and the decoding constraint on search_memory's query (vmb_agents.llm.constrained)."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ pytest.importorskip("transformers")
 from vmb_agents.llm.compact_view import CompactView, compact_tools
 from vmb_agents.llm.constrained import NameConstraint, call_slot, grammar_for
 from vmb_agents.llm.hf import HFPolicy
+from vmb_agents.llm.hf import Decoding
+from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 from vmb_agents.llm.query_names import request_names
+from tests.agents.llm.readings import reading
 from tests.agents.llm.test_constrained_decoding import PrefixedConstraint, index, tiny  # noqa: F401  (fixtures)
 
 SEARCH = '<tool_call>\n{"name": "search_memory", "arguments": {"query":'
@@ -28,7 +31,8 @@ def test_request_names_are_the_narrated_people_not_quotes_places_or_sentence_wor
 
 
 def _grammar(request: str, on: bool = True):
-    return grammar_for(CompactView(), [{"role": "user", "content": request}], compact_tools(), name_in_query=on)
+    return grammar_for(CompactView(), [{"role": "user", "content": request}], compact_tools(), reading(request),
+                       name_in_query=on)
 
 
 def test_the_query_slot_allows_only_the_names_then_anything(index) -> None:
@@ -67,9 +71,10 @@ def test_decoded_queries_start_with_a_narrated_name(tiny, index) -> None:
 
 def test_policy_name_in_query_is_off_unless_asked_and_reaches_the_grammar(tiny) -> None:
     model, tok = tiny
-    assert HFPolicy(model, tok, view="compact", max_new_tokens=4).name_in_query is False
-    policy = HFPolicy(model, tok, view="compact", max_new_tokens=4, name_in_query=True)
-    (rule,) = policy._constraints([([{"role": "user", "content": REQUEST}], compact_tools())])
+    assert HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4)).guide is None
+    policy = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4),
+                      guide=RulesGuide(name_in_query=True))
+    (rule,) = policy._constraints([([{"role": "user", "content": REQUEST}], compact_tools())], [reading(REQUEST)])
     assert rule.grammar.query_names == ("Jack", "Hall", "Samantha")
     assert "name_in_query=True" in repr(policy)
 
