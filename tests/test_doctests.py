@@ -1,5 +1,5 @@
 """The examples in the public docstrings run (the env, wrapper, simulator and schema pages), and
-those of the README sections in :data:`README_SECTIONS`."""
+those of the docs page sections in :data:`DOC_SECTIONS`."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ MODULES = [
     "vmb_gym.vehicle.schema",
     "vmb_gym.policy",
     "vmb_gym.metrics",
-    "agents",
+    "vmb_agents",
 ]
 
-#: README sections (their ``## `` titles) whose ``>>>`` examples run.
-README_SECTIONS = ["Python API"]
-README = Path(__file__).resolve().parents[1] / "README.md"
+#: Sections of docs/env.md (their ``## `` titles) whose ``>>>`` examples run.
+DOC_SECTIONS = ["Python API"]
+DOC = Path(__file__).resolve().parents[1] / "docs" / "env.md"
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -33,17 +33,17 @@ def test_docstring_examples(name: str) -> None:
 
 
 def readme_section(title: str) -> str:
-    """The text of the README section ``## title``, up to the next ``## `` title, code fences blanked."""
-    text = README.read_text(encoding="utf-8")
+    """The text of the docs/env.md section ``## title``, up to the next ``## `` title, code fences blanked."""
+    text = DOC.read_text(encoding="utf-8")
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
     section = text[start:end if end != -1 else len(text)]
     return "\n".join("" if line.startswith("```") else line for line in section.splitlines())  # fences end outputs
 
 
-@pytest.mark.parametrize("title", README_SECTIONS)
+@pytest.mark.parametrize("title", DOC_SECTIONS)
 def test_readme_examples(title: str) -> None:
-    test = doctest.DocTestParser().get_doctest(readme_section(title), {}, f"README.md: {title}", str(README), 0)
+    test = doctest.DocTestParser().get_doctest(readme_section(title), {}, f"docs/env.md: {title}", str(DOC), 0)
     assert test.examples
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)

@@ -29,21 +29,24 @@ LAYERED = {"semantic": False}  # the layered module without MiniLM: same binding
 
 
 # ------------------------------------------------------------------ agents' surface
-def test_import_agents_is_cheap_and_names_resolve() -> None:
-    code = "import sys, agents; print(sorted(m for m in sys.modules if m.startswith(('agents.', 'gymnasium', 'torch'))))"
+def test_import_vmb_agents_is_cheap_and_names_resolve() -> None:
+    code = ("import sys, vmb_agents; "
+            "print(sorted(m for m in sys.modules if m.startswith(('vmb_agents.', 'gymnasium', 'torch'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
-    assert agents.RulesPolicy is RulesPolicy
+    assert vmb_agents.RulesPolicy is RulesPolicy
     assert vmb_agents.make_policy is make_policy
     assert vmb_agents.run_episodes is run_episodes
     from vmb_agents.baselines import NoopPolicy, OraclePolicy, RandomPolicy
 
-    assert (agents.OraclePolicy, agents.NoopPolicy, agents.RandomPolicy) == (OraclePolicy, NoopPolicy, RandomPolicy)
-    assert {"HFPolicy", "OpenAIPolicy", "load_sb3_policy", "list_tasks"} <= set(vmb_agents.__all__) <= set(dir(agents))
+    assert (vmb_agents.OraclePolicy, vmb_agents.NoopPolicy, vmb_agents.RandomPolicy) == \
+        (OraclePolicy, NoopPolicy, RandomPolicy)
+    names = set(vmb_agents.__all__)
+    assert {"HFPolicy", "OpenAIPolicy", "load_sb3_policy", "list_tasks"} <= names <= set(dir(vmb_agents))
     cheap = set(vmb_agents.__all__) - {"HFPolicy", "load_sb3_policy", "make_writer"}  # these load torch or SB3
-    assert all(getattr(agents, name) is not None for name in cheap)
+    assert all(getattr(vmb_agents, name) is not None for name in cheap)
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        agents.Nope  # noqa: B018
+        vmb_agents.Nope  # noqa: B018
 
 
 # ------------------------------------------------------------------ walking tasks
@@ -51,7 +54,7 @@ def test_run_episodes_walks_distinct_tasks_of_the_cycle() -> None:
     env = gym.make("VehicleMem-v0", files="1-2")
     ids = [t.task_id for t in list_tasks(env)]
     assert len(ids) == 20 and ids[0] == "1_0"
-    noop = agents.NoopPolicy()
+    noop = vmb_agents.NoopPolicy()
     walked = [e.task_id for e in run_episodes(env, noop)]
     assert sorted(walked) == sorted(ids)  # every task once
     again = [e.task_id for e in run_episodes(env, noop, n=5, seed=0)]
@@ -89,7 +92,7 @@ def test_files_anything_else_says_what_is_expected(bad: object) -> None:
 
 
 # ------------------------------------------------------------------ the env's memory in a policy
-def _ablation(data: str, memory: str, **kwargs: object) -> tuple[list[agents.Episode], dict]:
+def _ablation(data: str, memory: str, **kwargs: object) -> tuple[list[vmb_agents.Episode], dict]:
     env = EvaluationWrapper(gym.make("VehicleMem-v0", data=data, memory=memory, **kwargs))
     episodes = run_episodes(env, RulesPolicy(source=env))
     return episodes, env.summary()
@@ -101,7 +104,8 @@ def test_bm25_and_layered_ablation_from_python_differ_and_name_their_memory(tiny
     assert {e.memory for e in bm25} == {"bm25"} and bm25_summary["memory_type"] == "bm25"
     assert {e.memory for e in layered} == {"layered"} and layered_summary["memory_type"] == "layered"
     by_id = {e.task_id: e for e in layered}
-    assert any(e.episode.get("memory_hit_line_ids") != by_id[e.task_id].episode.get("memory_hit_line_ids") for e in bm25)
+    hit_lines = "memory_hit_line_ids"
+    assert any(e.episode.get(hit_lines) != by_id[e.task_id].episode.get(hit_lines) for e in bm25)
     assert bm25_summary["avg_memory_tokens"] != layered_summary["avg_memory_tokens"]
     # the env's module is read, with its options: the same figures as a policy given that module
     env = gym.make("VehicleMem-v0", data=tiny_data, memory="layered", memory_kwargs=LAYERED)
@@ -141,8 +145,10 @@ def test_run_episode_and_wrapper_report_the_figures_of_vmb_eval(tiny_data: str, 
     summary = env.summary()
     for key in ("exact_match_rate", "state_f1_change", "tool_f1", "avg_memory_searches", "avg_memory_tokens",
                 "memory_type"):
-        assert summary[key] == pytest.approx(saved[key]) if isinstance(saved[key], float) else summary[key] == saved[key]
-    assert {k: v for k, v in summary["memory_audit"].items()} == {k: saved["memory_audit"][k] for k in summary["memory_audit"]}
+        want = pytest.approx(saved[key]) if isinstance(saved[key], float) else saved[key]
+        assert summary[key] == want
+    audit = summary["memory_audit"]
+    assert audit == {k: saved["memory_audit"][k] for k in audit}
 
 
 def test_wrapper_counts_a_policy_passed_to_it_in_a_loop_of_ones_own(tiny_data: str) -> None:
@@ -168,7 +174,7 @@ def test_metric_table_agrees_with_the_scorer_and_the_episode() -> None:
     assert ours == {"tool_f1_corrected": "tool_f1_corrected"}
     assert list(official)[:len(METRIC_KEYS)] == list(METRIC_KEYS)  # official order
     env = EvaluationWrapper(gym.make("VehicleMem-v0", files="1"))
-    episode = run_episode(env, agents.NoopPolicy(), seed=0)
+    episode = run_episode(env, vmb_agents.NoopPolicy(), seed=0)
     numeric = {k for k, v in episode.metrics.items() if isinstance(v, (int, float)) and not k.isupper()}
     counts = {"negative_TP", "negative_FP", "correctly_changed", "should_change", "should_not_change",
               "num_gold_calls", "num_pred_calls", "reward"}
@@ -180,6 +186,6 @@ def test_metric_table_agrees_with_the_scorer_and_the_episode() -> None:
         metric("f1_chnage")
 
 
-def test_readme_shows_the_metric_table() -> None:
-    assert metrics_table() in (REPO / "README.md").read_text(encoding="utf-8")
+def test_env_page_shows_the_metric_table() -> None:
+    assert metrics_table() in (REPO / "docs" / "env.md").read_text(encoding="utf-8")
 

@@ -1,15 +1,16 @@
 """Record (or recompute) the slot design's pins: candidate slots, feature rows, imitation demonstrations.
 
-The redesign of the slot design (issue #16) is structural: on a fixed sample of tasks, the
+A structural change of the slot design must keep, on a fixed sample of tasks, the
 resolved call of every unmasked slot action, the feature vectors and the demonstrations that the
-training code's demo collector produces must stay exactly what the code before the split gave.
+training code's demo collector produces exactly as the code before it gave them.
 This script computes them; ``test_pins.py`` compares a fresh run with the stored JSON.
 
-Record against the pristine code (the worktree at ``/work/base``)::
+Record against the code before the change (a git worktree ``BASE`` of it, run with this
+repository's venv)::
 
-    cd /work/base && PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 PYTHONPATH=/work/base \\
-        /work/main/.venv/bin/python /work/main/tests/agents/sb3/record_pins.py \\
-        --official ../shared/vehiclemembench --out /work/main/tests/agents/sb3/data/slot_pins.json
+    cd BASE && PYTHONHASHSEED=0 HF_HUB_OFFLINE=1 PYTHONPATH=BASE \\
+        REPO/.venv/bin/python REPO/tests/agents/sb3/record_pins.py \\
+        --official ../shared/vehiclemembench --out REPO/tests/agents/sb3/data/slot_pins.json
 
 What is pinned:
 
@@ -50,15 +51,11 @@ def _digest(a: np.ndarray) -> str:
 
 
 def _slot_api() -> dict[str, Any]:
-    """The slot design's entry points, from the new layout when it exists, else the old module."""
-    try:
-        from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
-        from vmb_agents.sb3.slots.line_prior import LinePrior
-        from vmb_agents.train.sb3_slots import collect_slot_demos
-    except ImportError:  # the pristine code (record against /work/base)
-        from vmb_agents.line_prior import LinePrior
-        from vmb_agents.sb3_slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
-        from vmb_agents.train_sb3 import collect_slot_demos
+    """The slot design's entry points."""
+    from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, make_slot_env
+    from vmb_agents.sb3.slots.line_prior import LinePrior
+    from vmb_agents.train.sb3_slots import collect_slot_demos
+
     return {"SlotCatalogue": SlotCatalogue, "make_slot_env": make_slot_env, "LinePrior": LinePrior,
             "collect_slot_demos": collect_slot_demos, "FINISH": SLOT_FINISH, "SEARCH": SLOT_SEARCH}
 
