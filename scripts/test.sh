@@ -18,6 +18,8 @@ echo "[test] ruff check"
 .venv/bin/python -m ruff check --no-fix .
 echo "[test] mypy vmb_gym"
 .venv/bin/python -m mypy vmb_gym
+echo "[test] mkdocs build --strict"
+.venv/bin/python -m mkdocs build --strict --quiet --site-dir .cache/site
 set +e
 .venv/bin/python -m pytest -q ${args[@]+"${args[@]}"}
 rc=$?
