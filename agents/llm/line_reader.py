@@ -24,9 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vmb_agents.llm.compact_view import HIT_LINE
-
-__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "hit_lines", "line_body", "line_part", "reader_prompt",
+__all__ = ["ANSWERS", "MAX_LINES", "READER_DIR", "LineReader", "line_body", "line_part", "reader_prompt",
            "request_part"]
 
 #: The two answers (one token each in SmolLM2's vocabulary, with the leading space).
@@ -37,13 +35,6 @@ MAX_LINES = 16
 
 #: The shipped reader adapter (``line_reader="shipped"``).
 READER_DIR = Path(__file__).resolve().parent / "adapters" / "smollm2-vmb-reader"
-
-
-def hit_lines(memory_text: str) -> list[str]:
-    """The hit lines of a ``search_memory`` tool message (``[time] Name: text``), in the order shown, at most
-    :data:`MAX_LINES`; ``[]`` when the text is not a list of hits."""
-    found = [m.group(1) for line in memory_text.splitlines() if (m := HIT_LINE.match(line))]
-    return found[:MAX_LINES]
 
 
 def line_body(line: str) -> str:

@@ -44,7 +44,8 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
     (None where it states none); None when the task has no gold value to read or no hit states it."""
     from vmb_agents.llm.compact_view import CompactView, full_name
     from vmb_agents.llm.constrained import stated_value
-    from vmb_agents.llm.line_reader import hit_lines, line_body
+    from vmb_agents.llm.line_reader import MAX_LINES
+    from vmb_agents.reader.reading import Reading
     from vmb_agents.train.lm_data import teacher_query
     from vmb_gym.vehicle import API_SPECS
 
@@ -63,12 +64,13 @@ def reader_row(env: Any, task_id: str, depth: int) -> dict[str, Any] | None:
     request = view.start(obs, info)[0][1]["content"]
     q = teacher_query(query.text, scenario.speakers, spec.name)
     _, _, _, _, info = env.step([{"name": "search_memory", "arguments": {"query": q, "top_k": depth}}])
-    lines = hit_lines(view.tool_content("search_memory", info["calls"][0]["result"]))
+    hits = Reading.of(request, scenario.speakers).with_step(info).search_lines(-1, MAX_LINES)  # oldest first
+    lines = [line for line, _ in hits]
     evidence = {f"{ln.speaker}: {ln.text}" for ln in scenario.lines if ln.line_id in set(query.evidence_line_ids)}
-    values = [stated[1] if (stated := stated_value(spec.name, line_body(line))) else None for line in lines]
+    values = [stated[1] if (stated := stated_value(spec.name, body)) else None for _, body in hits]
     label = None
-    for i, line in enumerate(lines):
-        if line_body(line) in evidence and values[i] == value:
+    for i, (_, body) in enumerate(hits):
+        if body in evidence and values[i] == value:
             label = i  # the latest such line (the hits are oldest first)
     if label is None:
         return None

@@ -12,7 +12,7 @@ import gymnasium as gym
 import vmb_gym  # noqa: F401
 from vmb_agents.llm.compact_view import CompactView, compact_tools
 from vmb_agents.llm.constrained import call_slot, literal_choices, narrow_to_line, states_a_value, value_choices
-from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, hit_lines, reader_prompt
+from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, reader_prompt
 from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.guide import RulesGuide
 from tests.agents.llm.readings import reading
@@ -24,20 +24,25 @@ HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for th
         "2. [2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n"
         "3. [2025-03-22 15:48] Keiko Farrell: I'm happiest with the climate mode on purify, Rory.")
 WHEEL = "carcontrol_steeringWheel_set_heating_level"
+
+
+def hit_lines() -> list[str]:
+    """The lines of :data:`HITS` without their ranks: ``[time] Name: text``."""
+    return [line.split(". ", 1)[1] for line in HITS.splitlines()]
 MODE = "carcontrol_airConditioner_set_mode"
 REQUEST = "At 11:30 AM, Aaron was driving, alone. Aaron said: 'I'd like the steering wheel heating set up for me.'"
 
 
 def test_the_prompt_asks_about_one_line_without_its_time_stamp() -> None:
-    lines = hit_lines(HITS)
+    lines = hit_lines()
     assert lines[1] == "[2025-03-07 16:21] Aaron Patel: My everyday setting for the wheel warmer level is level 3."
     prompt = reader_prompt(REQUEST, lines[1])
     assert "\nMemory line: Aaron Patel: My everyday setting for the wheel warmer level is level 3.\n" in prompt
     assert "2025" not in prompt and prompt.startswith("Request: At 11:30 AM") and prompt.endswith("Answer:")
-    # at most MAX_LINES lines are read; text that is not a hit list has none
-    many = "\n".join(f"{k}. [2025-01-01 10:{k:02d}] A B: line {k}" for k in range(1, 21))
-    assert len(hit_lines(many)) == MAX_LINES == 16
-    assert hit_lines("no matching memory") == []
+    # at most MAX_LINES lines of a search are read, oldest first
+    many = [f"[2025-01-01 10:{k:02d}] A B: line {k}" for k in range(20, 0, -1)]
+    assert [line for line, _ in reading(REQUEST, many).search_lines(-1, MAX_LINES)] == many[::-1][:16]
+    assert MAX_LINES == 16 and reading(REQUEST, []).search_lines() == []
 
 
 class _Probabilities:
@@ -53,7 +58,7 @@ class _Probabilities:
 
 
 def test_the_pick_is_the_likeliest_line() -> None:
-    lines = hit_lines(HITS)
+    lines = hit_lines()
     assert LineReader.pick(_Probabilities([0.9, 0.6, 0.1]), [REQUEST], [lines]) == [0]
     assert LineReader.pick(_Probabilities([0.2, 0.1, 0.4]), [REQUEST], [lines]) == [2]
     # a search with no lines has no pick, and the batch keeps its order
@@ -64,7 +69,7 @@ def test_the_request_part_is_computed_once_with_the_same_probabilities(tiny) -> 
     model, tok = tiny
     reader = object.__new__(LineReader)  # the tiny tokenizer has no one-token answers: two of its tokens stand in
     reader.model, reader.tokenizer, reader.yes_id, reader.no_id = model, tok, 5, 6
-    lines = hit_lines(HITS) + ["[2025-04-01 09:00] Aaron Patel: ok"]  # lines of different lengths: right-padded
+    lines = hit_lines() + ["[2025-04-01 09:00] Aaron Patel: ok"]  # lines of different lengths: right-padded
     whole = reader.yes_probabilities([reader_prompt(REQUEST, line) for line in lines])
     shared = reader.yes_probabilities_after(REQUEST, lines)
     assert shared == pytest.approx(whole, rel=1e-4) and len(set(whole)) == len(lines)
@@ -117,7 +122,7 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
     assert mine.depth == 0  # the caller's view is not changed
     assert policy.view.depth == 16 and "line_reader='shipped'" in repr(policy)
     assert policy.view.to_env_call("search_memory", {"query": "Aaron wheel", "top_k": 4})["arguments"]["top_k"] == 16
-    lines = [*hit_lines(HITS), "[2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"]
+    lines = [*hit_lines(), "[2025-04-01 09:00] Aaron Patel: Who touched the wheel warmer level again?"]
     searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": "..."}]
     before = [{"role": "user", "content": REQUEST}]
     after, first = policy._constraints([(searched, compact_tools()), (before, compact_tools())],
@@ -127,7 +132,7 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
     # Aaron's last line states no value, so it is not read: his last valued line is (level 3)
     assert after.grammar.literal_values(slot) == ("3",)
     assert len(first.grammar.literal_values(slot)) == 11  # no search yet: nothing read
-    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    assert reader.seen == [(REQUEST, hit_lines())]
     with pytest.raises(ConfigError, match="search_depth"):
         HFPolicy(model, tok, view="official", decoding=Decoding(max_new_tokens=4), guide=RulesGuide(search_depth=16))
     off = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4), guide=None)
@@ -189,11 +194,11 @@ def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypa
     assert (policy.view.depth, policy.view.shown) == (16, 2) and "shown_hits=2" in repr(policy)
     only_first = "1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain?"
     searched = [{"role": "user", "content": REQUEST}, {"role": "tool", "name": "search_memory", "content": only_first}]
-    (constraint,) = policy._constraints([(searched, compact_tools())], [reading(REQUEST, hit_lines(HITS))])
+    (constraint,) = policy._constraints([(searched, compact_tools())], [reading(REQUEST, hit_lines())])
     slot = call_slot('<tool_call>\n{"name": "call_vehicle", "arguments": {"name": "steeringWheel_set_heating_level", '
                      '"arguments": {"level": ')
     assert constraint.grammar.literal_values(slot) == ("3",)  # read from the hits the model was not shown
-    assert reader.seen == [(REQUEST, hit_lines(HITS))]
+    assert reader.seen == [(REQUEST, hit_lines())]
     with pytest.raises(ConfigError, match="shown_hits"):
         HFPolicy(model, tok, view="official", decoding=Decoding(max_new_tokens=4), guide=RulesGuide(shown_hits=8))
 
