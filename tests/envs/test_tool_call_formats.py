@@ -12,6 +12,8 @@ from typing import Any
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import vmb_gym  # noqa: F401  (registers the ids)
 from vmb_agents.llm.chat import parse_tool_calls
@@ -424,3 +426,23 @@ def test_attribution_labels_parse_errors() -> None:
     assert FAILURE_LABELS[0] == "parse_error"
     without = attribute({**record, "episode": {"parse_errors": 0}})
     assert without is not None and without["label"] == "evidence_not_retrieved"
+
+
+TOKENS = ["<tool_call>", "</tool_call>", "<function=", "<function=f>", "</function>", "<parameter=",
+          "<parameter=level>", "</parameter>", "<|python_tag|>", "<|eom_id|>", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]",
+          "```json\n", "```", '{"name": "finish"', '"arguments": ', '"parameters": ', "{", "}", "[", "]", "(", ")",
+          ",", ";", ":", '"', "\n", " ", "x", "3", "true", "carcontrol_HUD_switch(", "switch=", "finish()", "<think>",
+          "</think>"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=30).map("".join))
+def test_the_reader_never_raises(text: str) -> None:
+    parsed = parse_reply(text)
+    assert all(isinstance(e, str) and e for e in parsed.errors)
+    try:
+        action_calls = parse_action(text)
+    except ActionError as exc:
+        assert str(exc) and isinstance(exc, ToolCallParseError) == bool(parsed.errors)
+    else:
+        assert not parsed.errors and [c.name for c in action_calls] == [c.name for c in parsed.calls]
