@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from vmb_gym.errors import ConfigError
 from vmb_gym.memory.base import MemoryHit, MemoryModule
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
@@ -139,6 +140,8 @@ def run_audit(
         ingest.append(time.perf_counter() - t0)
         for q in sc.queries:
             as_of = q.as_of or sc.end_time
+            if as_of is None:
+                raise ConfigError(f"task {q.task_id} has no as_of and its scenario no history to date it")
             t1 = time.perf_counter()
             hits = memory.search(q.text, as_of=as_of, top_k=depth)
             latencies.append(time.perf_counter() - t1)

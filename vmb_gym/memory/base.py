@@ -490,9 +490,9 @@ class BaseMemory:
         cache_key = (*prefix, "time order", as_of) if prefix is not None else None
         cached = RESULTS.get(cache_key) if cache_key is not None else None
         if cached is not None:
-            return cached  # type: ignore[no-any-return]
+            return cached
         visible = self.visible(as_of)
-        stamps = self._arrays[0]  # type: ignore[index]  (visible() built them)
+        stamps = self._arrays[0]  # type: ignore[index]  # visible() built them
         order = visible[np.argsort(stamps[visible], kind="stable")]  # time order
         where = np.full(len(self.entries), -1, dtype=np.int64)
         where[order] = np.arange(len(order))
@@ -512,7 +512,7 @@ class BaseMemory:
             k = int(where[i]) if i is not None else -1
             window: list[MemoryHit] = []
             if k >= 0:
-                day = self.entries[i].timestamp.date()  # type: ignore[index]  (k >= 0: i is known)
+                day = self.entries[i].timestamp.date()  # type: ignore[index]  # k >= 0: i is known
                 for j in range(max(0, k - context), min(len(order), k + context + 1)):
                     e = self.entries[order[j]]
                     if j == k:

@@ -23,7 +23,14 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import ChatBackend
 from vmb_gym.names import did_you_mean, match_name
 
-__all__ = ["ChatBackendFactory", "chat_backend_kinds", "check_chat_backend", "make_chat_backend", "register_chat_backend", "resolve_llm"]
+__all__ = [
+    "ChatBackendFactory",
+    "chat_backend_kinds",
+    "check_chat_backend",
+    "make_chat_backend",
+    "register_chat_backend",
+    "resolve_llm",
+]
 
 #: ``factory(arg) -> ChatBackend`` for a spec ``KIND:ARG``.
 ChatBackendFactory = Callable[[str], ChatBackend]

@@ -277,7 +277,9 @@ class LLMDistiller:
         out: list[Experience] = []
         for day_lines in days.values():
             day_lines = day_lines[: self.max_lines]
-            text = "\n".join(f"#{ln.line_id} [{ln.timestamp:%Y-%m-%d %H:%M}] {ln.speaker}: {ln.text}" for ln in day_lines)
+            text = "\n".join(
+                f"#{ln.line_id} [{ln.timestamp:%Y-%m-%d %H:%M}] {ln.speaker}: {ln.text}" for ln in day_lines
+            )
             self.calls += 1
             reply = self.backend.chat([{"role": "system", "content": self.prompt}, {"role": "user", "content": text}])
             out.extend(self._parse(str(reply.get("content", "")), day_lines, len(out)))
@@ -295,8 +297,11 @@ class LLMDistiller:
         for item in items if isinstance(items, list) else []:
             if not isinstance(item, dict) or not isinstance(item.get("steps"), list):
                 continue
-            steps = tuple(Step(str(s.get("setting", "")), None if s.get("value") is None else str(s.get("value")), "llm")
-                          for s in item["steps"] if isinstance(s, dict) and s.get("setting"))
+            steps = tuple(
+                Step(str(s.get("setting", "")), None if s.get("value") is None else str(s.get("value")), "llm")
+                for s in item["steps"]
+                if isinstance(s, dict) and s.get("setting")
+            )
             if not steps:
                 continue
             cited = tuple(i for i in item.get("line_ids", []) if isinstance(i, int) and i in ids)

@@ -147,8 +147,8 @@ class Vocabulary:
         for k, v in _simulator_values().items():
             phrases.setdefault(k, set()).update(v)
             self.values.update(v)
-        for key, words in (extra or {}).items():
-            phrases.setdefault(key, set()).update(w.lower() for w in words)
+        for key, extra_words in (extra or {}).items():
+            phrases.setdefault(key, set()).update(w.lower() for w in extra_words)
         self._patterns = {
             k: re.compile(r"(?<![\w-])(?:" + "|".join(sorted((re.escape(w) for w in ws), key=len, reverse=True))
                           + r")(?![\w-])")
@@ -169,9 +169,8 @@ class Vocabulary:
                           + r")(?![\w-])")
             for k, ws in QUERY_HINTS.items() if ws
         }
-        self._values = re.compile(
-            r"(?<![\w-])(?:" + "|".join(sorted((re.escape(v) for v in self.values), key=len, reverse=True)) + r")(?![\w-])"
-        ) if self.values else None
+        alternatives = "|".join(sorted((re.escape(v) for v in self.values), key=len, reverse=True))
+        self._values = re.compile(r"(?<![\w-])(?:" + alternatives + r")(?![\w-])") if self.values else None
 
     def settings(self, text: str) -> frozenset[str]:
         """Setting names that ``text`` mentions (plus a destination or a person's changed situation)."""

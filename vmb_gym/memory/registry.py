@@ -175,7 +175,7 @@ def _factory(name: str) -> MemoryFactory:
     if name in _REGISTRY:
         return _REGISTRY[name]
     mod_name, attr = _BUILTIN[name].split(":")
-    return getattr(importlib.import_module(mod_name), attr)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(mod_name), attr)
 
 
 def make_memory(name: str, **kwargs: Any) -> MemoryModule:

@@ -53,7 +53,7 @@ def bm25_tokenize(texts: Sequence[str]) -> list[list[str]]:
 
     return bm25s.tokenize(
         list(texts), stemmer=_stemmer(), return_ids=False, show_progress=False, stopwords="en"
-    )  # type: ignore[return-value]
+    )
 
 
 #: ``bm25s.tokenize``'s default token pattern (scikit-learn's ``CountVectorizer``'s).
@@ -492,7 +492,9 @@ class HybridMemory(BM25Memory, DenseMemory):
 
     def hybrid_ranking(self, text: str, allowed: np.ndarray, depth: int = RRF_DEPTH) -> list[tuple[int, float]]:
         """Fused ranking of the visible entries as ``(index, rrf score)``."""
-        return fuse_rankings(self._bm25_index().scores(text), self._dense_index().scores(text), allowed, depth, self.rrf_k)
+        return fuse_rankings(
+            self._bm25_index().scores(text), self._dense_index().scores(text), allowed, depth, self.rrf_k
+        )
 
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
         return self._hits(self.hybrid_ranking(text, allowed)[:top_k])

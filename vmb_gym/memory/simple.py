@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from vmb_gym.memory.base import BaseMemory, MemoryHit, hits_from_context
@@ -79,7 +80,7 @@ class FullHistoryMemory(BaseMemory):
         text = f"[{line.timestamp:%Y-%m-%d %H:%M}] {line.speaker}: {line.text}"
         self._rendered.append((text, count_tokens(text) + 1))
 
-    def reset(self, scenario_id: int, speakers: tuple[str, ...] | list[str] = ()) -> None:
+    def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
         """Forget the rendered lines too."""
         super().reset(scenario_id, speakers)
         self._rendered = []

@@ -226,7 +226,7 @@ class Mem0Memory(RunScopedMemory):
                     continue
                 eid = meta.get("entry_id")
                 idx = self._by_id.get(eid) if eid else None
-                if idx is None or idx not in ok or eid in seen:
+                if not eid or idx is None or idx not in ok or eid in seen:
                     continue  # later than as_of, deleted, superseded, another person or another run
                 seen.add(eid)
                 e = self.entries[idx]

@@ -54,7 +54,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -224,11 +224,17 @@ class ExperienceLayer:
     _by_id: dict[str, int]
     vocab: Any
 
+    if TYPE_CHECKING:  # supplied by the memory this mixes into (LayeredMemory and its bases)
+        def facts(self, as_of: datetime, allowed: np.ndarray | None = None) -> list[Any]: ...
+        def _check(self, hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]: ...
+        def _people_in(self, text: str) -> tuple[set[str], str | None]: ...
+
     def search(self, text: str, as_of: datetime, top_k: int = DEFAULT_TOP_K,
                person: str | None = None) -> list[MemoryHit]:
         """The ``top_k`` fact/line hits, then the experiences that pass the gate (trilink rule 6)."""
         self._extra = []
-        hits = super().search(text, as_of, top_k, person)
+        # a mixin: the next class in LayeredMemory's MRO (HybridMemory) supplies search
+        hits = super().search(text, as_of, top_k, person)  # type: ignore[misc]
         extra, self._extra = self._extra, []
         return hits + self._check(extra, as_of)
 
@@ -266,7 +272,9 @@ class ExperienceLayer:
         lo, hi = bisect_left(times, start - EPISODE_SPAN), bisect_right(times, end)
         return list(dict.fromkeys(people[lo:hi]))
 
-    def _experience_hits(self, q: QueryParse, facts: list[Any], hits: list[MemoryHit], as_of: datetime) -> list[MemoryHit]:
+    def _experience_hits(
+        self, q: QueryParse, facts: list[Any], hits: list[MemoryHit], as_of: datetime
+    ) -> list[MemoryHit]:
         exps = self.experiences(as_of, facts)
         if not exps:
             return []
@@ -292,5 +300,5 @@ class ExperienceLayer:
         return e.exp_id
 
 
-__all__ = ["LAYERS", "ExperienceGate", "ExperienceLayer", "QueryParse", "experience_hit", "experience_relevance", "fact_links",
-           "parse_layers", "parse_variant", "select_experiences"]
+__all__ = ["LAYERS", "ExperienceGate", "ExperienceLayer", "QueryParse", "experience_hit", "experience_relevance",
+           "fact_links", "parse_layers", "parse_variant", "select_experiences"]
