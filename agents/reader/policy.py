@@ -42,9 +42,8 @@ READER_TOP_K = 10
 log = logging.getLogger(__name__)
 
 
-#: What a value said aside (:func:`~vmb_agents.reader.hits.said_aside`: a hypothetical, another car) loses. On the embedded
-#: test split (bm25, 500 tasks) the rules reader's ESM rose 0.202 -> 0.304 (0.382 with the value line's companions);
-#: official 1-40 stayed 0.430, no task moved (2026-12-05).
+#: What a value said aside (:func:`~vmb_agents.reader.hits.said_aside`: a hypothetical, another car) loses in a
+#: candidate's score.
 ASIDE_PENALTY = 1.5
 
 

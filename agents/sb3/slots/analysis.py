@@ -81,8 +81,7 @@ def rules_candidates(req: Any, req_scores: dict[str, float], hits: list[Any], sp
 
     ``device_alike`` (:meth:`vmb_agents.reader.RulesPolicy.candidates`) is a catalogue setting kept in the checkpoint:
     off for the shipped checkpoint, whose scorer learned on the candidate scores in which a device named without
-    its setting gives its default function the request's score. Read the rules' way, it lost 2 of 100 held-out
-    tasks (1-10) and 4 of 400 (11-50) for 2 of 400 official ones (issue #17, 2026-12-03).
+    its setting gives its default function the request's score; read the rules' way, that checkpoint loses tasks.
     """
     if not hits:
         return []

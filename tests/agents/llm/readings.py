@@ -13,8 +13,9 @@ from vmb_agents.reader.reading import Reading
 def hit(line: str, rank: int = 0) -> dict[str, Any]:
     """The ``info["memory_hits"]`` record of a memory line written ``[YYYY-MM-DD HH:MM] Name: text``."""
     stamp, text = line[1:17], line[19:]
-    return {"entry_id": f"L{rank}", "text": text, "score": 1.0, "timestamp": datetime.fromisoformat(stamp).isoformat(),
-            "line_ids": [rank], "people": [text.split(": ", 1)[0]], "layer": "raw", "status": "active"}
+    return {"entry_id": f"L{rank}", "text": text, "score": 1.0,
+            "timestamp": datetime.fromisoformat(stamp).isoformat(), "line_ids": [rank],
+            "people": [text.split(": ", 1)[0]], "layer": "raw", "status": "active"}
 
 
 def step(*searches: Sequence[str]) -> dict[str, Any]:

@@ -35,7 +35,8 @@ def test_the_seat_of_the_person_who_asks() -> None:
 
 def test_the_whole_car_where_the_rules_read_it() -> None:
     # the climate's shared functions: the whole car first, the person's seat kept
-    assert place_choices(reading(PASSENGER))["carcontrol_airConditioner_set_fan_speed"] == {"zone": ("all", "passenger")}
+    fan = place_choices(reading(PASSENGER))["carcontrol_airConditioner_set_fan_speed"]
+    assert fan == {"zone": ("all", "passenger")}
     assert place_choices(reading(EVERYONE))["carcontrol_seat_set_heating_level"] == {"seat": ("all", "driver")}
     # a window, a door or a mirror is no person's own place: left to the other constraints
     places = place_choices(reading(ALONE))
