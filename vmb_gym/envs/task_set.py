@@ -59,15 +59,19 @@ class TaskSet:
             wanted = set(task_ids)
             missing = wanted - {q.task_id for q in queries}
             if missing:
-                raise ConfigError(f"task ids {sorted(missing)[:5]} are not in data {data if isinstance(data, str) else '<scenarios>'}")
+                raise ConfigError(
+                    f"task ids {sorted(missing)[:5]} are not in data {data if isinstance(data, str) else '<scenarios>'}"
+                )
             queries = [q for q in queries if q.task_id in wanted]
         if reasoning_types is not None:
             queries = [q for q in queries if q.reasoning_type in set(reasoning_types)]
         if need_qa:
             queries = [q for q in queries if q.qa is not None]
         if not queries:
-            raise ConfigError("no task is left after loading and filtering; check data, files, task_ids and reasoning_types"
-                              + (" (QA mode needs generated data with question forms)" if need_qa else ""))
+            raise ConfigError(
+                "no task is left after loading and filtering; check data, files, task_ids and reasoning_types"
+                + (" (QA mode needs generated data with question forms)" if need_qa else "")
+            )
         return cls({s.scenario_id: s for s in scenarios}, queries)
 
     def __len__(self) -> int:
@@ -141,10 +145,8 @@ def parse_files(files: str | int | Iterable[int] | None) -> list[int] | None:
     expected = "expected files as scenario numbers: '1-3,7' (the --files syntax), 5 or [1, 2, 3]"
     if isinstance(files, bool):
         raise ConfigError(f"{expected}; found {files!r}")
-    if isinstance(files, numbers.Integral):
-        files = [files]
     try:
-        items: list[Any] = list(files)
+        items: list[Any] = [files] if isinstance(files, (int, numbers.Integral)) else list(files)
     except TypeError:
         raise ConfigError(f"{expected}; found {files!r}") from None
     bad = [f for f in items if isinstance(f, bool) or not isinstance(f, numbers.Integral) or f < 1]

@@ -150,7 +150,7 @@ class ToolRuntime:
             return self._reject(str(exc))
         except ActionError as exc:
             return self._reject(str(exc))
-        except Exception as exc:  # defensive: a parser bug must not crash a training run
+        except Exception as exc:  # noqa: BLE001 - defensive: a parser bug must not crash a training run
             return self._reject(f"could not read the action ({type(exc).__name__}: {exc})")
         invalid_before = self.invalid
         records, action_error, finished = self._run_calls(calls)
@@ -188,7 +188,10 @@ class ToolRuntime:
         self.executions += 1
         if self.task_mode == "qa":
             if name != "answer":
-                return {"success": False, "error": "in QA mode the only tool is answer(name=..., arguments={...})"}, True
+                return {
+                    "success": False,
+                    "error": "in QA mode the only tool is answer(name=..., arguments={...})",
+                }, True
             return self._answer_tool(args)
         if name == "list_module_tools":
             return self._list_module_tools(args)
@@ -197,27 +200,33 @@ class ToolRuntime:
         self.pred_calls.append(call)
         spec = API_SPECS.get(name)
         if spec is None:
-            known = "list_module_tools, " + ("search_memory, " if self.searchable else "") + "finish or a carcontrol_* function"
+            known = ("list_module_tools, " + ("search_memory, " if self.searchable else "")
+                     + "finish or a carcontrol_* function")
             return {"success": False, "error": f"Function {name} not found; expected {known}"}, True
         if self.gated and spec.module not in self.discovered:
-            return {"success": False,
-                    "error": f"Function {name} is not loaded: call list_module_tools(module_name=\"{spec.module}\") first"}, True
+            return {
+                "success": False,
+                "error": f'Function {name} is not loaded: call list_module_tools(module_name="{spec.module}") first',
+            }, True
         result = self.sim.call(name, args)
         return result, "error" in result
 
-    def _list_module_tools(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def _list_module_tools(self, args: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         if set(args) - {"module_name"}:
             return {"success": False, "error": f"list_module_tools takes only module_name, got {sorted(args)}"}, True
         module = args.get("module_name")
         if not isinstance(module, str) or module not in MODULES:
-            return {"success": False, "error": f"Module {module} not found; expected one of {', '.join(MODULE_KEYS)}"}, True
+            return {
+                "success": False,
+                "error": f"Module {module} not found; expected one of {', '.join(MODULE_KEYS)}",
+            }, True
         if module in self.discovered:
             return {"success": True, "message": f"Tools of module {module} are already loaded"}, False
         self.discovered.add(module)
         tools = module_schemas(module, self.schema)  # type: ignore[arg-type]
         return {"success": True, "message": f"Loaded {len(tools)} tools from {module} module", "tools": tools}, False
 
-    def _search_memory(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def _search_memory(self, args: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         """The ``search_memory`` tool: ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3).
 
         The result the policy reads is ``{"success", "memory_text", "count"}``: ``memory_text`` has
@@ -227,14 +236,21 @@ class ToolRuntime:
         """
         unexpected = set(args) - {"query", "top_k", "context"}
         if unexpected:
-            return {"success": False, "error": f"search_memory takes query, top_k and context, got unexpected {sorted(unexpected)}"}, True
+            return {
+                "success": False,
+                "error": f"search_memory takes query, top_k and context, got unexpected {sorted(unexpected)}",
+            }, True
         text = args.get("query")
         if text is None:
             text = self.query.text  # official: a missing query searches for the request itself
         if not isinstance(text, str):
-            return {"success": False, "error": f"search_memory: query must be a string, got {type(text).__name__}"}, True
+            return {
+                "success": False,
+                "error": f"search_memory: query must be a string, got {type(text).__name__}",
+            }, True
         top_k = args.get("top_k", DEFAULT_TOP_K)
-        if isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k or abs(top_k) == float("inf"):
+        if (isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k
+                or abs(top_k) == float("inf")):
             return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
         top_k = max(1, min(20, int(top_k)))  # the official clamp
         context = args.get("context", 0)
@@ -251,16 +267,21 @@ class ToolRuntime:
         self.search_results.append(result)
         return {"success": True, "memory_text": result.text, "count": len(result.hits)}, False
 
-    def _answer_tool(self, args: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def _answer_tool(self, args: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         name = args.get("name")
         arguments = args.get("arguments", {})
         if not isinstance(name, str) or not isinstance(arguments, dict):
-            return {"success": False, "error": "answer needs name (a function name string) and arguments (an object)"}, True
+            return {
+                "success": False,
+                "error": "answer needs name (a function name string) and arguments (an object)",
+            }, True
         self.answer = ToolCall(name, arguments)
         return {"success": True, "message": "answer recorded"}, False
 
     # ------------------------------------------------------------------ scoring
-    def final_metrics(self, reward: str | RewardSpec, steps: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
+    def final_metrics(
+        self, reward: str | RewardSpec, steps: int
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, float]]:
         """Score the session: ``(metrics incl. "reward", episode figures, reward components)``.
 
         Args:
@@ -384,17 +405,19 @@ def dump_results(records: list[Record]) -> list[str]:
 def render_results(records: list[Record], dumped: list[str], mode: str) -> str:
     """The observation text of a step's results: ``text`` lines ``[name] {json}`` or one ``json`` list."""
     if mode == "json":
-        return "[" + ",".join(f'{{"name":{to_json_text(r["name"])},"result":{d}}}' for r, d in zip(records, dumped)) + "]"
+        parts = (f'{{"name":{to_json_text(r["name"])},"result":{d}}}' for r, d in zip(records, dumped, strict=True))
+        return "[" + ",".join(parts) + "]"
     if len(records) == 1:  # the common case, without the generator
         return f"[{records[0]['name'] or 'action'}] {dumped[0]}"
-    return "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped))
+    return "\n".join(f"[{r['name'] or 'action'}] {d}" for r, d in zip(records, dumped, strict=True))
 
 
 def chat_messages(records: list[Record], dumped: list[str]) -> list[dict[str, Any]]:
     """The chat view of one step: the assistant's tool calls, then one tool message per result."""
-    out: list[dict[str, Any]] = [{"role": "assistant", "content": "", "tool_calls": [
-        {"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}} for r in records if r["name"]]}]
-    for r, d in zip(records, dumped):
+    calls = [{"type": "function", "function": {"name": r["name"], "arguments": r["arguments"]}}
+             for r in records if r["name"]]
+    out: list[dict[str, Any]] = [{"role": "assistant", "content": "", "tool_calls": calls}]
+    for r, d in zip(records, dumped, strict=True):
         out.append({"role": "tool", "name": r["name"], "content": d})
     return out
 

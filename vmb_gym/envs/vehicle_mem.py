@@ -27,7 +27,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
 from vmb_gym.vehicle import MODULE_KEYS, MODULES
-from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas
+from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, SchemaFlavour, all_vehicle_schemas
 OBSERVATION_MODES = ("text", "json")
 TASK_MODES = ("tool", "qa")
 
@@ -43,7 +43,9 @@ _INSTRUCTIONS = (
     "(for example just switching the device on).\n"
     "5. Call finish() when the car is in the state you want."
 )
-_MEMORY_HINT = "A memory of the household's conversations is available: call search_memory(query, top_k) to look up preferences."
+_MEMORY_HINT = (
+    "A memory of the household's conversations is available: call search_memory(query, top_k) to look up preferences."
+)
 
 
 class VehicleMemEnv(gym.Env[str, Any]):
@@ -65,9 +67,15 @@ class VehicleMemEnv(gym.Env[str, Any]):
     | tool | arguments | effect |
     |---|---|---|
     | ``list_module_tools`` | ``module_name`` | returns the schemas of one module's functions |
-    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3, default 0) | retrieval over the history (only when the memory module retrieves); ``context`` adds that many same-day lines either side of each hit; never returns a line later than the request; the result's ``memory_text`` has one ``N. [YYYY-MM-DD HH:MM] text`` line per hit, and ``info["memory_hits"]`` the same hits as dicts (see Observation Space) |
-    | any of the 111 ``carcontrol_*`` | per schema | runs on the simulated car (official semantics: no gating unless ``gated=True``) |
+    | ``search_memory`` | ``query``, ``top_k`` (1-20, default 5), ``context`` (0-3, default 0) | searches the history |
+    | any of the 111 ``carcontrol_*`` | per schema | runs on the simulated car (official semantics) |
     | ``finish`` | none | ends the episode (terminated) |
+
+    ``search_memory`` is offered only when the memory module retrieves; ``context`` adds that many
+    same-day lines either side of each hit; it never returns a line later than the request; the
+    result's ``memory_text`` has one ``N. [YYYY-MM-DD HH:MM] text`` line per hit, and
+    ``info["memory_hits"]`` the same hits as dicts (see Observation Space). The ``carcontrol_*``
+    functions are not gated unless ``gated=True``.
 
     Malformed actions, unknown tools and bad keyword arguments never raise: the observation
     carries the error, ``info["action_error"]`` says what was wrong, and the step counts as an
@@ -156,7 +164,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         reasoning_types: Sequence[str] | None = None,
         memory: str = "none",
         memory_kwargs: dict[str, Any] | None = None,
-        schema: str = "official",
+        schema: SchemaFlavour = "official",
         reward: str | Mapping[str, float] = "f1_change",
         max_steps: int = 20,
         observation: str = "text",
@@ -173,7 +181,9 @@ class VehicleMemEnv(gym.Env[str, Any]):
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive integer, got {max_steps!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+            raise ConfigError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
         if max_observation_length < 1024:
             raise ConfigError(f"max_observation_length must be at least 1024, got {max_observation_length}")
 
@@ -279,7 +289,7 @@ class VehicleMemEnv(gym.Env[str, Any]):
         info["messages"] = new_messages
         self._last_obs = obs
         if self.render_mode == "human":
-            print(self.render())
+            print(self.render())  # noqa: T201 - render_mode="human" shows each step on stdout
         return obs, reward, terminated, truncated, info
 
     @property
@@ -345,11 +355,13 @@ def _system_text(search: bool) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _fixed_chars(schema: str, search: bool) -> str:
+def _fixed_chars(schema: SchemaFlavour, search: bool) -> str:
     """Every character the tool schemas of ``schema`` and the env's own texts can show, sorted (once per
     schema: the schemas' JSON is long)."""
     initial = [LIST_MODULE_TOOLS, *([SEARCH_MEMORY] if search else []), FINISH]
-    return "".join(sorted(set(_schema_text(all_vehicle_schemas(schema) + initial) + _ROLE + _INSTRUCTIONS + _MEMORY_HINT)))
+    return "".join(
+        sorted(set(_schema_text(all_vehicle_schemas(schema) + initial) + _ROLE + _INSTRUCTIONS + _MEMORY_HINT))
+    )
 
 
 def _schema_text(tools: list[dict[str, Any]]) -> str:

@@ -22,7 +22,7 @@ from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import HistoryLine, Query, Scenario
 from vmb_gym.vehicle import MODULE_KEYS, MODULES
-from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas
+from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, SchemaFlavour, all_vehicle_schemas
 
 #: The memory-writing tools of the history phase.
 WRITE_TOOLS: list[dict[str, Any]] = [
@@ -63,7 +63,8 @@ _INTRO = (
     "entries you stored, the carcontrol_* functions, and finish() when the car is as it should be.\n"
     "Available modules:\n"
 )
-_WRITE_HINT = "Write: store(line_ids|text, people, setting, condition), update(entry_id, text), delete(entry_id); skip() to go on."
+_WRITE_HINT = ("Write: store(line_ids|text, people, setting, condition), update(entry_id, text), delete(entry_id); "
+               "skip() to go on.")
 _QUERY_HINT = "Tools: list_module_tools, search_memory (your stored entries), carcontrol_*, finish."
 
 
@@ -97,7 +98,7 @@ def build_timeline(
         chunk_minutes: bucket width in minutes.
     """
     ordered_lines = sorted(lines, key=lambda ln: (ln.timestamp, ln.line_id))
-    ordered_queries = sorted(queries, key=lambda q: (q.as_of, q.index))  # type: ignore[arg-type, return-value]
+    ordered_queries = sorted(queries, key=lambda q: (q.as_of, q.index))
     width = chunk_minutes * 60
     items: list[TimelineItem] = []
     pending: list[HistoryLine] = []
@@ -160,11 +161,12 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
 
     | tool | arguments | effect |
     |---|---|---|
-    | ``store`` | ``line_ids`` (streamed line ids) and/or ``text``; ``people``, ``setting``, ``condition`` | adds an entry ``P<n>``; cited lines are its provenance; without ``text`` the lines' text is stored |
+    | ``store`` | ``line_ids`` (streamed) and/or ``text``; ``people``, ``setting``, ``condition`` | adds ``P<n>`` |
     | ``update`` | ``entry_id``, ``text`` | supersedes an active entry (the old one is kept, linked, not searched) |
     | ``delete`` | ``entry_id`` | the entry is never returned again |
     | ``skip`` | none | ends the chunk (calls after it in the same action are not run) |
 
+    The lines ``store`` cites are the entry's provenance; without ``text`` the lines' text is stored.
     A chunk also ends after ``max_chunk_steps`` steps. At a request: ``list_module_tools``,
     ``search_memory`` (over the policy's store), the ``carcontrol_*`` functions and ``finish``.
     Malformed actions, unknown tools, wrong-phase tools and bad arguments never raise: the
@@ -249,7 +251,7 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         chunk_minutes: int = 60,
         window_days: float | None = None,
         memory_cost: float = 0.0,
-        schema: str = "official",
+        schema: SchemaFlavour = "official",
         reward: str | Mapping[str, float] = "f1_change",
         gated: bool = False,
         max_query_steps: int = 20,
@@ -267,17 +269,22 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         if not memory_cost >= 0:
             raise ConfigError(f"memory_cost must be >= 0, got {memory_cost!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+            raise ConfigError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
         if max_observation_length < 1024:
             raise ConfigError(f"max_observation_length must be at least 1024, got {max_observation_length}")
 
         from vmb_gym.memory import make_memory
 
         self.store_name = store
-        self.store = make_memory(store, **(store_kwargs or {}))
-        if not isinstance(self.store, BaseMemory) or not self.store.provides_search:
-            raise ConfigError(f"store {store!r} must be a searchable BaseMemory module (e.g. 'bm25', 'dense', 'hybrid')")
+        module = make_memory(store, **(store_kwargs or {}))
+        if not isinstance(module, BaseMemory) or not module.provides_search:
+            raise ConfigError(
+                f"store {store!r} must be a searchable BaseMemory module (e.g. 'bm25', 'dense', 'hybrid')"
+            )
 
+        self.store: BaseMemory = module
         self.tasks = TaskSet.load(data, files=files, task_ids=task_ids, reasoning_types=reasoning_types)
         by_scenario: dict[int, list[Query]] = {}
         for q in self.tasks.queries:
@@ -409,7 +416,9 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
                          "lines": [{"line_id": ln.line_id, "timestamp": ln.timestamp.isoformat(),
                                     "speaker": ln.speaker, "text": ln.text} for ln in item.lines]})
             head = f"History {item.lines[0].timestamp:%Y-%m-%d %H:%M} to {item.end:%H:%M} ({len(item.lines)} lines):"
-            body = "\n".join(f"#{ln.line_id} [{ln.timestamp:%Y-%m-%d %H:%M}] {ln.speaker}: {ln.text}" for ln in item.lines)
+            body = "\n".join(
+                f"#{ln.line_id} [{ln.timestamp:%Y-%m-%d %H:%M}] {ln.speaker}: {ln.text}" for ln in item.lines
+            )
             return f"{head}\n{body}\n{_WRITE_HINT}"
         assert item.as_of is not None
         self._runtime = ToolRuntime(item, self.store, schema=self.schema_flavour, gated=self.gated)
@@ -434,13 +443,13 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     def _see(self, line: HistoryLine) -> None:
         """Stream one line: citeable from now on, dated for the store's as_of checks (no entry made)."""
         self._seen[line.line_id] = line
-        self.store._line_time[line.line_id] = line.timestamp  # noqa: SLF001 - provenance for BaseMemory._check
-        self.store._now = line.timestamp  # noqa: SLF001 - the store's clock: default stamp of writes
+        self.store._line_time[line.line_id] = line.timestamp  # private on purpose: provenance for BaseMemory._check
+        self.store._now = line.timestamp  # private on purpose: the store's clock, default stamp of writes
 
     @property
     def clock(self) -> datetime | None:
         """Time of the last streamed line."""
-        return self.store._now  # noqa: SLF001
+        return self.store._now
 
     # ------------------------------------------------------------------ history phase
     def _write_step(self, action: Any) -> tuple[str, float, dict[str, Any]]:
@@ -501,7 +510,10 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
             return self._store(args)
         entry_id = args.get("entry_id")
         if not isinstance(entry_id, str) or entry_id not in self._entry_tokens:
-            return {"success": False, "error": f"{name}: unknown entry_id {entry_id!r:.40}; use an id that store returned"}, 0
+            return {
+                "success": False,
+                "error": f"{name}: unknown entry_id {entry_id!r:.40}; use an id that store returned",
+            }, 0
         entry = self.store.get(entry_id)
         if entry.status != ACTIVE:
             later = f" (its revision is {entry.superseded_by})" if entry.superseded_by else ""
@@ -519,11 +531,16 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         raw_ids = args.get("line_ids", [])
         if isinstance(raw_ids, int) and not isinstance(raw_ids, bool):
             raw_ids = [raw_ids]
-        if not isinstance(raw_ids, (list, tuple)) or any(isinstance(i, bool) or not isinstance(i, int) for i in raw_ids):
+        if not isinstance(raw_ids, (list, tuple)) or any(
+            isinstance(i, bool) or not isinstance(i, int) for i in raw_ids
+        ):
             return {"success": False, "error": f"store: line_ids must be a list of integers, got {raw_ids!r:.60}"}, 0
         unseen = [i for i in raw_ids if i not in self._seen]
         if unseen:
-            return {"success": False, "error": f"store: lines {unseen[:5]} have not been streamed; cite the #ids shown"}, 0
+            return {
+                "success": False,
+                "error": f"store: lines {unseen[:5]} have not been streamed; cite the #ids shown",
+            }, 0
         text = args.get("text")
         if text is not None and not isinstance(text, str):
             return {"success": False, "error": f"store: text must be a string, got {type(text).__name__}"}, 0
@@ -636,7 +653,8 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
             "evidence_streamed": streamed,
             "evidence_stored": stored,
             "write_precision": len(cited & evidence) / len(cited) if cited else None,
-            "entry_precision": sum(bool(evidence.intersection(e.line_ids)) for e in active) / len(active) if active else None,
+            "entry_precision": (sum(bool(evidence.intersection(e.line_ids)) for e in active) / len(active)
+                                if active else None),
             "write_invalid_actions": self._write_invalid,
             "memory_cost_paid": self._cost_paid,
             "steps": self._steps,
