@@ -6,11 +6,11 @@ import json
 import os
 
 import orjson
-from openenv.core.env_server.serialization import serialize_observation
 from websockets.sync.client import connect
 
 from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
 from vmb_gym.server.models import VmbAction
+from vmb_gym.server.openenv_api import serialize_observation
 from vmb_gym.server.ws_sessions import WORKER_HEADER, dumps, observation_payload
 
 from .conftest import TOKEN

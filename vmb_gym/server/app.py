@@ -105,13 +105,12 @@ def create_vmb_app(config: ServeConfig) -> Any:
             does not load.
     """
     require_server_extra()
-    from openenv.core.env_server.http_server import create_fastapi_app
-    from openenv.core.env_server.types import ConcurrencyConfig
 
     from vmb_gym.scoring.scorer import warm_gold_references
     from vmb_gym.server.environment import EnvPool, VehicleMemEnvironment
     from vmb_gym.server.guard import GuardMiddleware
     from vmb_gym.server.models import VmbAction, VmbObservation
+    from vmb_gym.server.openenv_api import ConcurrencyConfig, create_fastapi_app
     from vmb_gym.server.ws_sessions import SessionEndpoint
 
     pool = EnvPool(config.env_id, config.data, config.memory)

@@ -13,22 +13,25 @@ Async by default, ``.sync()`` for plain code (OpenEnv's own wrapper)::
         print(final.reward, final.observation.info["metrics"]["f1_change"])
 
 A server error (unknown task, malformed action, oversized message, expired session) raises
-:class:`ServerError`; the session stays open for the next call.
+:class:`ServerError`; the session stays open for the next call. A server that refuses the token
+(the handshake answered ``401``/``403``, or the session closed with code ``1008``) raises
+:class:`TokenRefused`, which says so and how to fix it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
-from openenv.core.client_types import StepResult
-from openenv.core.env_client import EnvClient
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from vmb_gym.errors import VmbError
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
+from vmb_gym.server.openenv_api import CLIENT_CONNECT_HOOK, EnvClient, StepResult
 
-__all__ = ["ServerError", "VmbEnvClient"]
+__all__ = ["ServerError", "TokenRefused", "VmbEnvClient"]
 
 
 class ServerError(VmbError):
@@ -38,6 +41,31 @@ class ServerError(VmbError):
         super().__init__(f"server error {code}: {message}")
         self.code = code
         self.data = data or {}
+
+
+class TokenRefused(ConnectionError, VmbError):
+    """The server refused this client's bearer token (missing or not the one it was started with)."""
+
+    def __init__(self, url: str, how: str, sent: bool) -> None:
+        told = "the client sent a token the server does not accept" if sent else "the client sent no token"
+        super().__init__(f"the server at {url} refused the token ({how}; {told}): set VMB_SERVE_TOKEN or pass "
+                         "token=... matching the server's --token (or its $VMB_SERVE_TOKEN)")
+
+
+def _health_status(ws_url: str, token: str | None) -> int | None:
+    """The HTTP status of the server's ``/health`` asked with ``token`` (None when it cannot be asked)."""
+    import urllib.error
+    import urllib.request
+
+    url = ws_url.replace("ws", "http", 1).removesuffix("/ws") + "/health"
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as reply:  # noqa: S310
+            return int(reply.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except (OSError, ValueError):
+        return None
 
 
 class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
@@ -50,11 +78,23 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
     """
 
     def __init__(self, base_url: str, *, token: str | None = None, **kwargs: Any) -> None:
+        token = token if token is not None else (os.environ.get("VMB_SERVE_TOKEN") or None)
+        if CLIENT_CONNECT_HOOK == "_connect_async" and token:  # openenv 0.10 sends the headers it is given
+            kwargs["headers"] = {**(kwargs.get("headers") or {}), "Authorization": f"Bearer {token}"}
         super().__init__(base_url, **kwargs)
-        self.token = token if token is not None else (os.environ.get("VMB_SERVE_TOKEN") or None)
+        self.token = token
 
-    async def connect(self) -> VmbEnvClient:
-        """Open the session's WebSocket (with the bearer token when one is set)."""
+    async def _open_session(self) -> VmbEnvClient:
+        """Open the session's WebSocket (with the bearer token when one is set); a refused token raises
+        :class:`TokenRefused`."""
+        if CLIENT_CONNECT_HOOK == "_connect_async":  # openenv 0.10: its own connect, which knows its loops
+            try:
+                await super()._connect_async()  # type: ignore[misc]
+            except ConnectionError as e:
+                if isinstance(e.__cause__, InvalidStatus):
+                    await self._raise_if_token_refused(e.__cause__)
+                raise ConnectionError(f"could not open a session at {self._ws_url}: {e.__cause__ or e}") from e
+            return self
         if self._ws is not None:
             return self
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
@@ -62,13 +102,30 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
             self._ws = await ws_connect(self._ws_url, open_timeout=self._connect_timeout,
                                         max_size=self._max_message_size, additional_headers=headers,
                                         proxy=None, compression=None)
-        except Exception as e:  # refused handshake (bad token), no server, ...
+        except InvalidStatus as e:
+            await self._raise_if_token_refused(e)
+            raise ConnectionError(f"could not open a session at {self._ws_url}: {e}") from e
+        except Exception as e:  # no server, ...
             raise ConnectionError(f"could not open a session at {self._ws_url}: {e}") from e
         return self
 
+    async def _raise_if_token_refused(self, error: InvalidStatus) -> None:
+        """Raise :class:`TokenRefused` when a refused handshake was the token's doing: a 401, or a 403
+        while ``/health`` refuses the same token too (or cannot be asked)."""
+        status = error.response.status_code
+        if status == 401 or (status == 403 and await asyncio.to_thread(_health_status, str(self._ws_url),
+                                                                       self.token) in (401, 403, None)):
+            raise TokenRefused(str(self._ws_url), f"HTTP {status}", bool(self.token)) from error
+
     async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
-        await self._send(message)
-        response = await self._receive()
+        try:
+            await self._send(message)
+            response = await self._receive()
+        except ConnectionClosed as e:  # 1008 (policy violation): the server's guard closing for the token
+            if e.rcvd is not None and e.rcvd.code == 1008 and "token" in (e.rcvd.reason or "token"):
+                raise TokenRefused(self._ws_url, f"session closed with code 1008: {e.rcvd.reason or 'no reason'}",
+                                   bool(self.token)) from e
+            raise
         if response.get("type") == "error":
             data = response.get("data") or {}
             raise ServerError(str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN")), data)
@@ -84,3 +141,7 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
 
     def _parse_state(self, payload: dict[str, Any]) -> VmbState:
         return VmbState(**payload)
+
+
+# the installed OpenEnv's connect hook opens the session (openenv 0.10: _connect_async; openenv-core 0.3: connect)
+setattr(VmbEnvClient, CLIENT_CONNECT_HOOK, VmbEnvClient._open_session)

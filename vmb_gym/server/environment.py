@@ -22,12 +22,11 @@ from typing import Any
 
 import gymnasium as gym
 import orjson
-from openenv.core.env_server.interfaces import Environment
-from openenv.core.env_server.types import EnvironmentMetadata
 
 import vmb_gym  # noqa: F401  (registers the envs)
 from vmb_gym.errors import ConfigError, VmbError
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
+from vmb_gym.server.openenv_api import Environment, EnvironmentMetadata
 
 __all__ = ["ENV_IDS", "EnvKey", "EnvPool", "SessionExpired", "VehicleMemEnvironment"]
 

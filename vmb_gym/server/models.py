@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
+
+from vmb_gym.server.openenv_api import Action, Observation, State
 
 __all__ = ["ToolCall", "VmbAction", "VmbObservation", "VmbState", "env_call"]
 

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from vmb_gym.server.environment import VehicleMemEnvironment
 from vmb_gym.server.guard import ASGIApp, Receive, Scope, Send
 from vmb_gym.server.models import env_call
+from vmb_gym.server.openenv_api import Observation, serialize_observation
 
 __all__ = ["WORKER_HEADER", "SessionEndpoint", "dumps", "observation_payload"]
 
@@ -42,6 +43,8 @@ WORKER_HEADER = "x-vmb-worker"
 _ENVELOPE_KEYS = frozenset(("type", "data"))
 _ITEM_KEYS = frozenset(("type", "data", "session"))
 _OBSERVATION_SKIP = frozenset(("reward", "done", "metadata"))  # what OpenEnv's serialize_observation leaves out
+# ... except the (empty) metadata, which openenv 0.10 keeps in the observation and openenv-core 0.3 left out
+_OBSERVATION_METADATA = "metadata" in serialize_observation(Observation())["observation"]
 
 
 def dumps(message: dict[str, Any]) -> str:
@@ -62,6 +65,8 @@ def observation_payload(fields: dict[str, Any]) -> dict[str, Any]:
     observation = dict(fields)
     for key in _OBSERVATION_SKIP:
         observation.pop(key, None)
+    if _OBSERVATION_METADATA:
+        observation["metadata"] = fields.get("metadata") or {}
     return {"observation": observation, "reward": fields["reward"], "done": fields["done"]}
 
 
