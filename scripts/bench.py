@@ -1,4 +1,5 @@
-"""Benchmark vmb_gym: CLI start, ``vmb score`` end to end, scoring, env steps, resets, memory, dashboard load, peak memory.
+"""Benchmark vmb_gym: CLI start, ``vmb score`` end to end, scoring, env steps, resets, memory, dashboard load,
+peak memory.
 
 Prints one table. Run it on the machine you care about; targets (from the issues) are shown
 beside each number:
@@ -40,6 +41,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -88,7 +90,9 @@ def _oracle_predictions(folder: Path) -> tuple[Path, Path]:
                                                          for c in q.gold_calls]}) + "\n" for q in queries]
     every, first = folder / "pred_500.jsonl", folder / "pred_10.jsonl"
     every.write_text("".join(lines), encoding="utf-8")
-    first.write_text("".join(line for q, line in zip(queries, lines) if q.scenario_id == 1), encoding="utf-8")
+    first.write_text(
+        "".join(line for q, line in zip(queries, lines, strict=True) if q.scenario_id == 1), encoding="utf-8"
+    )
     return every, first
 
 
@@ -366,6 +370,85 @@ def bench_memory(name: str, scenarios: list, searches: int, offset: int = 0) -> 
     return ingest, search, (time.perf_counter() - t0) / len(texts)
 
 
+def history_of(scenarios: list, n_lines: int) -> Any:
+    """A one-household scenario of ``n_lines`` history lines taken from ``scenarios`` in order (one
+    minute apart, renumbered), with no queries: a new household's history of that length."""
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from vmb_gym.types import HistoryLine
+
+    src = [ln for s in scenarios for ln in s.lines][:n_lines]
+    if len(src) < n_lines:
+        raise ValueError(f"the data holds {len(src)} history lines, fewer than {n_lines}")
+    t0 = scenarios[0].lines[0].timestamp
+    lines = tuple(HistoryLine(i + 1, t0 + timedelta(minutes=i), ln.speaker, ln.text) for i, ln in enumerate(src))
+    return replace(scenarios[0], scenario_id=9_999, lines=lines, queries=())
+
+
+def bench_dense_build(scenarios: list, n_lines: int = 2_700, repeats: int = 3,
+                      encoders: tuple[str, ...] = ("static", "minilm")) -> dict[str, dict[str, float]]:
+    """Per encoder: median wall and CPU seconds of the dense index build of a new ``n_lines`` history.
+
+    Times the path a user runs: ``make_memory("dense", encoder=...).ingest(history)`` in a process
+    whose encoder is loaded (its first load is timed apart, ``load_s``), with the history's disk
+    cache file removed before each run (a household never seen before). Encoders alternate run by
+    run, so a burst of load on a shared machine hits both.
+    """
+    from vmb_gym.memory import make_memory
+    from vmb_gym.memory.cache import cache_dir, content_hash
+
+    history = history_of(scenarios, n_lines)
+    texts = [ln.text for ln in history.lines]
+    warm = history_of(scenarios, 8)
+    out: dict[str, dict[str, Any]] = {}
+    for enc in encoders:
+        t0 = time.perf_counter()
+        make_memory("dense", encoder=enc).ingest(replace_texts(warm, enc))  # loads the model
+        out[enc] = {"load_s": time.perf_counter() - t0, "wall": [], "cpu": []}
+    for _ in range(repeats):
+        for enc in encoders:
+            module = make_memory("dense", encoder=enc)
+            model_id = module.embedder.model_id  # type: ignore[attr-defined]
+            (cache_dir() / "emb" / model_id.replace("/", "_") / f"{content_hash(model_id, *texts)}.npy").unlink(
+                missing_ok=True)
+            w0, c0 = time.perf_counter(), time.process_time()
+            module.ingest(history)
+            out[enc]["wall"].append(time.perf_counter() - w0)
+            out[enc]["cpu"].append(time.process_time() - c0)
+    return {enc: {"load_s": r["load_s"], "wall": statistics.median(r["wall"]), "cpu": statistics.median(r["cpu"])}
+            for enc, r in out.items()}
+
+
+def replace_texts(scenario: Any, tag: str) -> Any:
+    """``scenario`` with ``tag`` prefixed to every line (a warm-up history that no timed run shares)."""
+    from dataclasses import replace
+
+    return replace(scenario, lines=tuple(replace(ln, text=f"{tag}: {ln.text}") for ln in scenario.lines))
+
+
+def dense_build_rows(data: str, n_lines: int, repeats: int) -> list[tuple[str, str, str]]:
+    """Table rows of :func:`bench_dense_build` (both encoders, the static one as a ratio of MiniLM)."""
+    import os
+
+    from vmb_gym.data import load_scenarios
+
+    try:
+        r = bench_dense_build(list(load_scenarios(data)), n_lines, repeats)
+    except Exception as exc:  # noqa: BLE001 - a missing optional backend must not stop the other numbers
+        return [("dense index build", f"unavailable ({type(exc).__name__}: {exc})"[:90], "")]
+    s, m = r["static"], r["minilm"]
+    load = f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    return [
+        (f"dense index build, {n_lines:,}-line history: static (model2vec)",
+         f"{s['wall']:.2f} s wall, {s['cpu']:.2f} s CPU (median of {repeats})", "<= 2 s"),
+        (f"dense index build, {n_lines:,}-line history: MiniLM",
+         f"{m['wall']:.2f} s wall, {m['cpu']:.2f} s CPU ({load})", ""),
+        ("dense index build: static / MiniLM", f"{s['wall'] / m['wall']:.3f} wall, {s['cpu'] / m['cpu']:.3f} CPU", ""),
+        ("dense encoder first load in a process: static / MiniLM", f"{s['load_s']:.2f} s / {m['load_s']:.2f} s", ""),
+    ]
+
+
 def bench_dashboard(runs: int = 10) -> str:
     """Load time of a ``vmb dashboard`` over ``runs`` runs x 500 episodes, in headless Chromium.
 
@@ -444,7 +527,8 @@ def bench_loadtest(sessions: int, episodes: int, client: str = "batch", rate: fl
         out = Path(tmp) / "loadtest.json"
         done = subprocess.run([sys.executable, str(ROOT / "scripts" / "loadtest.py"), "--sessions", str(sessions),
                                "--episodes", str(episodes), "--client", client, "--rate", str(rate),
-                               "--workers", str(workers), "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                               "--workers", str(workers), "--out", str(out)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=900)
         if not out.exists():
             return [("vmb serve load test", f"unavailable ({done.stderr.strip().splitlines()[-1:]})"[:90], "")]
         r = json.loads(out.read_text())
@@ -534,7 +618,13 @@ def main() -> int:
     parser.add_argument("--slot-tasks", type=int, default=40,
                         help="default-set tasks of the slot env rows (first episode, then warm repeats)")
     parser.add_argument("--slot-only", action="store_true", help="only the slot env rows")
+    parser.add_argument("--dense-build-lines", type=int, default=2_700,
+                        help="history lines of the dense index build rows (0: skip them)")
+    parser.add_argument("--dense-build-repeats", type=int, default=3, help="runs per encoder of the dense build rows")
+    parser.add_argument("--dense-build-only", action="store_true", help="only the dense index build rows")
     args = parser.parse_args()
+    if args.dense_build_only:
+        return _print(dense_build_rows(args.data, args.dense_build_lines, args.dense_build_repeats))
     if args.lm_only:
         return _print(bench_lm(args.lm_tasks, args.lm_batch))
     if args.slot_only:
@@ -554,7 +644,9 @@ def main() -> int:
     rows.append(("data", f"{len(scenarios)} scenarios, {len(queries)} tasks ({args.data})", ""))
     rows.append(("load time (first load)", f"{load_s:.2f} s", ""))
     best, median = bench_scoring(queries, args.repeats)
-    rows.append(("scoring per task (gold replay, executed)", f"{best * 1e6:.1f} us (median {median * 1e6:.1f})", "<= 28 us"))
+    rows.append(
+        ("scoring per task (gold replay, executed)", f"{best * 1e6:.1f} us (median {median * 1e6:.1f})", "<= 28 us")
+    )
     best_rate, median_rate, reset_t = bench_env(args.data, args.steps, args.repeats)
     rows.append(("env vehicle-call steps/s", f"{best_rate:,.0f} (median {median_rate:,.0f})", ">= 50,000"))
     rows.append(("env reset (cached scenario)", f"{reset_t * 1e6:.1f} us", "<= 50 us"))
@@ -564,7 +656,7 @@ def main() -> int:
     for i, name in enumerate(m for m in args.memory.split(",") if m):
         try:
             ingest, search, context = bench_memory(name, scenarios[: args.memory_scenarios], 200, offset=i)
-        except Exception as exc:  # a missing optional backend must not stop the other numbers
+        except Exception as exc:  # noqa: BLE001 - a missing optional backend must not stop the other numbers
             rows.append((f"memory {name}", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
             continue
         target = {"bm25": "<= 1 ms", "dense": "<= 2 ms"}.get(name, "")
@@ -581,6 +673,8 @@ def main() -> int:
                          f"({fl['gflop']:.2f} GFLOP at {fl['gflops']:.0f} GFLOP/s, 1 core)", "<= 2 ms"))
         except Exception as exc:  # noqa: BLE001  (an optional backend missing)
             rows.append(("dense compute floor", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
+    if args.dense_build_lines > 0:
+        rows += dense_build_rows(args.data, args.dense_build_lines, args.dense_build_repeats)
     rows.append(("dashboard load, 10 runs x 500 episodes (headless Chromium)", bench_dashboard(), "< 2 s"))
     if args.loadtest_sessions > 0:
         rows += loadtest_rows(args)

@@ -40,8 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vmb_gym.errors import ConfigError  # noqa: E402
-from vmb_gym.generator.chat_bank_prompts import chat_prompt  # noqa: E402
+from vmb_gym.errors import ConfigError
+from vmb_gym.generator.chat_bank_prompts import chat_prompt
 
 
 def _done_indices(raw: Path) -> set[int]:

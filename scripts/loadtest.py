@@ -97,8 +97,17 @@ def plan_episodes(local: Any, session: int, episodes: int, seed: int) -> list[Ep
     return plan
 
 
-async def _session(url: str, token: str | None, plan: list[Episode], start: asyncio.Event, ready: list[int],
-                   latencies: list[float], errors: list[str], deadline: float, ended: list[float] | None = None) -> None:
+async def _session(
+    url: str,
+    token: str | None,
+    plan: list[Episode],
+    start: asyncio.Event,
+    ready: list[int],
+    latencies: list[float],
+    errors: list[str],
+    deadline: float,
+    ended: list[float] | None = None,
+) -> None:
     from vmb_gym.server.client import VmbEnvClient
     from vmb_gym.server.models import VmbAction
 
@@ -127,7 +136,7 @@ async def _session(url: str, token: str | None, plan: list[Episode], start: asyn
                     break
         if ended is not None:
             ended.append(time.perf_counter())
-    except Exception as e:  # counted, never fatal: the report says what went wrong
+    except Exception as e:  # noqa: BLE001 - counted, never fatal: the report says what went wrong
         errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
         ready.append(1)
     finally:
@@ -209,7 +218,7 @@ async def _lean_session(url: str, token: str, player: Player, start: asyncio.Eve
                     latencies.append(time.perf_counter() - (player.due - player.interval if player.interval else t0))
             if ended is not None:
                 ended.append(time.perf_counter())
-    except Exception as e:  # counted, never fatal
+    except Exception as e:  # noqa: BLE001 - counted, never fatal
         errors.append(f"{type(e).__name__}: {e}")
         ready.append(1)
 
@@ -268,7 +277,9 @@ async def batch_connection(ws: Any, players: list[Player], start: asyncio.Event,
 
     try:
         if players:
-            for p, reply in zip(players, await exchange([(k, p.message()) for k, p in enumerate(players)])):
+            for p, reply in zip(
+                players, await exchange([(k, p.message()) for k, p in enumerate(players)]), strict=False
+            ):
                 p.take(reply)
         ready.extend([1] * len(players))
         await start.wait()
@@ -289,15 +300,15 @@ async def batch_connection(ws: Any, players: list[Player], start: asyncio.Event,
                 await asyncio.sleep(max(0.0, min(waiting) - now))
                 continue
             t0 = sent = time.perf_counter()
-            replies = await exchange(batch)  # type: ignore[arg-type]  (ready players have a message)
+            replies = await exchange(batch)  # type: ignore[arg-type]  # ready players have a message
             t1 = time.perf_counter()
-            for (k, m), reply in zip(batch, replies):
+            for (k, _), reply in zip(batch, replies, strict=False):
                 due = players[k].due
                 if players[k].take(reply):
                     latencies.append(t1 - (due if players[k].interval else t0))
         if ended is not None:
             ended.append(time.perf_counter())
-    except Exception as e:  # counted, never fatal
+    except Exception as e:  # noqa: BLE001 - counted, never fatal
         errors.append(f"{type(e).__name__}: {e}")
         ready.extend([1] * len(players))
     finally:
@@ -357,7 +368,10 @@ def paced_players(plans: list[list[Episode]], rate: float) -> list[Player]:
         return [Player(plan, 0.0, 0.0) for plan in plans]
     counts = [max(1, sum(len(ep.actions) for ep in plan)) for plan in plans]  # every episode ends at its finish
     phase = sum(counts) / rate
-    return [Player(plan, phase / n, phase / n * k / len(plans)) for k, (plan, n) in enumerate(zip(plans, counts))]
+    return [
+        Player(plan, phase / n, phase / n * k / len(plans))
+        for k, (plan, n) in enumerate(zip(plans, counts, strict=True))
+    ]
 
 
 async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: float, server_pid: int,
@@ -381,10 +395,15 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
         workers = [w for _, w in opened]
         spread = spread_over_workers(players, workers)
         gap = args.coalesce_ms / 1e3 if args.rate else 0.0
-        jobs = [batch_connection(ws, group, *common, gap=gap, ended=ended) for (ws, _), group in zip(opened, spread)]
+        jobs = [
+            batch_connection(ws, group, *common, gap=gap, ended=ended)
+            for (ws, _), group in zip(opened, spread, strict=True)
+        ]
         for worker in sorted(set(workers)):
             placed["connections_per_worker"].append(workers.count(worker))
-            placed["sessions_per_worker"].append(sum(len(g) for w, g in zip(workers, spread) if w == worker))
+            placed["sessions_per_worker"].append(
+                sum(len(g) for w, g in zip(workers, spread, strict=True) if w == worker)
+            )
     tasks = [asyncio.create_task(job) for job in jobs]
     while len(ready) < len(plans) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
@@ -485,13 +504,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the tasks and random actions")
     parser.add_argument("--client", choices=("openenv", "lean", "batch"), default="lean",
                         help="OpenEnv's EnvClient per session, a lean WebSocket per session, or batch frames")
-    parser.add_argument("--connections", type=int, default=2,
-                        help="WebSockets the batch client spreads sessions on (more are opened until each worker has one)")
+    parser.add_argument(
+        "--connections",
+        type=int,
+        default=2,
+        help="WebSockets the batch client spreads sessions on (more are opened until each worker has one)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="vmb serve --workers (server processes)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="steps/s offered across sessions (open loop; 0: closed loop, as fast as replies come)")
-    parser.add_argument("--coalesce-ms", type=float, default=1.0,
-                        help="paced runs: least time between two frames of one batch connection (due steps share a frame)")
+    parser.add_argument(
+        "--coalesce-ms",
+        type=float,
+        default=1.0,
+        help="paced runs: least time between two frames of one batch connection (due steps share a frame)",
+    )
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds for the sessions, then stop")
     parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the summary here (JSON)")

@@ -52,14 +52,14 @@ def draw(sets: dict[str, dict[str, Any]], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 3.8), squeeze=False)
-    for ax, (name, comparison) in zip(axes[0], sets.items()):
+    for ax, (name, comparison) in zip(axes[0], sets.items(), strict=True):
         rows = ablation_rows(comparison)
         xs = range(len(rows))
         esm = [r["esm"] for r in rows]
         rec = [r["recall"] or 0.0 for r in rows]
         bars = ax.bar([x - 0.2 for x in xs], esm, width=0.4, label="ESM (rules reader)", color="#3b6ea8")
         ax.bar([x + 0.2 for x in xs], rec, width=0.4, label="event recall@10", color="#b8c9dd")
-        for bar, r in zip(bars, rows):
+        for bar, r in zip(bars, rows, strict=True):
             note = f"{r['esm']:.3f}"
             if r["wins"] is not None:
                 note += f"\n{r['wins']}/{r['losses']}"

@@ -103,8 +103,8 @@ def write_dataset(root: Path, history: str | list[str], items: list, scenario: i
 
     if not isinstance(history, str):
         history = "\n".join(history) + "\n"
-    rows = [it if isinstance(it, dict) else dict(zip(("gold_memory", "reasoning_type", "query", "new_answer"), it))
-            for it in items]
+    keys = ("gold_memory", "reasoning_type", "query", "new_answer")
+    rows = [it if isinstance(it, dict) else dict(zip(keys, it, strict=False)) for it in items]
     (root / "history").mkdir(parents=True, exist_ok=True)
     (root / "qa_data").mkdir(parents=True, exist_ok=True)
     (root / "history" / f"history_{scenario}.txt").write_text(history, encoding="utf-8")

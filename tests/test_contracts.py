@@ -12,7 +12,6 @@ import vmb_gym
 from vmb_gym.memory import list_memories
 from vmb_gym.memory.retrieval import HashingEmbedder
 from vmb_gym.testing import (
-    EnvContractError,
     MemoryContractError,
     PolicyContractError,
     bombard,
@@ -96,7 +95,7 @@ def test_memory_checker_catches_a_module_that_ignores_as_of() -> None:
         name = "leaky"
         provides_search = True
 
-        def search(self, text, as_of, top_k=5, person=None):  # noqa: ANN001 - the protocol's signature
+        def search(self, text, as_of, top_k=5, person=None):
             return [e.to_hit(1.0) for e in self.entries][:top_k]  # every entry, whatever as_of says
 
     with pytest.raises(MemoryContractError, match="expected no hit later than as_of"):
@@ -122,8 +121,14 @@ def test_policy_checker_catches_an_unseeded_policy(tiny_data: str) -> None:
             pass
 
         def act(self, observation: str, info: dict[str, Any]) -> Any:
-            return {"name": "finish", "arguments": {}} if random.random() < 0.3 else \
-                {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": random.randint(0, 3)}}
+            return (
+                {"name": "finish", "arguments": {}}
+                if random.random() < 0.3
+                else {
+                    "name": "carcontrol_seat_set_heating_level",
+                    "arguments": {"seat": "driver", "level": random.randint(0, 3)},
+                }
+            )
 
     env = gym.make("VehicleMem-v0", data=tiny_data, max_steps=30)
     random.seed(1)

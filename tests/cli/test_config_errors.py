@@ -39,7 +39,8 @@ def eval_cli(tiny: str, out: Path, *args: str) -> int:
 @pytest.mark.parametrize(("args", "expected"), [
     (["--memory", "bm2"], ["vmb eval: error: unknown memory module 'bm2'", "did you mean 'bm25'?", "layered"]),
     (["--memory", "dense", "--memory-kwargs", '{"embeder": null}'],
-     ["memory 'dense' takes no option(s) 'embeder'", "it accepts embedder, use_disk_cache", "did you mean 'embedder'?"]),
+     ["memory 'dense' takes no option(s) 'embeder'", "it accepts embedder, use_disk_cache",
+      "did you mean 'embedder'?"]),
     (["--memory", "bm25", "--memory-kwargs", '{"top_k": 3}'], ["memory 'bm25' takes no option(s) 'top_k'"]),
     (["--memory", "summary"], ["summary memory needs an LLM backend", "--memory-llm openai:MODEL"]),
     (["--memory", "bm25", "--memory-llm", "openai:gpt-4o-mini"], ["memory 'bm25' takes none"]),

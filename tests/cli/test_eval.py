@@ -325,7 +325,10 @@ class _SearchThenFinish:
     def act(self, observation: str, info: dict[str, Any]) -> Any:
         self.step += 1
         if self.step == 1:
-            return {"name": "search_memory", "arguments": {"query": "green instrument panel seat heating level", "top_k": 5}}
+            return {
+                "name": "search_memory",
+                "arguments": {"query": "green instrument panel seat heating level", "top_k": 5},
+            }
         return {"name": "finish", "arguments": {}}
 
 

@@ -18,13 +18,27 @@ HISTORY = [
     "[2025-03-15 19:30] Patricia Garcia: White panel is the default and I keep it.",
 ]
 QA = [
-    ("[March 10, 2025] At 8:00 AM, Gary said he loves the green instrument panel.", "preference_conflict",
-     "At 10:00 AM, Gary got in: 'My usual panel colour.'", ['carcontrol_instrumentPanel_set_color(color="green")']),
-    ("[March 12, 2025] At 9:00 AM, Gary asked for seat heating level 2.", "conditional_constraint",
-     "At 7:00 AM, Gary got in: 'Warm my seat.'",
-     ['carcontrol_seat_set_heating_level(seat="driver", level=2)', 'carcontrol_instrumentPanel_set_color(color="green")']),
-    ("[March 15, 2025] At 7:30 PM, Patricia keeps the default white panel.", "state_shift",
-     "At 8:00 PM, Patricia got in: 'Keep the panel.'", ['carcontrol_instrumentPanel_set_color(color="white")']),
+    (
+        "[March 10, 2025] At 8:00 AM, Gary said he loves the green instrument panel.",
+        "preference_conflict",
+        "At 10:00 AM, Gary got in: 'My usual panel colour.'",
+        ['carcontrol_instrumentPanel_set_color(color="green")'],
+    ),
+    (
+        "[March 12, 2025] At 9:00 AM, Gary asked for seat heating level 2.",
+        "conditional_constraint",
+        "At 7:00 AM, Gary got in: 'Warm my seat.'",
+        [
+            'carcontrol_seat_set_heating_level(seat="driver", level=2)',
+            'carcontrol_instrumentPanel_set_color(color="green")',
+        ],
+    ),
+    (
+        "[March 15, 2025] At 7:30 PM, Patricia keeps the default white panel.",
+        "state_shift",
+        "At 8:00 PM, Patricia got in: 'Keep the panel.'",
+        ['carcontrol_instrumentPanel_set_color(color="white")'],
+    ),
 ]
 
 
@@ -56,7 +70,9 @@ def test_regrade_reproduces_metric_json(tiny: str, tmp_path: Path, policy: str) 
         assert before["exact_match_rate"] < 1
 
 
-def test_regrade_repairs_tampered_metrics_into_new_dir(tiny: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_regrade_repairs_tampered_metrics_into_new_dir(
+    tiny: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = tmp_path / "run"
     assert main(["eval", "--no-progress", "--no-plots", "--policy", "oracle", "--data", tiny, "--out", str(run)]) == 0
     before = _metric(run)

@@ -45,10 +45,20 @@ def tiny_scenario() -> Scenario:
     """Six lines, two requests: one in the middle of the history, one after it (built here, our own text)."""
     lines = tuple(HistoryLine(i, _t(ts), who, text) for i, ts, who, text in _LINES)
     queries = (
-        _query(0, "At 8:00 PM, Gary got into the driver's seat: 'Warm my seat the way I like it.'",
-               ToolCall("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 3}), "2025-03-02 20:00", (1,)),
-        _query(1, "At 8:00 AM, Gary got into the driver's seat: 'Seat heating as I said last.'",
-               ToolCall("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 2}), "2025-03-03 08:00", (1, 6)),
+        _query(
+            0,
+            "At 8:00 PM, Gary got into the driver's seat: 'Warm my seat the way I like it.'",
+            ToolCall("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 3}),
+            "2025-03-02 20:00",
+            (1,),
+        ),
+        _query(
+            1,
+            "At 8:00 AM, Gary got into the driver's seat: 'Seat heating as I said last.'",
+            ToolCall("carcontrol_seat_set_heating_level", {"seat": "driver", "level": 2}),
+            "2025-03-03 08:00",
+            (1, 6),
+        ),
     )
     return Scenario(7, ("Gary Allen", "Nina Park"), lines, queries, source="test")
 
@@ -129,7 +139,12 @@ def test_search_never_returns_a_line_streamed_after_the_request() -> None:
 
     def read(info: dict) -> list:
         if "request" in info:
-            return [{"name": "search_memory", "arguments": {"query": "seat heating level purple ambient light", "top_k": 20}}]
+            return [
+                {
+                    "name": "search_memory",
+                    "arguments": {"query": "seat heating level purple ambient light", "top_k": 20},
+                }
+            ]
         seen.setdefault("hits", []).append(info["memory_hits"])
         return FINISH
 
@@ -160,8 +175,11 @@ def test_memory_cost_is_proportional_to_stored_tokens() -> None:
         steps, ep = _drive(make(memory_cost=cost), store_all)
         returns[cost] = sum(r for _, r, _ in steps)
         tokens = ep["tokens_written"]
-    texts = ["Gary Allen: " + _LINES[0][3] + "\nNina Park: " + _LINES[1][3]] + [
-        f"{who}: {text}" for _, _, who, text in _LINES[2:4]] + ["Nina Park: " + _LINES[4][3] + "\nGary Allen: " + _LINES[5][3]]
+    texts = (
+        ["Gary Allen: " + _LINES[0][3] + "\nNina Park: " + _LINES[1][3]]
+        + [f"{who}: {text}" for _, _, who, text in _LINES[2:4]]
+        + ["Nina Park: " + _LINES[4][3] + "\nGary Allen: " + _LINES[5][3]]
+    )
     assert tokens == sum(count_tokens(t) for t in texts) > 0
     assert returns[0.0] - returns[0.01] == pytest.approx(0.01 * tokens)
 
@@ -224,7 +242,9 @@ def test_query_step_limit_scores_and_moves_on() -> None:
         env.step(SKIP)
     rewards = []
     for _ in range(2):
-        _, r, _, _, info = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}})
+        _, r, _, _, info = env.step(
+            {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}
+        )
         rewards.append(r)
     assert rewards == [0.0, 1.0] and info["query_truncated"] and info["phase"] == "write"
 

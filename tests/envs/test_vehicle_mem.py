@@ -103,7 +103,9 @@ def test_step_never_raises_on_malformed_actions(tiny_data: str, bad: object) -> 
     assert env.observation_space.contains(obs)
     assert env.unwrapped.runtime.invalid == 1
     # the state is untouched and the episode goes on
-    _, reward, term, _, _ = env.step([{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}, FINISH])
+    _, reward, term, _, _ = env.step(
+        [{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}, FINISH]
+    )
     assert term and reward == 1.0
 
 
@@ -112,9 +114,13 @@ def test_unknown_tool_bad_kwargs_and_out_of_range(tiny_data: str) -> None:
     env.reset(options={"task_id": "1_0"})
     _, _, _, _, info = env.step({"name": "carcontrol_teleport", "arguments": {}})
     assert "not found" in info["action_error"]
-    _, _, _, _, info = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "lvl": 2}})
+    _, _, _, _, info = env.step(
+        {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "lvl": 2}}
+    )
     assert "lvl" in info["action_error"]
-    _, _, _, _, info = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 9}})
+    _, _, _, _, info = env.step(
+        {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 9}}
+    )
     assert info["action_error"] is None and info["calls"][0]["result"]["success"] is False
     assert env.unwrapped.runtime.invalid == 2
 
@@ -130,7 +136,9 @@ def test_unicode_arguments_are_escaped_into_the_charset(tiny_data: str) -> None:
 def test_list_module_tools_and_gating(tiny_data: str) -> None:
     env = make(tiny_data, gated=True, schema="rich")
     env.reset(options={"task_id": "1_0"})
-    _, _, _, _, info = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}})
+    _, _, _, _, info = env.step(
+        {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}
+    )
     assert "list_module_tools" in info["action_error"]
     _, _, _, _, info = env.step({"name": "list_module_tools", "arguments": {"module_name": "seat"}})
     tools = info["calls"][0]["result"]["tools"]
@@ -139,14 +147,18 @@ def test_list_module_tools_and_gating(tiny_data: str) -> None:
     assert level["function"]["parameters"]["properties"]["level"]["maximum"] == 3
     _, _, _, _, info = env.step({"name": "list_module_tools", "arguments": {"module_name": "Seat"}})
     assert "not found" in info["action_error"]
-    _, reward, term, _, _ = env.step([{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}, FINISH])
+    _, reward, term, _, _ = env.step(
+        [{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}, FINISH]
+    )
     assert term and reward == 1.0
 
 
 def test_truncation_scores_reached_state(tiny_data: str) -> None:
     env = make(tiny_data, max_steps=2, reward="esm")
     env.reset(options={"task_id": "1_0"})
-    _, r, term, trunc, _ = env.step({"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}})
+    _, r, term, trunc, _ = env.step(
+        {"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 3}}
+    )
     assert (r, term, trunc) == (0.0, False, False)
     _, r, term, trunc, info = env.step({"name": "list_module_tools", "arguments": {"module_name": "seat"}})
     assert (r, term, trunc) == (1.0, False, True)
@@ -241,7 +253,9 @@ def test_qa_mode_scores_structured_answers() -> None:
     _, _, _, _, info = env.step({"name": "carcontrol_HUD_switch", "arguments": {"switch": True}})
     assert "only tool is answer" in info["action_error"]
     wrong = dict(query.qa.answer.arguments)
-    _, reward, term, _, _ = env.step({"name": "answer", "arguments": {"name": "carcontrol_HUD_switch", "arguments": wrong}})
+    _, reward, term, _, _ = env.step(
+        {"name": "answer", "arguments": {"name": "carcontrol_HUD_switch", "arguments": wrong}}
+    )
     assert term and reward == 0.0
 
 
@@ -249,7 +263,9 @@ def test_search_memory_respects_as_of_and_is_audited(tiny_data: str) -> None:
     env = make(tiny_data, memory="bm25")
     obs, info = env.reset(options={"task_id": "1_0"})
     assert [t["function"]["name"] for t in info["tools"]] == ["list_module_tools", "search_memory", "finish"]
-    _, _, _, _, info = env.step({"name": "search_memory", "arguments": {"query": "Gary seat heating level", "top_k": 3}})
+    _, _, _, _, info = env.step(
+        {"name": "search_memory", "arguments": {"query": "Gary seat heating level", "top_k": 3}}
+    )
     result = info["calls"][0]["result"]
     assert result["success"] and result["count"] >= 1
     assert "seat heating to level 3" in result["memory_text"]

@@ -110,14 +110,20 @@ def test_stream_runs_compare(tmp_path: Path) -> None:
     assert cmp.paired[0]["exact_match"]["losses"] == 1 and cmp.paired[0]["exact_match"]["mean"] == pytest.approx(-1 / 3)
 
 
-def test_cli_writes_json_and_plots(tmp_path: Path, ablation: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_writes_json_and_plots(
+    tmp_path: Path, ablation: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "cmp"
     rc = main(["compare", str(ablation["gold"]), str(ablation["bm25"]), "--out", str(out), "--resamples", "500"])
     assert rc == 0
     assert "# Comparison of 2 run(s)" in capsys.readouterr().out
     saved = json.loads((out / "comparison.json").read_text())
     assert saved["paired"][0]["reference"] == "rules/gold" and saved["settings"]["resamples"] == 500
-    assert sorted(saved["plots"]) == ["compare_esm_by_type.png", "compare_recall_vs_esm.png", "compare_tokens_vs_esm.png"]
+    assert sorted(saved["plots"]) == [
+        "compare_esm_by_type.png",
+        "compare_recall_vs_esm.png",
+        "compare_tokens_vs_esm.png",
+    ]
     assert all((out / p).stat().st_size > 1000 for p in saved["plots"])
     assert math.isclose(saved["runs"][1]["esm"], 0.4)
 

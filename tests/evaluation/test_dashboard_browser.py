@@ -127,8 +127,9 @@ def test_site_served_over_http_loads_task_files_on_demand(site: tuple[Path, list
             last = rules[-1]["task_id"]
             browser.click(f'#tasks tbody tr[data-task="{last}"]')
             browser.wait_for(f"{TASK_LOADED} === {json.dumps(last)}")
-            assert browser.evaluate("[...document.querySelectorAll('script[src^=\"tasks/\"]')].map(s => s.getAttribute('src'))") \
-                == [f"tasks/t{LIMIT - 1}.js"]
+            assert browser.evaluate(
+                "[...document.querySelectorAll('script[src^=\"tasks/\"]')].map(s => s.getAttribute('src'))"
+            ) == [f"tasks/t{LIMIT - 1}.js"]
     finally:
         server.shutdown()
         server.server_close()
@@ -142,8 +143,10 @@ def test_load_time_measure_reports_the_sites_size(site: tuple[Path, list[list[di
 
 
 def _choose(browser: HeadlessChromium, select_id: str, value: str) -> None:
-    browser.evaluate(f"(() => {{ const s = document.getElementById({json.dumps(select_id)}); s.value = {json.dumps(value)};"
-                     " s.dispatchEvent(new Event('change')); })()")
+    browser.evaluate(
+        f"(() => {{ const s = document.getElementById({json.dumps(select_id)}); s.value = {json.dumps(value)};"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
 
 
 def test_module_run_and_outcome_filters(site: tuple[Path, list[list[dict]]]) -> None:

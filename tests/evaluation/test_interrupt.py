@@ -1,4 +1,5 @@
-"""Ctrl-C during ``vmb eval`` / ``vmb eval-stream``: one line with what is saved and the ``--resume`` command, exit 130."""
+"""Ctrl-C during ``vmb eval`` / ``vmb eval-stream``: one line with what is saved and the ``--resume`` command,
+exit 130."""
 
 from __future__ import annotations
 

@@ -17,7 +17,9 @@ def _records(out: Path) -> list[dict]:
             for line in (out / "results.jsonl").read_text().splitlines()]
 
 
-def test_resume_runs_only_missing_scenarios_and_gives_the_full_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_runs_only_missing_scenarios_and_gives_the_full_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     full, part = tmp_path / "full", tmp_path / "part"
     assert main([*ARGS, "--out", str(full)]) == 0
     expected = _records(full)

@@ -1,4 +1,5 @@
-"""The verifiers adapter, offline: verifiers' own loaders find it; a scripted model plays it; rewards equal the env's."""
+"""The verifiers adapter, offline: verifiers' own loaders find it; a scripted model plays it; rewards equal the
+env's."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from vmb_gym.memory.base import BaseMemory
 from vmb_gym.memory.retrieval import HashingEmbedder
 from vmb_gym.types import Scenario
 
-from .conftest import make_lines, make_query
+from .conftest import make_lines
 
 SEARCH_KW = {
     "bm25": {},
@@ -152,7 +152,8 @@ def test_observe_is_incremental_and_ordered(mem, scenario):
     mem.reset(1, scenario.speakers)
     for ln in scenario.lines[:6]:
         mem.observe(ln)
-    assert not {i for h in mem.search("headrest", as_of=scenario.lines[5].timestamp, top_k=10) for i in h.line_ids} & {11, 12}
+    early = mem.search("headrest", as_of=scenario.lines[5].timestamp, top_k=10)
+    assert not {i for h in early for i in h.line_ids} & {11, 12}
     for ln in scenario.lines[6:]:
         mem.observe(ln)
     hits = mem.search("headrest height", as_of=scenario.lines[-1].timestamp, top_k=5)
@@ -217,7 +218,9 @@ def test_ingest_is_cached_in_process(scenario, monkeypatch):
     b.ingest(scenario)
     assert len(builds) == 1  # the second instance restored the snapshot: no second build
     assert [e.entry_id for e in b.entries] == [e.entry_id for e in a.entries]
-    assert b.search("headrest", as_of=scenario.lines[-1].timestamp) == a.search("headrest", as_of=scenario.lines[-1].timestamp)
+    assert b.search("headrest", as_of=scenario.lines[-1].timestamp) == a.search(
+        "headrest", as_of=scenario.lines[-1].timestamp
+    )
 
 
 def test_dense_disk_cache_survives_corruption(tmp_path, scenario):

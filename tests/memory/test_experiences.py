@@ -184,7 +184,9 @@ def test_layers_option_and_variant_names():
                     if h.layer == "fact" and "instrumentPanel" in h.text)
     assert "[superseded]" in full_hit.text
     only_exp = _memory(layers=("experiences",))
-    assert all(h.layer in ("support", "experience") for h in only_exp.search("Gary instrument panel", as_of=_end(only_exp)))
+    assert all(
+        h.layer in ("support", "experience") for h in only_exp.search("Gary instrument panel", as_of=_end(only_exp))
+    )
 
 
 @pytest.mark.parametrize("variant", ["layered", "layered:facts+changes", "layered:experiences+changes",
@@ -214,7 +216,7 @@ def test_stream_env_writes_agent_experiences():
             requests += 1
             written.append((info["task_id"], reward))
     assert requests >= 1 and len(store.agent_experiences) == requests
-    for e, (_, reward) in zip(store.agent_experiences, written):
+    for e, (_, reward) in zip(store.agent_experiences, written, strict=True):
         assert e.kind == "agent" and e.outcome == pytest.approx(reward)
         assert e.steps[0].setting == "carcontrol_seat_set_heating_level"
     bm25 = gym.make("VehicleMemStream-v0", data="default", files=[1], window_days=1)  # a store without experiences
@@ -230,7 +232,8 @@ def test_routine_said_in_one_utterance_has_a_step_per_clause():
 
 
 def test_companion_clause_needs_no_value():
-    script = [(NIGHT, GARY, "After some fiddling I'm sure: 480p for the video resolution. Same routine: the sunroof lock locked.")]
+    script = [(NIGHT, GARY, "After some fiddling I'm sure: 480p for the video resolution. "
+                            "Same routine: the sunroof lock locked.")]
     mem = LayeredMemory(semantic=False)
     mem.ingest(Scenario(1, (GARY,), make_lines(script), (), "synthetic"))
     (r,) = [e for e in mem.experiences(T0 + timedelta(days=1)) if e.kind == "routine"]

@@ -131,7 +131,9 @@ def test_hymemory_in_the_env_with_search_memory(tiny_data: str, no_network) -> N
     try:
         _, info = env.reset(options={"task_id": "1_0"})
         assert [t["function"]["name"] for t in info["tools"]] == ["list_module_tools", "search_memory", "finish"]
-        _, _, _, _, info = env.step({"name": "search_memory", "arguments": {"query": "Gary seat heating level", "top_k": 3}})
+        _, _, _, _, info = env.step(
+            {"name": "search_memory", "arguments": {"query": "Gary seat heating level", "top_k": 3}}
+        )
         result = info["calls"][0]["result"]
         assert result["success"] and result["count"] >= 1
         assert "seat heating to level 3" in result["memory_text"]

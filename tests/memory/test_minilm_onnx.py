@@ -10,8 +10,8 @@ pytest.importorskip("sentence_transformers")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
-from vmb_gym.errors import ConfigError  # noqa: E402
-from vmb_gym.memory.retrieval import MiniLMEmbedder  # noqa: E402
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory.retrieval import MiniLMEmbedder
 
 TEXTS = ["warm", "Set the rear left seat massage to level 3 whenever Wei Chen rides in the back on long trips."]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -73,8 +73,12 @@ def test_summary_one_call_per_day_and_sentinel(scenario):
         day = messages[-1]["content"]
         if "headrest" in day:
             prev = messages[-1]["content"].split("Current memory:\n")[1].split("\n\n")[0]
-            return {"content": "", "tool_calls": [{"name": "memory_update",
-                                                   "arguments": json.dumps({"new_memory": f"{prev}\n- headrest noted"})}]}
+            return {
+                "content": "",
+                "tool_calls": [
+                    {"name": "memory_update", "arguments": json.dumps({"new_memory": f"{prev}\n- headrest noted"})}
+                ],
+            }
         return {"content": "nothing", "tool_calls": []}
 
     llm = ScriptedLLM(fn)
@@ -122,7 +126,9 @@ def test_key_value_build_and_official_search(scenario):
         if "green instrument panel" in day:
             calls.append({"name": "memory_add", "arguments": {"key": "Gary_panel_color", "value": "green"}})
         if "changed the panel to white" in day:
-            calls.append({"name": "memory_add", "arguments": {"key": "Patricia_panel_color", "value": "white at night"}})
+            calls.append(
+                {"name": "memory_add", "arguments": {"key": "Patricia_panel_color", "value": "white at night"}}
+            )
         if "headrest to 3" in day:
             calls.append({"name": "memory_remove", "arguments": {"key": "Gary_panel_color"}})
         return {"content": "", "tool_calls": calls}
@@ -152,7 +158,7 @@ def test_layered_facts_supersede_and_link(scenario):
     hh.ingest(scenario)
     (chain,) = [f for f in hh.facts(scenario.lines[-1].timestamp) if f.setting.startswith("seat.headrest")]
     assert [r.line_id for r in chain.revisions] == [11, 12]
-    assert chain.links() == [("%s.r1" % chain.fact_id, None), ("%s.r2" % chain.fact_id, "%s.r1" % chain.fact_id)]
+    assert chain.links() == [(f"{chain.fact_id}.r1", None), (f"{chain.fact_id}.r2", f"{chain.fact_id}.r1")]
     hits = hh.search("adjust the headrest height", as_of=scenario.lines[-1].timestamp, top_k=1)
     assert hits[0].layer == "fact" and hits[0].line_ids == (12, 11) and "[superseded]" in hits[0].text
     # before line 12, the chain has one revision
@@ -164,7 +170,9 @@ def test_layered_policy_setting_write_becomes_newest_revision(scenario):
     m = make_memory("layered", semantic=False, per_person=False)
     m.ingest(scenario)
     now = scenario.lines[-1].timestamp + timedelta(minutes=5)
-    eid = m.store("Gary wants the headrest at 10 from now on", people=("Gary Allen",), setting="seat.headrest", when=now)
+    eid = m.store(
+        "Gary wants the headrest at 10 from now on", people=("Gary Allen",), setting="seat.headrest", when=now
+    )
     hits = m.search("headrest", as_of=now, top_k=3)
     assert hits[0].entry_id == eid or eid in hits[0].text or "headrest at 10" in hits[0].text
 

@@ -31,9 +31,13 @@ def fresh(cls, scenario):
 def test_a_cached_result_equals_a_fresh_one(cls, scenario):
     as_of = scenario.queries[0].as_of
     m = fresh(cls, scenario)
-    first = {(q, k, c): m.neighbours(m.search(q, as_of, k), as_of, c) for q in QUERIES for k in (1, 3, 8) for c in (0, 2)}
+    first = {
+        (q, k, c): m.neighbours(m.search(q, as_of, k), as_of, c) for q in QUERIES for k in (1, 3, 8) for c in (0, 2)
+    }
     hits_before = RESULTS.hits
-    again = {(q, k, c): m.neighbours(m.search(q, as_of, k), as_of, c) for q in QUERIES for k in (1, 3, 8) for c in (0, 2)}
+    again = {
+        (q, k, c): m.neighbours(m.search(q, as_of, k), as_of, c) for q in QUERIES for k in (1, 3, 8) for c in (0, 2)
+    }
     assert RESULTS.hits - hits_before == 24 + 12  # every search again, and every neighbour window with context 2
     assert again == first
     other = fresh(cls, scenario)  # nothing cached: the same results computed again

@@ -26,7 +26,9 @@ def _scenario() -> Scenario:
     lines = make_lines(script)
     by_text = {ln.text: ln.line_id for ln in lines}
     panel = [by_text[SCRIPT[0][2]]], [by_text[SCRIPT[4][2]]]
-    q = make_query(lines, 0, "Gary wants his usual green instrument panel color back.", [tuple(panel[0]), tuple(panel[1])])
+    q = make_query(
+        lines, 0, "Gary wants his usual green instrument panel color back.", [tuple(panel[0]), tuple(panel[1])]
+    )
     return Scenario(1, ("Gary Allen", "Justin Martinez", "Patricia Garcia"), lines, (q,), "synthetic")
 
 
@@ -53,7 +55,9 @@ def test_mem0_raw_offline_as_of_writes_and_audit(monkeypatch):
 
     # policy writes: store / update (supersede) / delete
     pid = mem.store("Gary likes the instrument panel in forest green.", people=["Gary Allen"])
-    assert pid in [h.entry_id for h in mem.search("forest green instrument panel", as_of=sc.lines[-1].timestamp, top_k=3)]
+    assert pid in [
+        h.entry_id for h in mem.search("forest green instrument panel", as_of=sc.lines[-1].timestamp, top_k=3)
+    ]
     nid = mem.update(pid, "Gary now wants the instrument panel in blue.")
     ids = [h.entry_id for h in mem.search("instrument panel blue", as_of=sc.lines[-1].timestamp, top_k=5)]
     assert nid in ids and pid not in ids

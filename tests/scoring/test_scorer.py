@@ -130,4 +130,5 @@ def test_warming_the_gold_caches_it_and_changes_no_score(official_queries: dict[
     assert warm_gold_references(warmed) == len(originals)
     references = [gold_reference(q) for q in warmed]
     assert records(warmed) == cold
-    assert all(gold_reference(q) is r for q, r in zip(warmed, references))  # scored on the warmed reference
+    # scored on the warmed reference
+    assert all(gold_reference(q) is r for q, r in zip(warmed, references, strict=True))

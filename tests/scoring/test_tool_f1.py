@@ -57,5 +57,7 @@ def test_keys_are_equal_exactly_when_the_official_json_keys_are() -> None:
               {"a": float("inf")}, {"a": 10**20}, {"a": 1e16}, {"a": [1]}, {"a": {"b": 1}}, {"b": 1, "a": 2},
               {"a": 2, "b": 1}, {"a": "\ud800"}, {"a": "é"}, {"a": "null"}, {1: "x"}, {"1": "x"}]
     for x, y in itertools.product(values, repeat=2):
-        official = json.dumps(x, sort_keys=True, ensure_ascii=False) == json.dumps(y, sort_keys=True, ensure_ascii=False)
+        official = json.dumps(x, sort_keys=True, ensure_ascii=False) == json.dumps(
+            y, sort_keys=True, ensure_ascii=False
+        )
         assert (tool_call_key("f", x) == tool_call_key("f", y)) == official, (x, y)

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("openenv")
 
-from vmb_gym.server.app import ServeConfig, create_vmb_app  # noqa: E402
+from vmb_gym.server.app import ServeConfig, create_vmb_app
 
 TOKEN = "test-token"
 

@@ -1,4 +1,5 @@
-"""``VehicleMemEnvironment`` without the network: pooled envs start clean, reset arguments checked, expiry, stream env."""
+"""``VehicleMemEnvironment`` without the network: pooled envs start clean, reset arguments checked, expiry,
+stream env."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``scripts/loadtest.py``'s batch client: sessions spread evenly over ``vmb serve``'s worker processes, paced frames, exact replays."""
+"""``scripts/loadtest.py``'s batch client: sessions spread evenly over ``vmb serve``'s worker processes, paced
+frames, exact replays."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def test_paced_sessions_spread_their_steps_over_the_same_phase() -> None:
     counts = [sum(len(ep.actions) for ep in plan) for plan in plans]
     players = loadtest.paced_players(plans, 100.0)
     phase = sum(counts) / 100.0
-    for p, n in zip(players, counts):
+    for p, n in zip(players, counts, strict=True):
         assert abs(p.interval * n - phase) < 1e-9 and 0 <= p.due < p.interval
     assert len(set(counts)) > 1  # the sessions differ in length, their intervals too
     assert all(p.interval == 0 and p.due == 0 for p in loadtest.paced_players(plans, 0.0))

@@ -70,7 +70,9 @@ def test_sessions_are_isolated(server_url: str) -> None:
         assert b_final.observation.task_id == qb.task_id and b.state().task_id == qb.task_id
         a_final = a.step(VmbAction(name="finish"))
         assert a_final.reward == pytest.approx(1.0) and a.state().task_id == qa.task_id
-        assert qb.text not in json.dumps(a_final.observation.info) and qa.text not in json.dumps(b_final.observation.info)
+        assert qb.text not in json.dumps(a_final.observation.info) and qa.text not in json.dumps(
+            b_final.observation.info
+        )
 
 
 def test_reset_picks_memory_within_the_served_set(server_url: str) -> None:

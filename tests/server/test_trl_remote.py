@@ -40,7 +40,9 @@ def test_remote_episodes_equal_in_process(server_url: str) -> None:
             assert remote.reset(task_id=q.task_id, prompt=[]) == local.reset(task_id=q.task_id, prompt=[])
             assert remote.list_module_tools("seat") == local.list_module_tools("seat")
             for call in q.gold_calls:
-                assert remote.call_vehicle(call.name, dict(call.arguments)) == local.call_vehicle(call.name, dict(call.arguments))
+                assert remote.call_vehicle(call.name, dict(call.arguments)) == local.call_vehicle(
+                    call.name, dict(call.arguments)
+                )
             assert remote.carcontrol_seat_set_heating_level(seat="driver", level=1) == \
                 local.carcontrol_seat_set_heating_level(seat="driver", level=1)
             assert remote.get_reward() == local.get_reward()  # both finished by get_reward
@@ -69,8 +71,13 @@ def test_grpo_trainer_step_against_vmb_serve(server_url: str, tmp_path) -> None:
     config = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=2, num_generations=2,
                         max_completion_length=8, beta=0.0, logging_steps=1, save_strategy="no", report_to=[],
                         use_cpu=True, max_tool_calling_iterations=2, seed=0)
-    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=datasets.Dataset.from_list(rows),
-                          environment_factory=partial(RemoteToolEnv, server_url, token=TOKEN, memory="gold"))
+    trainer = GRPOTrainer(
+        model=model,
+        processing_class=tok,
+        args=config,
+        train_dataset=datasets.Dataset.from_list(rows),
+        environment_factory=partial(RemoteToolEnv, server_url, token=TOKEN, memory="gold"),
+    )
     trainer.train()
     logged = [e for e in trainer.state.log_history if "rewards/RemoteToolEnv/mean" in e]
     assert [e["step"] for e in logged] == [1]

@@ -32,7 +32,7 @@ def _values(p: ParamSpec) -> list[Any]:
 def _calls(spec: ApiSpec) -> list[dict[str, Any]]:
     params = [p for p in spec.params if p.required] or list(spec.params)[:1]
     combos = itertools.product(*[_values(p) for p in params])
-    return [dict(zip([p.name for p in params], combo)) for combo in itertools.islice(combos, 12)]
+    return [dict(zip([p.name for p in params], combo, strict=True)) for combo in itertools.islice(combos, 12)]
 
 
 @pytest.mark.parametrize("name", sorted(API_SPECS))
