@@ -25,7 +25,7 @@ from typing import Any
 from vmb_gym.errors import ConfigError
 
 __all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVER_MODULES", "TOKEN_ENV", "ServeConfig", "create_vmb_app",
-           "freeze_startup_heap", "require_server_extra", "serve"]
+           "freeze_startup_heap", "mcp_unavailable", "require_server_extra", "serve"]
 
 #: Environment variable read for the bearer token when ``--token`` is not given.
 TOKEN_ENV = "VMB_SERVE_TOKEN"
@@ -45,6 +45,20 @@ def require_server_extra() -> None:
     if missing:
         raise ConfigError(f"the server extra is not installed (missing: {', '.join(missing)}); "
                           "fix: pip install 'vmb_gym[server]'")
+
+
+def mcp_unavailable() -> str | None:
+    """Why ``/mcp`` cannot be served here (None: it can): it needs the ``mcp`` SDK 2.x."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("mcp").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        major = 0
+    if major < 2 or importlib.util.find_spec("mcp_types") is None:
+        return ("the MCP endpoint (/mcp) needs the mcp SDK 2.x; fix: pip install 'mcp>=2' 'fastmcp>=4' "
+                "(after the server extra: openenv 0.10 declares fastmcp<4 but runs with it)")
+    return None
 
 
 @dataclass(frozen=True)
@@ -135,7 +149,12 @@ def create_vmb_app(config: ServeConfig) -> Any:
     concurrency = ConcurrencyConfig(max_concurrent_envs=config.max_sessions, session_timeout=config.session_timeout)
     app = create_fastapi_app(factory, VmbAction, VmbObservation, concurrency_config=concurrency)
     sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions)  # /ws on the lean path
-    guarded = GuardMiddleware(sessions, token=config.token, max_request_bytes=config.max_request_bytes)
+    served: Any = sessions
+    if mcp_unavailable() is None:  # /mcp: the env's tools over MCP, one session one episode
+        from vmb_gym.server.mcp_tools import McpEndpoint
+
+        served = McpEndpoint(sessions, sessions, session_timeout=config.session_timeout)
+    guarded = GuardMiddleware(served, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
     return guarded
 

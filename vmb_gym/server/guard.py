@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocketDisconnect
 
-__all__ = ["GuardMiddleware", "PAYLOAD_TOO_LARGE", "UNAUTHORIZED"]
+__all__ = ["GuardMiddleware", "PAYLOAD_TOO_LARGE", "UNAUTHORIZED", "json_response"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -57,7 +57,7 @@ class GuardMiddleware:
             return
         if not self._authorized(scope):
             if kind == "http":
-                await _json_response(send, 401, {"detail": "missing or wrong bearer token: send "
+                await json_response(send, 401, {"detail": "missing or wrong bearer token: send "
                                                  "'Authorization: Bearer <token>'", "code": UNAUTHORIZED})
             else:
                 await receive()  # the websocket.connect event
@@ -81,7 +81,7 @@ class GuardMiddleware:
         limit = self.max_request_bytes
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await _json_response(send, 413, _too_large(int(declared), limit))
+            await json_response(send, 413, _too_large(int(declared), limit))
             return
         seen = 0
         started = False
@@ -104,7 +104,7 @@ class GuardMiddleware:
             await self.app(scope, counting_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await _json_response(send, 413, _too_large(seen, limit))
+                await json_response(send, 413, _too_large(seen, limit))
 
     def _ws_receive(self, receive: Receive, send: Send) -> Receive:
         limit = self.max_request_bytes
@@ -129,7 +129,8 @@ def _too_large(size: int, limit: int) -> dict[str, Any]:
                        "(vmb serve --max-request-bytes)", "size": size, "limit": limit}
 
 
-async def _json_response(send: Send, status: int, body: dict[str, Any]) -> None:
+async def json_response(send: Send, status: int, body: dict[str, Any]) -> None:
+    """Answer an HTTP request with ``body`` as JSON and ``status``."""
     payload = orjson.dumps(body)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})

@@ -112,6 +112,18 @@ class SessionEndpoint:
         else:
             await self.app(scope, receive, send)
 
+    def open_session(self) -> VehicleMemEnvironment | None:
+        """A new session's env counted against the cap (None at the cap), for another transport (MCP)."""
+        return self._open()
+
+    def close_session(self, env: VehicleMemEnvironment) -> None:
+        """End a session :meth:`open_session` gave (its env goes back to the pool)."""
+        self._close(env)
+
+    def capacity_error(self) -> dict[str, Any]:
+        """The ``CAPACITY_REACHED`` error message of a session refused at the cap."""
+        return self._capacity_error()
+
     def _open(self) -> VehicleMemEnvironment | None:
         """A new session's env, or None at the cap (after expiring sessions idle past the timeout)."""
         if len(self.sessions) >= self.max_sessions:
