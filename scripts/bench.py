@@ -170,7 +170,7 @@ def bench_cli(repeats: int, official_repo: str | None, score_repeats: int = 15) 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         every, first = _oracle_predictions(folder)
-        score = vmb + ["score", "--data", "default", "--out", str(folder / "out")]
+        score = vmb + ["score", "--data", "default", "--out", str(folder / "out"), "--overwrite"]  # rerun: replace
         big, small = score + ["--predictions", str(every)], score + ["--predictions", str(first), "--files", "1"]
         warm = functools.partial(_score_env, folder, "cache")  # one gold cache folder, filled by the untimed runs
         _process_times(big, 1, env=warm)

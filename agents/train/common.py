@@ -173,7 +173,8 @@ class SB3Args:
     scenario, at least 10; every task from 100 training scenarios on), 0 = every task (the full
     evaluation), N = the first N"""
     overwrite: bool = False
-    """write into a non-empty --out (the previous run's outputs there are removed first)"""
+    """replace an earlier run of this trainer in --out (its outputs are removed first; other files stay); a folder
+    holding another command's run (e.g. a vmb eval run) is never written into, not even with --overwrite"""
     progress: bool = True
     """progress bar while evaluating (--no-progress hides it)"""
     torch_threads: int = 1
@@ -206,28 +207,23 @@ def check_sb3_args(args: Any) -> None:
                           f"found {args.train_eval_episodes}")
 
 
-def prepare_out(out: Path, overwrite: bool, outputs: Sequence[str]) -> None:
-    """Make ``out`` ready for a run: refuse a folder that holds a file (at any depth) unless ``overwrite``.
+def prepare_out(out: Path, overwrite: bool, outputs: Sequence[str], command: str = "vmb train sb3") -> None:
+    """Make ``out`` ready for a run of ``command``: the one ``--out`` rule of every ``vmb`` command
+    (:func:`vmb_gym.outdir.claim_out`), then ``out/checkpoints``.
 
-    With ``overwrite``, the ``outputs`` (file or folder names) a previous run left in ``out`` are
-    removed first, so no stale checkpoint is evaluated; other files are kept.
+    A new or empty folder is claimed (marked as ``command``'s). An earlier run of ``command`` there
+    is refused unless ``overwrite``, which removes its ``outputs`` (file or folder names) first, so
+    no stale checkpoint is evaluated; other files are kept. A folder holding another command's run
+    (a ``vmb eval`` run, another trainer's) is refused even with ``overwrite``.
 
     Raises:
-        ConfigError: ``out`` is a file, or a non-empty folder without ``overwrite``.
+        ConfigError: ``out`` is a file, holds another command's run, or holds an earlier run (or
+            files no command made) without ``overwrite``.
     """
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file; expected a folder (new or empty), or choose another --out")
-    if out.is_dir() and any(path.is_file() for path in out.rglob("*")):
-        if not overwrite:
-            raise ConfigError(f"--out {out} is not empty (a previous run?); choose another --out, or pass "
-                              "--overwrite to replace that run's outputs")
-        for name in outputs:
-            path = out / name
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    from vmb_gym.outdir import claim_out
+
+    claim_out(out, command, overwrite=overwrite, outputs=outputs)
+    (Path(out) / "checkpoints").mkdir(parents=True, exist_ok=True)
 
 
 def peak_rss_mib() -> float:

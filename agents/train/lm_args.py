@@ -21,7 +21,8 @@ class Args:
     out: str = "runs/lm"
     """output folder"""
     overwrite: bool = False
-    """write into a non-empty --out (the previous run's outputs there are removed first)"""
+    """replace an earlier run of this trainer in --out (its outputs are removed first; other files stay); a folder
+    holding another command's run (e.g. a vmb eval run) is never written into, not even with --overwrite"""
     train_scenarios: int = 200
     """scenarios of the generated train split (written once under the vmb_gym cache)"""
     cache_dir: str = ""

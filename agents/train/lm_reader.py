@@ -24,9 +24,10 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+from vmb_gym.outdir import OVERWRITE_HELP, claim_out
 
 __all__ = ["add_arguments", "line_rows", "main", "pick_accuracy", "reader_row", "reader_rows"]
 
@@ -144,6 +145,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--seed", type=int, default=0, help="orders the train tasks and seeds the trainer")
     p.add_argument("--out", default="runs/reader", help="output folder (the adapter goes to OUT/adapter)")
+    p.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -166,8 +168,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from vmb_agents.train.lm_sft import sft_train
 
     torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_out(args.out, "vmb train reader", overwrite=args.overwrite, outputs=("adapter", "reader_loss.png"))
     split = generated_train(SimpleNamespace(train_scenarios=args.train_scenarios, cache_dir=""))
     ids = [q.task_id for q in gym.make("VehicleMem-v0", data=str(split)).unwrapped.tasks.queries]
     random.Random(args.seed).shuffle(ids)

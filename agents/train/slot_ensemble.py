@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,10 @@ import torch as th
 
 from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_meta, sidecar_path
 from vmb_gym.errors import ConfigError
+from vmb_gym.outdir import claim_out
+
+#: The merged checkpoint's files in ``--out`` (removed first with ``--overwrite``).
+FINAL_FILES = ("final.safetensors", "final.vmb.json", "final.zip", "final.json")
 
 #: Sidecar keys that must be the same in every member (what the features and slots mean).
 SHARED_KEYS = ("catalogue", "featurizer")
@@ -110,6 +115,9 @@ def merge_checkpoints(members: Sequence[str | Path], out: str | Path, *, trust_c
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``vmb train ensemble``."""
+    from vmb_gym.outdir import OVERWRITE_HELP
+
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--members", nargs="+", required=True,
                         help="two or more slot checkpoints (NAME or NAME.zip) trained with the same options but the "
                              "seed, e.g. runs/s0/final runs/s1/final runs/s2/final")
@@ -126,7 +134,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="vmb train ensemble", description=__doc__.splitlines()[0])
     add_arguments(parser)
     args = parser.parse_args(argv)
-    path = merge_checkpoints(args.members, Path(args.out) / "final", trust_checkpoint=args.trust_checkpoint)
+    new = not Path(args.out).exists()
+    claim_out(args.out, "vmb train ensemble", overwrite=args.overwrite, outputs=FINAL_FILES)  # the --out rule
+    try:
+        path = merge_checkpoints(args.members, Path(args.out) / "final", trust_checkpoint=args.trust_checkpoint)
+    except ConfigError:  # members refused: a folder made for them goes again
+        if new:
+            shutil.rmtree(args.out, ignore_errors=True)
+        raise
     summary = {"checkpoint": str(path), "members": list(args.members)}
     print(json.dumps(summary, indent=1))
     return summary

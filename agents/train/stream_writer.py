@@ -72,8 +72,14 @@ from vmb_agents.train.common import add_dataclass_arguments, args_from_namespace
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
+from vmb_gym.outdir import claim_out
 
 __all__ = ["FIELDS", "Args", "add_arguments", "evaluate_writer", "main", "plot_curve", "train"]
+
+
+#: What a run writes into ``--out`` (removed first with ``--overwrite``).
+OUTPUTS = ("bc.json", "curve.csv", "stream_writer_curve.png",
+           *(f"{name}.{ext}" for name in ("model", "last") for ext in ("safetensors", "vmb.json", "zip", "json")))
 
 
 @dataclass
@@ -145,6 +151,9 @@ class Args:
     """seed of the model, the warm start and the holdout episodes"""
     out: str = "runs/stream_writer"
     """output folder"""
+    overwrite: bool = False
+    """replace an earlier run of this trainer in --out (its outputs are removed first; other files stay); a folder
+    holding another command's run (e.g. a vmb eval run) is never written into, not even with --overwrite"""
     png: str = ""
     """curve image ('' = stream_writer_curve.png in --out)"""
 
@@ -227,8 +236,7 @@ def train(args: Args) -> int:
     if set(train_files) & set(holdout_files):
         raise ConfigError(f"--train-files {args.train_files} and --holdout-files {args.holdout_files} overlap; "
                           "pick holdout scenarios that are not trained on")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_out(args.out, "vmb train stream", overwrite=args.overwrite, outputs=OUTPUTS)  # the --out rule
     featurizer = LineFeaturizer(hash_dim=args.hash_dim, style_features=args.style_features,
                                 cue_features=args.cue_features)
     budget = args.budget

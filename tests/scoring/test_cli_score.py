@@ -86,13 +86,21 @@ def test_scoring_exact_replays_imports_no_simulator(tmp_path: Path) -> None:
 
     from vmb_gym.data import load_gold
 
-    preds = _write(tmp_path / "p.jsonl", [json.dumps({"task_id": q.task_id, "calls": [c.to_json() for c in q.gold_calls]})
-                                          for q in load_gold("default", [1])])
-    argv = ["score", "--data", "default", "--files", "1", "--predictions", str(preds), "--out", str(tmp_path / "o")]
+    preds = _write(
+        tmp_path / "p.jsonl",
+        [
+            json.dumps({"task_id": q.task_id, "calls": [c.to_json() for c in q.gold_calls]})
+            for q in load_gold("default", [1])
+        ],
+    )
+    argv = ["score", "--data", "default", "--files", "1", "--predictions", str(preds), "--out", str(tmp_path / "o"),
+            "--overwrite"]  # the second run replaces the first's outputs
     env = {**os.environ, "VMB_CACHE_DIR": str(tmp_path / "cache")}
-    probe = ("import json, sys\nfrom vmb_gym.cli import main\n"
-             f"assert main({argv!r}) == 0\n"
-             "print(json.dumps([m for m in ('vmb_gym.vehicle.simulator', 'vmb_gym.scoring.gold') if m in sys.modules]))")
+    probe = (
+        "import json, sys\nfrom vmb_gym.cli import main\n"
+        f"assert main({argv!r}) == 0\n"
+        "print(json.dumps([m for m in ('vmb_gym.vehicle.simulator', 'vmb_gym.scoring.gold') if m in sys.modules]))"
+    )
     loaded = []
     for _ in range(2):  # the first run builds the gold cache (executing the gold), the second reads it
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)

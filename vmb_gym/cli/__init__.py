@@ -9,7 +9,9 @@ sets ``PASSES_ARGUMENTS = True`` receives the arguments its parser does not know
 :func:`main` is the one place that turns a :class:`~vmb_gym.errors.VmbError` (a bad option
 value, a missing folder, an unknown memory or policy) into one line on stderr,
 ``vmb COMMAND: error: MESSAGE``, and exit status 2, for every command: a command's ``run``
-simply raises.
+simply raises. A full disk (``ENOSPC``/``EDQUOT``, anywhere in a command) is one line too, exit
+status :data:`~vmb_gym.outdir.EXIT_DISK_FULL` (74): what was saved where and the exact command
+that continues (``--resume``) or starts again (``--overwrite``), see :mod:`vmb_gym.outdir`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import importlib
 import sys
 
+from vmb_gym import outdir
 from vmb_gym.errors import VmbError
 
 #: Subcommand name -> module under ``vmb_gym.cli``.
@@ -73,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     args.extra_argv = extra
+    outdir.forget_claims()
     try:
         return int(args._run(args) or 0)
     except VmbError as exc:
@@ -83,6 +87,16 @@ def main(argv: list[str] | None = None) -> int:
 
         print(interrupted_message(command_name(args), exc, sys.argv[1:] if argv is None else argv), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Exception as exc:  # a full disk: one line, not a traceback; anything else as before
+        if not outdir.is_disk_full(exc):
+            raise
+        return _disk_full(args, exc, argv)
+
+
+def _disk_full(args: argparse.Namespace, exc: BaseException, argv: list[str] | None) -> int:
+    """Print the one line of a full disk (what is saved where, the command that goes on); its exit status."""
+    print(outdir.disk_full_message(command_name(args), exc, sys.argv[1:] if argv is None else argv), file=sys.stderr)
+    return outdir.EXIT_DISK_FULL
 
 
 def command_name(args: argparse.Namespace) -> str:

@@ -25,6 +25,8 @@ import argparse
 import json
 from typing import Any
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.md and plots in --out."
 #: Env settings whose flags default to None: an ``sb3:`` checkpoint's sidecar fills them, else these.
 EVAL_DEFAULTS = {"memory": "none", "max_steps": 20, "schema": "official"}
@@ -66,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip finished (task, trial) pairs, redo infrastructure errors")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--max-steps", type=int, default=None,
                         help="step limit of an episode (default 20; for sb3:CHECKPOINT its training limit)")
     parser.add_argument("--schema", choices=("official", "rich"), default=None,
@@ -157,11 +160,11 @@ def run(args: argparse.Namespace) -> int:
 def run_one(args: argparse.Namespace, policy: str, memory: str, out: str, make_policy: Any) -> int:
     """One ``vmb eval`` run with memory ``memory`` into ``out`` (policies from ``make_policy``); prints its table."""
     from vmb_gym.data import parse_file_range
-    from vmb_gym.evaluation.lock import OutLock
     from vmb_gym.evaluation.records import read_json
     from vmb_gym.evaluation.report import format_table, write_outputs
-    from vmb_gym.evaluation.run import run_evaluation
+    from vmb_gym.evaluation.run import EVAL_OUTPUTS, run_evaluation
     from vmb_gym.evaluation.runner import EvalConfig
+    from vmb_gym.outdir import claimed_out
 
     config = EvalConfig(
         policy=policy, memory=memory, data=args.data, files=parse_file_range(args.files) if args.files else None,
@@ -169,9 +172,9 @@ def run_one(args: argparse.Namespace, policy: str, memory: str, out: str, make_p
         limit=args.limit, seed=args.seed, memory_kwargs=memory_kwargs(memory, args.memory_kwargs, args.memory_llm),
         policy_kwargs=args.policy_kwargs, gold_run=args.gold_run, compare=list(args.compare),
     )
-    with OutLock(out, "vmb eval"):
+    with claimed_out(out, "vmb eval", overwrite=args.overwrite, resume=args.resume, outputs=EVAL_OUTPUTS):
         records = run_evaluation(config, out, make_policy, resume=args.resume, progress=not args.no_progress,
-                                 backend=args.backend, address=args.address, lock=False)
+                                 backend=args.backend, address=args.address, lock=False, overwrite=args.overwrite)
         saved = read_json(f"{out}/config.json")
         metric = write_outputs(out, saved, records, plots=not args.no_plots)
     print(format_table(metric))

@@ -25,6 +25,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = "Evaluate a memory writer on VehicleMemStream-v0: results.jsonl and metric.json in --out."
 
 
@@ -45,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip scenarios that already have a record")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--trust-checkpoint", action="store_true",
                         help="let --writer sb3:PATH load a Stable-Baselines3 zip: a pickle, which runs any code its "
@@ -57,21 +60,23 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.data import parse_file_range
     from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
     from vmb_gym.errors import VmbError
-    from vmb_gym.evaluation.lock import OutLock
     from vmb_gym.evaluation.records import METRIC_FILE, write_json
     from vmb_gym.evaluation.report import format_table
-    from vmb_gym.evaluation.stream import format_stream, run_stream_evaluation, summarise
+    from vmb_gym.evaluation.stream import STREAM_OUTPUTS, format_stream, run_stream_evaluation, summarise
+    from vmb_gym.outdir import check_out, claimed_out
 
     config = {k: getattr(args, k) for k in ("writer", "data", "files", "window_days", "memory_cost", "store",
                                              "top_k", "seed")}
+    claim = {"overwrite": args.overwrite, "resume": args.resume}
     try:
+        check_out(args.out, "vmb eval-stream", **claim, outputs=STREAM_OUTPUTS)  # before building anything
         files = parse_file_range(args.files) if args.files else None
         writer = make_writer(args.writer, top_k=args.top_k, trust_checkpoint=args.trust_checkpoint)
         env = VehicleMemStreamEnv(args.data, files=files, store=args.store, window_days=args.window_days,
                                   memory_cost=args.memory_cost, max_chunk_steps=64)
-        with OutLock(args.out, "vmb eval-stream"):
-            records = run_stream_evaluation(env, writer, args.out, config, seed=args.seed, resume=args.resume,
-                                            progress=not args.no_progress, lock=False)
+        with claimed_out(args.out, "vmb eval-stream", **claim, outputs=STREAM_OUTPUTS):
+            records = run_stream_evaluation(env, writer, args.out, config, seed=args.seed,
+                                            progress=not args.no_progress, lock=False, **claim)
             metric = summarise(records)
             write_json(Path(args.out) / METRIC_FILE, metric)
     except VmbError as exc:

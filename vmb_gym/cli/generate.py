@@ -9,7 +9,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = "Generate scenarios (history/, qa_data/, meta/); --split regenerates a split of the default benchmark."
+#: What ``vmb generate`` writes into ``--out`` (removed first by ``--overwrite``).
+OUTPUTS = ("history", "qa_data", "meta", "manifest.json", "render_manifest.json")
 #: The offline renderer of ``vmb generate --out DIR`` without ``--renderer``. ``--split`` and
 #: ``--benchmark`` keep their manifest's options (the template renderer), and so does every
 #: training and evaluation path that generates data (they build their options themselves).
@@ -18,7 +22,9 @@ DEFAULT_RENDERER = "natural"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb generate``."""
-    parser.add_argument("--out", help="output folder (default: vmb_data/<split> or vmb_data/seed_<S>)")
+    parser.add_argument("--out", help="output folder (default: vmb_data/<split> or vmb_data/seed_<S>): new or empty, "
+                        "or an earlier vmb generate set with --overwrite")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--split", choices=("test", "validation", "train"),
                         help="regenerate a split with the seeds and options of the manifest")
     parser.add_argument("--manifest", help="manifest.json to read the splits from (default: the shipped benchmark's)")
@@ -143,9 +149,12 @@ def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
     from vmb_gym.errors import ConfigError, VmbError
     from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions, generate, split_options, write_benchmark
+    from vmb_gym.outdir import DiskFull, claim_out, is_disk_full, write_atomic
 
     t0 = time.perf_counter()
     renderer = None
+    out: Path | None = None
+    planned: int | None = None  # scenarios of the set being written
     try:
         if args.renderer and ":" in args.renderer:
             if args.benchmark:
@@ -159,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
                               "--returns-to-usual and --like go with --out DIR")
         if args.benchmark:
             out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "benchmark"
+            planned = split_options("test").scenarios
+            claim_out(out, "vmb generate", overwrite=args.overwrite, outputs=OUTPUTS)
             manifest = write_benchmark(out)
             print(f"wrote {len(manifest['files'])} files and manifest.json to {out} "
                   f"in {time.perf_counter() - t0:.1f}s")
@@ -190,13 +201,21 @@ def run(args: argparse.Namespace) -> int:
         offline = _offline_renderer(args)
         if offline is not None:
             opts = dataclasses.replace(opts, renderer=offline)
+        planned = opts.scenarios
+        claim_out(out, "vmb generate", overwrite=args.overwrite, outputs=OUTPUTS)
         files = generate(opts, out, render=renderer)
     except VmbError as exc:
         print(f"error: {exc}")
         return 2
+    except OSError as exc:
+        if out is None or not is_disk_full(exc) or isinstance(exc, DiskFull):
+            raise
+        written = len(list((out / "meta").glob("meta_*.json"))) if (out / "meta").is_dir() else 0
+        raise DiskFull(exc, out, detail=f"{written} of {planned} scenarios were written whole to {out}, "
+                                        "an incomplete set") from exc
     if renderer is not None:
         summary = {"renderer": renderer.model, "scenarios": opts.scenarios, **renderer.stats.to_json()}
-        (out / "render_manifest.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_atomic(out / "render_manifest.json", json.dumps(summary, indent=2) + "\n")
         s = renderer.stats
         print(f"LLM renderer {summary['renderer']}: {s.conversations} conversations, {s.rendered} rendered, "
               f"{s.re_rendered} re-rendered, {s.fallback} fell back to the offline text "

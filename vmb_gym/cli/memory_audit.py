@@ -7,7 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = "Audit memory retrieval: event Recall@k of each module against the gold evidence lines."
+#: What ``vmb memory-audit`` writes into ``--out`` (removed first by ``--overwrite``).
+OUTPUTS = ("audit.json", "audit.png")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,10 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", default="bm25,dense,hybrid,layered",
                         help="comma-separated module names; layered variants as layered:LAYER+LAYER "
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
+    parser.add_argument("--encoder", default="static,minilm",
+                        help="comma-separated encoders of the modules that embed (dense, hybrid, layered): static "
+                             "(model2vec distilled from MiniLM, the default encoder) and/or minilm; each such "
+                             "module is audited once per encoder, as NAME[ENCODER]")
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
-    parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png)")
+    parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png): new or empty, "
+                        "or an earlier vmb memory-audit with --overwrite")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (0: all)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -35,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.errors import ConfigError
     from vmb_gym.memory import make_memory
     from vmb_gym.memory.audit import run_audit
+    from vmb_gym.outdir import check_out, claim_out, write_atomic
 
+    check_out(args.out, "vmb memory-audit", overwrite=args.overwrite, outputs=OUTPUTS)  # before any module is built
     try:
         ks = sorted({int(k) for k in str(args.k).split(",") if k.strip()})
     except ValueError:
@@ -47,24 +59,47 @@ def run(args: argparse.Namespace) -> int:
     scenarios = list(load_scenarios(args.data))
     if args.limit:
         scenarios = scenarios[: args.limit]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = claim_out(args.out, "vmb memory-audit", overwrite=args.overwrite, outputs=OUTPUTS)
     n_queries = sum(len(s.queries) for s in scenarios)
     report: dict[str, Any] = {"data": args.data, "ks": ks, "scenarios": len(scenarios), "queries": n_queries,
                               "modules": {}}
-    for name in names:
-        memory = make_memory(name, **kwargs[name])
+    for name, label, extra in audit_runs(names, args.encoder):
+        memory = make_memory(name, **kwargs[name], **extra)
         if not memory.provides_search:
             print(f"{name}: provides no search; skipped")
             continue
-        with tqdm(total=n_queries, desc=name, disable=args.no_progress) as bar:
+        with tqdm(total=n_queries, desc=label, disable=args.no_progress) as bar:
             result = run_audit(scenarios, memory, ks, progress=bar.update)
-        report["modules"][name] = result
-        print(format_table(name, result, ks))
-    (out / "audit.json").write_text(json.dumps(report, indent=1, default=str))
+        report["modules"][label] = result
+        print(format_table(label, result, ks))
+    write_atomic(out / "audit.json", json.dumps(report, indent=1, default=str))
     plot(report, out / "audit.png")
     print(f"wrote {out / 'audit.json'} and {out / 'audit.png'}")
     return 0 if all(r["violations"] == 0 for r in report["modules"].values()) else 1
+
+
+def audit_runs(names: list[str], encoders: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(module name, label, extra kwargs)`` per audited run: one per encoder for the modules that
+    take one (label ``NAME[ENCODER]``), one plain run for the others.
+
+    Raises:
+        ConfigError: no encoder, or one that is not built in.
+    """
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.memory.registry import memory_options
+    from vmb_gym.memory.retrieval import ENCODERS
+
+    chosen = list(dict.fromkeys(e.strip().lower() for e in str(encoders).split(",") if e.strip()))
+    bad = [e for e in chosen if e not in ENCODERS]
+    if not chosen or bad:
+        raise ConfigError(f"--encoder takes a comma-separated list of {', '.join(ENCODERS)}, got {encoders!r}")
+    runs: list[tuple[str, str, dict[str, Any]]] = []
+    for name in names:
+        if "encoder" in (memory_options(name) or ()):
+            runs.extend((name, f"{name}[{enc}]", {"encoder": enc}) for enc in chosen)
+        else:
+            runs.append((name, name, {}))
+    return runs
 
 
 def llm_kwargs(names: list[str], llm: str | None) -> dict[str, dict[str, Any]]:
@@ -94,6 +129,10 @@ def format_table(name: str, result: dict[str, Any], ks: list[int]) -> str:
     head = f"{'':24}{'n':>5} " + " ".join(f"{'R@' + str(k):>6} {'Rall@' + str(k):>7}" for k in ks) + f" {'MRR':>6}"
     title = (f"== {name}: latency p50 {result['latency_ms']['p50']:.2f} ms, p95 {result['latency_ms']['p95']:.2f} ms; "
              f"ingest {result['ingest_seconds']['total']:.1f} s; violations {result['violations']}")
+    build = result.get("index_build") or {}
+    if build.get("embedded") or build.get("cached"):
+        title += (f"; dense index build {build['seconds_mean'] or 0:.2f} s per history ({build['embedded']} embedded, "
+                  f"{build['cached']} from the disk cache)")
     rows = [title, head]
     groups = [("overall", result["overall"]), *result["by_reasoning_type"].items()]
     for label, agg in groups:
@@ -109,6 +148,8 @@ def plot(report: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from vmb_gym.outdir import save_figure
+
     ks = report["ks"]
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, res in report["modules"].items():
@@ -120,5 +161,5 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)  # whole or not at all
     plt.close(fig)

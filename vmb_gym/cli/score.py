@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = ("Score predicted vehicle calls (JSON Lines) with the official metrics; "
         "write results.jsonl and metric.json.")
 
@@ -30,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--predictions", required=True, metavar="FILE",
                         help='JSON Lines, one line per task: '
                              '{"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]}')
-    parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json "
+                        "(new or empty, or an earlier vmb score run with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--files", default=None, metavar="RANGE",
                         help="only these scenario numbers, e.g. '1-10' or '1,3,5' (all when omitted)")
     parser.add_argument("--no-cache", action="store_true",
@@ -75,12 +79,14 @@ def run(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from vmb_gym.data import parse_file_range
     from vmb_gym.errors import VmbError
+    from vmb_gym.outdir import DiskFull, check_out, claimed_out, is_disk_full, write_atomic_many
     from vmb_gym.scoring.aggregate import aggregate_counted
     from vmb_gym.scoring.batch import score_counted
     from vmb_gym.scoring.gold_cache import load_gold_tasks
     from vmb_gym.scoring.predictions import read_predictions
 
     try:
+        check_out(args.out, "vmb score", overwrite=args.overwrite)  # refuse before scoring
         files = parse_file_range(args.files) if args.files else None
         tasks = load_gold_tasks(args.data, files, use_cache=not args.no_cache)  # QA files only: no history
         predictions = read_predictions(args.predictions)
@@ -107,20 +113,20 @@ def _score(args: argparse.Namespace) -> int:
     metric["missing_predictions"] = missing
     metric["unknown_predictions"] = unknown
 
-    from vmb_gym.evaluation.lock import OutLock
-
     out = Path(args.out)
     try:
-        with OutLock(out, "vmb score"):  # one writer per --out
-            with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
-                handle.write("".join(lines))
-            with open(out / "metric.json", "w", encoding="utf-8") as handle:
-                json.dump(metric, handle, ensure_ascii=False, indent=2)
-                handle.write("\n")
+        # one writer per --out; --overwrite removes nothing first: both files are replaced whole and together,
+        # so a full disk leaves an earlier run's files as they were
+        with claimed_out(out, "vmb score", overwrite=args.overwrite):
+            write_atomic_many({out / "results.jsonl": "".join(lines),
+                               out / "metric.json": json.dumps(metric, ensure_ascii=False, indent=2) + "\n"})
     except VmbError as exc:
         print(f"vmb score: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
+        if is_disk_full(exc):
+            raise DiskFull(exc, out, detail=f"nothing was written to {out} (results.jsonl and metric.json are "
+                                            "replaced whole and together, or not at all)") from exc
         print(f"vmb score: error: cannot write to {out} ({exc.strerror or exc})", file=sys.stderr)
         return 2
 

@@ -13,13 +13,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from vmb_gym.outdir import OVERWRITE_HELP
+
 HELP = "Validate a generated benchmark (oracle ESM, memory-free baseline, coverage, balance, retrieval)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb validate-benchmark``."""
     parser.add_argument("--data", default="default", help="benchmark folder (default: the shipped benchmark/)")
-    parser.add_argument("--out", required=True, help="folder for report.md and report.json")
+    parser.add_argument("--out", required=True, help="folder for report.md and report.json: new or empty, or an "
+                        "earlier vmb validate-benchmark report with --overwrite")
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--memory", default="bm25", help="memory module for the retrieval audit ('none' skips it)")
     parser.add_argument("--train-scenarios", type=int, default=100,
                         help="train-split scenarios the baseline learns from")
@@ -94,8 +98,11 @@ def run(args: argparse.Namespace) -> int:
     from vmb_gym.errors import VmbError
     from vmb_gym.generator import GeneratorOptions, split_options
     from vmb_gym.generator.validate import render_markdown, validate
+    from vmb_gym.outdir import check_out, claim_out
 
+    claim = {"overwrite": args.overwrite, "outputs": ("report.json", "report.md")}
     try:
+        check_out(args.out, "vmb validate-benchmark", **claim)  # before the slow part
         data = args.data
         if args.against is not None:  # a bad folder fails before the slow part
             from vmb_gym.generator.domain_gap import history_folder
@@ -110,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         manifest = json.loads(mpath.read_text(encoding="utf-8")) if mpath.is_file() else None
         train = split_options("train", manifest)
         train = GeneratorOptions.from_json({**train.to_json(), "scenarios": args.train_scenarios})
+        claim_out(args.out, "vmb validate-benchmark", **claim)
         report = validate(data, args.out, train=train, memory=None if args.memory == "none" else args.memory)
         gap = (add_domain_gap(report, args.out, data, args.against, args.gap_lines)
                if args.against is not None else "")

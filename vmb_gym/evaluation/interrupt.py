@@ -39,8 +39,9 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def resume_command(argv: Sequence[str]) -> str:
-    """The ``vmb`` command line that continues the run ``argv`` started (``--resume`` added once)."""
-    args = list(argv)
+    """The ``vmb`` command line that continues the run ``argv`` started (``--resume`` added once; ``--overwrite``,
+    which would refuse to go with it, dropped)."""
+    args = [a for a in argv if a != "--overwrite"]
     if "--resume" not in args:
         args.append("--resume")
     return shlex.join(["vmb", *args])

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vmb_gym.outdir import save_figure
 from vmb_gym.types import REASONING_TYPES
 
 __all__ = ["plot_esm_by_type", "plot_tokens_vs_esm"]
@@ -48,8 +49,7 @@ def plot_esm_by_type(runs: Sequence[Run], path: str | os.PathLike[str]) -> Path:
     ax.set_title("ESM by reasoning type")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=100)
+    out = save_figure(fig, path, dpi=100)  # whole or not at all (a full disk leaves no half PNG)
     plt.close(fig)
     return out
 
@@ -68,7 +68,6 @@ def plot_tokens_vs_esm(runs: Sequence[Run], path: str | os.PathLike[str]) -> Pat
     ax.set_ylim(-0.05, 1.05)
     ax.set_title("Memory tokens vs ESM per memory module")
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=100)
+    out = save_figure(fig, path, dpi=100)  # whole or not at all (a full disk leaves no half PNG)
     plt.close(fig)
     return out

@@ -81,14 +81,10 @@ def dumps(obj: Any, *, indent: bool = False) -> bytes:
 
 
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:
-    """Write ``obj`` as indented JSON atomically (temporary file, fsync, rename)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(dumps(obj, indent=True) + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Write ``obj`` as indented JSON atomically (temporary file, fsync, rename; on a full disk the old file stays)."""
+    from vmb_gym.outdir import write_atomic
+
+    write_atomic(path, dumps(obj, indent=True) + b"\n")
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
@@ -110,7 +106,9 @@ class ResultsWriter:
     """Appends records to ``results.jsonl``: one line each, flushed to the OS at once.
 
     Each line is written whole and flushed immediately, so a killed process loses nothing it
-    finished. ``fsync`` (durability against an OS crash or power loss) runs after a line when
+    finished. A write that fails part way (a full disk: ``ENOSPC``) is cut off the file again
+    before the error is raised, so the file ends with the last whole line and ``--resume``
+    appends after it. ``fsync`` (durability against an OS crash or power loss) runs after a line when
     ``fsync_interval`` seconds have passed since the last one, and on close; ``0`` fsyncs every
     line (slower on some file systems: several ms per call).
 
@@ -122,13 +120,34 @@ class ResultsWriter:
     def __init__(self, path: str | os.PathLike[str], fsync_interval: float = 0.25) -> None:
         self.path = Path(path)
         self.fsync_interval = fsync_interval
-        self._file: IO[bytes] = open(self.path, "ab")
+        self._file: IO[bytes] = open(self.path, "ab", buffering=0)  # unbuffered: nothing left to flush after an error
         self._last_sync = time.monotonic()
 
+    def _raw_write(self, data: memoryview) -> int:
+        """One ``write`` of the file (bytes written; may be fewer than given)."""
+        return self._file.write(data) or 0
+
     def write(self, record: Mapping[str, Any]) -> None:
-        """Append one record (flushed at once; fsynced per ``fsync_interval``)."""
-        self._file.write(dumps(record) + b"\n")
-        self._file.flush()
+        """Append one record (written at once, whole or not at all; fsynced per ``fsync_interval``).
+
+        Raises:
+            OSError: the write failed (e.g. ``ENOSPC``); the bytes of this record already written
+                are cut off, so the file ends with the previous whole line.
+        """
+        view = memoryview(dumps(record) + b"\n")
+        start = os.lseek(self._file.fileno(), 0, os.SEEK_END)
+        try:
+            while view:
+                n = self._raw_write(view)
+                if n <= 0:
+                    raise OSError(f"{self.path}: a write made no progress")
+                view = view[n:]
+        except BaseException:
+            try:
+                os.ftruncate(self._file.fileno(), start)
+            except OSError:
+                log.warning("%s: could not cut a partly written line off the file; reading skips it", self.path)
+            raise
         now = time.monotonic()
         if now - self._last_sync >= self.fsync_interval:
             os.fsync(self._file.fileno())
@@ -137,9 +156,10 @@ class ResultsWriter:
     def close(self) -> None:
         """Fsync and close the file."""
         if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+            try:
+                os.fsync(self._file.fileno())
+            finally:
+                self._file.close()
 
     def __enter__(self) -> ResultsWriter:
         return self

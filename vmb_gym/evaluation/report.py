@@ -39,6 +39,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.attribution import FAILURE_LABELS
 from vmb_gym.evaluation.records import CONFIG_FILE, METRIC_FILE, REPORT_FILE, read_json, write_json
 from vmb_gym.metrics import AUDIT_KEYS
+from vmb_gym.outdir import write_atomic
 from vmb_gym.scoring.aggregate import aggregate
 from vmb_gym.types import REASONING_TYPES
 
@@ -309,5 +310,5 @@ def write_outputs(run_dir: str | os.PathLike[str], config: Mapping[str, Any],
             raise
         except Exception as exc:  # noqa: BLE001 - a plotting problem must not lose the metrics
             log.warning("plots not written: %s: %s", type(exc).__name__, exc)
-    (run / REPORT_FILE).write_text(render_report(metric, records, config, made), encoding="utf-8")
+    write_atomic(run / REPORT_FILE, render_report(metric, records, config, made))  # whole or not at all
     return metric

@@ -33,7 +33,6 @@ from typing import Any
 
 from vmb_gym.errors import ConfigError, VmbError
 from vmb_gym.evaluation.interrupt import RunInterrupted
-from vmb_gym.evaluation.lock import OutLock
 from vmb_gym.evaluation.records import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -52,9 +51,13 @@ from vmb_gym.evaluation.runner import (
     redact,
     task_order,
 )
+from vmb_gym.outdir import DiskFull, claim_out, claimed_out, is_disk_full
 
-__all__ = ["RESUME_KEYS", "AllEpisodesFailed", "run_evaluation"]
+__all__ = ["EVAL_OUTPUTS", "RESUME_KEYS", "AllEpisodesFailed", "run_evaluation"]
 
+#: What a ``vmb eval`` run writes into its folder (removed first by ``--overwrite``).
+EVAL_OUTPUTS = ("config.json", "results.jsonl", "metric.json", "report.md", "esm_by_reasoning_type.png",
+                "memory_tokens_vs_esm.png")  # the plots: report.PLOT_FILES
 #: Config fields that must match when a run is resumed.
 RESUME_KEYS = ("policy", "memory", "memory_kwargs", "data", "files", "max_steps", "schema", "limit", "seed", "reward")
 
@@ -207,8 +210,13 @@ def run_evaluation(
     backend: str = "local",
     address: str | None = None,
     lock: bool = True,
+    overwrite: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every missing (task, trial) episode of ``config`` and append it to ``results.jsonl``.
+
+    ``out_dir`` is claimed first (:func:`vmb_gym.outdir.claim_out`): a folder holding another
+    command's run is refused, and an earlier ``vmb eval`` run there needs ``resume`` (continue it)
+    or ``overwrite`` (replace it).
 
     Args:
         config: the run configuration.
@@ -220,20 +228,24 @@ def run_evaluation(
         progress: show a tqdm progress bar (on stderr).
         backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
         address: the Ray cluster to join (``None`` starts a local Ray).
-        lock: hold the run directory's :class:`OutLock` while running (False when the caller
-            already holds it).
+        lock: hold the run directory's :class:`~vmb_gym.evaluation.lock.OutLock` while running
+            (False when the caller already holds it).
+        overwrite: replace an earlier ``vmb eval`` run in ``out_dir`` (its outputs are removed first).
 
     Returns:
         The run's records (the latest per (task_id, trial)), ordered by task then trial.
 
     Raises:
-        ConfigError: ``out_dir`` already holds results and ``resume`` is false, ``resume`` with
-            options that differ from the saved run, or another process is writing ``out_dir``.
+        ConfigError: ``out_dir`` holds another command's run, or an earlier run without
+            ``resume`` or ``overwrite``; ``resume`` with options that differ from the saved run; or
+            another process is writing ``out_dir``.
         AllEpisodesFailed: every episode of the run ended in an infrastructure error.
         RunInterrupted: Ctrl-C; the finished episodes are saved (``resume=True`` continues).
+        DiskFull: the disk filled up; the finished episodes are saved whole (``resume=True`` continues).
     """
     out = Path(out_dir)
-    with OutLock(out, "vmb eval") if lock else nullcontext():
+    claim: dict[str, Any] = {"overwrite": overwrite, "resume": resume, "outputs": EVAL_OUTPUTS}
+    with claimed_out(out, "vmb eval", **claim) if lock else nullcontext(claim_out(out, "vmb eval", **claim)):
         return _run_locked(config, out, policy_factory, resume=resume, progress=progress, backend=backend,
                            address=address)
 
@@ -279,7 +291,8 @@ def _run_locked(config: EvalConfig, out: Path, policy_factory: PolicyFactory, *,
 def _write_episodes(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]],
                     results_path: Path, *, done: int, total: int, progress: bool, backend: str,
                     address: str | None) -> None:
-    """Run ``pending`` and append each record as it finishes (Ctrl-C: :class:`RunInterrupted`)."""
+    """Run ``pending`` and append each record as it finishes (Ctrl-C: :class:`RunInterrupted`; a full disk:
+    :class:`~vmb_gym.outdir.DiskFull`)."""
     from tqdm import tqdm
 
     finished = errors = 0
@@ -296,6 +309,10 @@ def _write_episodes(config: EvalConfig, policy_factory: PolicyFactory, pending: 
                     bar.set_postfix(errors=errors)
     except KeyboardInterrupt:
         raise RunInterrupted(results_path.parent, done + finished, total) from None
+    except OSError as exc:
+        if not is_disk_full(exc) or isinstance(exc, DiskFull):
+            raise
+        raise DiskFull(exc, results_path.parent, saved=done + finished, total=total, file=results_path) from exc
     finally:
         close = getattr(episodes, "close", None)
         if close is not None:

@@ -24,11 +24,15 @@ from typing import Any
 
 from vmb_gym.errors import ConfigError
 from vmb_gym.evaluation.interrupt import RunInterrupted
-from vmb_gym.evaluation.lock import OutLock
 from vmb_gym.evaluation.records import CONFIG_FILE, RESULTS_FILE, ResultsWriter, read_json, read_results, write_json
+from vmb_gym.outdir import DiskFull, claim_out, claimed_out, is_disk_full
 from vmb_gym.policy import run_stream_episode
 
-__all__ = ["QUERY_KEYS", "STREAM_KEYS", "format_stream", "run_scenario", "run_stream_evaluation", "summarise"]
+__all__ = ["QUERY_KEYS", "STREAM_KEYS", "STREAM_OUTPUTS", "format_stream", "run_scenario", "run_stream_evaluation",
+           "summarise"]
+
+#: What a ``vmb eval-stream`` run writes into its folder (removed first by ``--overwrite``).
+STREAM_OUTPUTS = ("config.json", "results.jsonl", "metric.json")
 
 #: Per-request fields kept in a record's ``queries``.
 QUERY_KEYS = ("task_id", "reasoning_type", "exact_match", "f1_change", "f1_positive", "change_accuracy",
@@ -116,7 +120,7 @@ def _finished(out: Path, config: Mapping[str, Any], resume: bool) -> dict[int, d
 
 def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Mapping[str, Any], *,
                           seed: int = 0, resume: bool = False, progress: bool = True,
-                          lock: bool = True) -> list[dict[str, Any]]:
+                          lock: bool = True, overwrite: bool = False) -> list[dict[str, Any]]:
     """Run ``writer`` over every scenario of ``env`` without a record in ``out_dir``; append each record.
 
     Scenario ``i`` of ``env.scenario_ids`` gets the seed ``seed + i`` (the same on a resumed run).
@@ -129,20 +133,27 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
         seed: the base seed.
         resume: continue the run in ``out_dir`` (finished scenarios are skipped, and counted on stderr).
         progress: show a tqdm progress bar (on stderr).
-        lock: hold the run directory's :class:`OutLock` while running (False when the caller
-            already holds it).
+        lock: hold the run directory's :class:`~vmb_gym.evaluation.lock.OutLock` while running
+            (False when the caller already holds it).
+        overwrite: replace an earlier ``vmb eval-stream`` run in ``out_dir`` (its outputs are removed
+            first). ``out_dir`` is claimed by :func:`vmb_gym.outdir.claim_out`: another command's run
+            is refused.
 
     Returns:
         One record per scenario of ``env``, in scenario order.
 
     Raises:
-        ConfigError: see :func:`_finished`, or another process is writing ``out_dir``.
+        ConfigError: see :func:`_finished` and :func:`vmb_gym.outdir.check_out`, or another process
+            is writing ``out_dir``.
         RunInterrupted: Ctrl-C; the finished scenarios are saved (``resume=True`` continues).
+        DiskFull: the disk filled up; the finished scenarios are saved whole (``resume=True`` continues).
     """
     from tqdm import tqdm
 
     out = Path(out_dir)
-    with OutLock(out, "vmb eval-stream") if lock else nullcontext():
+    claim: dict[str, Any] = {"overwrite": overwrite, "resume": resume, "outputs": STREAM_OUTPUTS}
+    command = "vmb eval-stream"
+    with claimed_out(out, command, **claim) if lock else nullcontext(claim_out(out, command, **claim)):
         out.mkdir(parents=True, exist_ok=True)
         done = _finished(out, config, resume)
         ids = list(env.scenario_ids)
@@ -157,9 +168,14 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
                                                                     file=sys.stderr) as bar:
                 for i, sid in bar:
                     rec = run_scenario(env, writer, seed=seed + i, scenario_id=sid)
+                    results.write(rec)  # whole or not at all
                     done[sid] = rec
-                    results.write(rec)
                     bar.set_postfix(ret=f"{rec['reward']:.2f}", esm=f"{rec['mean_esm'] or 0:.2f}")
         except KeyboardInterrupt:
             raise RunInterrupted(out, sum(sid in done for sid in ids), len(ids), "scenarios") from None
+        except OSError as exc:
+            if not is_disk_full(exc) or isinstance(exc, DiskFull):
+                raise
+            raise DiskFull(exc, out, saved=sum(sid in done for sid in ids), total=len(ids), unit="scenarios",
+                           file=out / RESULTS_FILE) from exc
     return [done[sid] for sid in ids if sid in done]

@@ -24,6 +24,7 @@ from vmb_gym.errors import ConfigError, DataError
 from vmb_gym.generator.dialogue import assemble, memory_line
 from vmb_gym.generator.options import GENERATOR_VERSION, GeneratorOptions
 from vmb_gym.generator.scenario import ScenarioBuilder
+from vmb_gym.outdir import write_atomic
 
 #: Seeds and sizes of the default splits (the test split is embedded in ``benchmark/``).
 DEFAULT_SPLITS: dict[str, dict[str, int]] = {
@@ -114,7 +115,7 @@ def generate(options: GeneratorOptions, out: str | Path,
         for path, text in ((out / "history" / f"history_{n}.txt", sc.history),
                            (out / "qa_data" / f"qa_{n}.json", _dumps(sc.qa)),
                            (out / "meta" / f"meta_{n}.json", _dumps(sc.meta))):
-            path.write_text(text, encoding="utf-8", newline="\n")
+            write_atomic(path, text, fsync=False)  # whole or not at all (a full disk leaves no half file)
             written.append(path)
     return written
 
@@ -164,7 +165,7 @@ def write_benchmark(out: str | Path) -> dict[str, Any]:
         "regenerate": "vmb generate --split {test|validation|train} --out DIR",
         "files": {p.relative_to(out).as_posix(): sha256(p) for p in sorted(files)},
     }
-    (out / "manifest.json").write_text(_dumps(manifest), encoding="utf-8", newline="\n")
+    write_atomic(out / "manifest.json", _dumps(manifest), fsync=False)
     return manifest
 
 
