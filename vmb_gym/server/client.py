@@ -89,13 +89,13 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
         :class:`TokenRefused`."""
         if CLIENT_CONNECT_HOOK == "_connect_async":  # openenv 0.10: its own connect, which knows its loops
             try:
-                await super()._connect_async()  # type: ignore[misc]
+                await super()._connect_async()
             except ConnectionError as e:
                 if isinstance(e.__cause__, InvalidStatus):
                     await self._raise_if_token_refused(e.__cause__)
                 raise ConnectionError(f"could not open a session at {self._ws_url}: {e.__cause__ or e}") from e
             return self
-        if self._ws is not None:
+        if self._ws is not None:  # type: ignore[has-type]
             return self
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
         try:

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from starlette.websockets import WebSocketDisconnect
 
-__all__ = ["GuardMiddleware", "PAYLOAD_TOO_LARGE", "UNAUTHORIZED", "json_response"]
+__all__ = ["GuardMiddleware", "PAYLOAD_TOO_LARGE", "UNAUTHORIZED", "json_response", "rpc_error"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -57,8 +57,9 @@ class GuardMiddleware:
             return
         if not self._authorized(scope):
             if kind == "http":
-                await json_response(send, 401, {"detail": "missing or wrong bearer token: send "
-                                                 "'Authorization: Bearer <token>'", "code": UNAUTHORIZED})
+                await json_response(send, 401, _for_path(scope, {
+                    "detail": "missing or wrong bearer token: send 'Authorization: Bearer <token>' with the "
+                              "server's --token (or its $VMB_SERVE_TOKEN)", "code": UNAUTHORIZED}))
             else:
                 await receive()  # the websocket.connect event
                 await send({"type": "websocket.close", "code": 1008, "reason": "missing or wrong bearer token"})
@@ -81,7 +82,7 @@ class GuardMiddleware:
         limit = self.max_request_bytes
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            await json_response(send, 413, _too_large(int(declared), limit))
+            await json_response(send, 413, _for_path(scope, _too_large(int(declared), limit)))
             return
         seen = 0
         started = False
@@ -104,7 +105,7 @@ class GuardMiddleware:
             await self.app(scope, counting_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await json_response(send, 413, _too_large(seen, limit))
+                await json_response(send, 413, _for_path(scope, _too_large(seen, limit)))
 
     def _ws_receive(self, receive: Receive, send: Send) -> Receive:
         limit = self.max_request_bytes
@@ -122,6 +123,18 @@ class GuardMiddleware:
                 await send({"type": "websocket.send", "text": orjson.dumps(error).decode()})
 
         return guarded
+
+
+def rpc_error(message: str, code: int = -32000) -> dict[str, Any]:
+    """A JSON-RPC error response (no id) carrying ``message``: what an MCP client shows of a refused request."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+def _for_path(scope: Scope, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` as the path's clients read it: a JSON-RPC error on ``/mcp`` (the MCP endpoint), else as it is."""
+    if str(scope.get("path", "")).rstrip("/") != "/mcp":
+        return body
+    return rpc_error(str(body.get("detail") or body.get("message")))
 
 
 def _too_large(size: int, limit: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 import vmb_gym
 from vmb_gym.errors import VmbError
 from vmb_gym.server.environment import VehicleMemEnvironment, json_safe
-from vmb_gym.server.guard import ASGIApp, Message, Receive, Scope, Send, json_response
+from vmb_gym.server.guard import ASGIApp, Message, Receive, Scope, Send, json_response, rpc_error
 from vmb_gym.server.ws_sessions import SessionEndpoint
 from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas
 
@@ -136,9 +136,10 @@ class McpEndpoint:
         headers = dict(scope.get("headers") or [])
         version = headers.get(_VERSION_HEADER)
         if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
-            await json_response(send, 400, _rpc_error(f"MCP protocol version {version.decode('latin-1')!r} has no "
-                                                      "sessions; this server's episodes are MCP sessions: use one of "
-                                                      f"{list(HANDSHAKE_PROTOCOL_VERSIONS)} (ClientSession.initialize)"))
+            asked = version.decode("latin-1")
+            await json_response(send, 400, rpc_error(f"MCP protocol version {asked!r} has no sessions; this server's "
+                                                     "episodes are MCP sessions: use one of "
+                                                     f"{list(HANDSHAKE_PROTOCOL_VERSIONS)} (ClientSession.initialize)"))
             return
         session_id = headers.get(_SESSION_HEADER)
         if session_id is not None or scope.get("method") != "POST":
@@ -154,7 +155,7 @@ class McpEndpoint:
         env = self.sessions.open_session()
         if env is None:
             error = self.sessions.capacity_error()["data"]
-            await json_response(send, 503, _rpc_error(error["message"]))
+            await json_response(send, 503, rpc_error(error["message"]))
             return
         new_id: list[str] = []
 
@@ -254,7 +255,3 @@ def _session_id(ctx: Any) -> str | None:
     connection = getattr(getattr(ctx, "session", None), "_connection", None)
     found = getattr(connection, "session_id", None)
     return str(found) if found else None
-
-
-def _rpc_error(message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
