@@ -125,8 +125,10 @@ def run_audit(
         progress: called with 1 after each query (a tqdm ``update``).
 
     Returns:
-        ``{"overall", "by_reasoning_type", "tasks", "latency_ms", "ingest_seconds", "violations"}``
-        where ``tasks`` lists, per task, the rank at which each gold event is first hit.
+        ``{"overall", "by_reasoning_type", "tasks", "latency_ms", "ingest_seconds", "index_build",
+        "violations"}`` where ``tasks`` lists, per task, the rank at which each gold event is first
+        hit and ``index_build`` the dense index builds (histories embedded, read from the disk
+        cache, mean seconds of an embedded one; zeros for a module without a dense index).
     """
     ks = sorted(set(ks))
     depth = max(ks)
@@ -175,6 +177,9 @@ def run_audit(
             "query_embed_ms_mean": stats.get("query_embed_ms_mean"),
         },
         "ingest_seconds": {"total": sum(ingest), "mean": _mean(ingest)},
+        "index_build": {"embedded": int(stats.get("index_builds_embedded", 0)),
+                        "cached": int(stats.get("index_builds_cached", 0)),
+                        "seconds_mean": stats.get("index_build_seconds_mean")},
         "violations": int(getattr(memory, "violations", 0)),
         "memory_tokens_note": "cl100k tokens of the rendered top-10 hits",
     }

@@ -114,7 +114,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
     """Facts with active/superseded revisions over a rule-extracted setting-change log.
 
     Args:
-        semantic: also use MiniLM similarity in the match score (off: BM25 only, no model).
+        semantic: also use embedding similarity in the match score (off: BM25 only, no model).
         embedder: see :class:`~vmb_gym.memory.retrieval.DenseMemory`.
         use_disk_cache: see :class:`~vmb_gym.memory.retrieval.DenseMemory`.
         per_person: key facts by person (``False``: household-wide facts per setting).
@@ -135,6 +135,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
             (see :mod:`vmb_gym.memory.trilink`); a bad name is a ``ConfigError``.
         gate: when experiences enter the context (:class:`~vmb_gym.memory.trilink.ExperienceGate`).
         distiller: an optional chat backend that also distils experiences at ingest, a day at a time.
+        encoder: see :class:`~vmb_gym.memory.retrieval.DenseMemory` (used when ``semantic``).
     """
 
     name: ClassVar[str] = "layered"
@@ -158,13 +159,14 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
         layers: str | Sequence[str] = LAYERS,
         gate: ExperienceGate | None = None,
         distiller: ChatBackend | None = None,
+        encoder: str | None = None,
     ) -> None:
         self.layers = parse_layers(layers)
         self.gate = gate or ExperienceGate()
         self.distiller = distiller
         self.semantic = semantic
         if semantic:
-            super().__init__(embedder, use_disk_cache)
+            super().__init__(embedder, use_disk_cache, encoder=encoder)
         else:
             BaseMemory.__init__(self)
             self._bm25 = None

@@ -1,4 +1,4 @@
-"""Retrieval over history lines: ``bm25`` (bm25s), ``dense`` (MiniLM, offline) and ``hybrid`` (RRF).
+"""Retrieval over history lines: ``bm25`` (bm25s), ``dense`` (static or MiniLM embeddings, offline), ``hybrid`` (RRF).
 
 Indexes cover every entry (history lines and policy writes); the time/status/person mask comes
 from :meth:`BaseMemory.visible`, so a later line can never be ranked, let alone returned.
@@ -401,21 +401,27 @@ class BM25Memory(_LineRetrieval):
 
 
 class DenseMemory(_LineRetrieval):
-    """Cosine similarity of MiniLM embeddings (offline) over history lines and policy writes.
+    """Cosine similarity of sentence embeddings (offline) over history lines and policy writes.
 
     Args:
-        embedder: any :class:`Embedder` (default: :class:`MiniLMEmbedder`, shared per process).
+        embedder: any :class:`Embedder` (default: the one ``encoder`` names, shared per process).
         use_disk_cache: cache whole-history embeddings on disk, keyed by model and content hash.
+        encoder: which built-in encoder embeds when ``embedder`` is not given (see
+            :func:`make_embedder`): ``"static"`` (model2vec distilled from MiniLM, the default) or
+            ``"minilm"`` (MiniLM itself).
     """
 
     name: ClassVar[str] = "dense"
     search_cache: ClassVar[bool] = True
 
-    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True) -> None:
+    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True,
+                 encoder: str | None = None) -> None:
         super().__init__()
-        self.embedder = embedder or shared_minilm()
+        self.embedder = make_embedder(encoder, embedder)
         self.use_disk_cache = use_disk_cache
         self._dense = DenseIndex(self.embedder, use_disk_cache)
+        #: ``(seconds, read from the disk cache)`` of each whole-history index build.
+        self.index_builds: list[tuple[float, bool]] = []
 
     def _config_key(self) -> str:
         return self.embedder.model_id
@@ -426,7 +432,9 @@ class DenseMemory(_LineRetrieval):
         self._dense = DenseIndex(self.embedder, self.use_disk_cache)
 
     def _finish_ingest(self) -> None:
+        t0 = time.perf_counter()
         self._dense.extend([e.text for e in self.entries], cache=True)
+        self.index_builds.append((time.perf_counter() - t0, bool(self._dense.cache_hit)))
 
     def _dense_index(self) -> DenseIndex:
         n = len(self._dense.matrix)
@@ -456,6 +464,10 @@ class DenseMemory(_LineRetrieval):
         q = self._dense.query_seconds
         out["query_embed_ms_mean"] = 1000.0 * sum(q) / len(q) if q else 0.0
         out["embedding_cache_hit"] = float(bool(self._dense.cache_hit))
+        built = [sec for sec, hit in getattr(self, "index_builds", ()) if not hit]
+        out["index_builds_embedded"] = float(len(built))
+        out["index_builds_cached"] = float(len(getattr(self, "index_builds", ())) - len(built))
+        out["index_build_seconds_mean"] = sum(built) / len(built) if built else 0.0
         return out
 
 
@@ -466,13 +478,15 @@ class HybridMemory(BM25Memory, DenseMemory):
         embedder: see :class:`DenseMemory`.
         use_disk_cache: see :class:`DenseMemory`.
         rrf_k: the fusion constant.
+        encoder: see :class:`DenseMemory`.
     """
 
     name: ClassVar[str] = "hybrid"
     search_cache: ClassVar[bool] = True
 
-    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True, rrf_k: int = RRF_K) -> None:
-        DenseMemory.__init__(self, embedder, use_disk_cache)
+    def __init__(self, embedder: Embedder | None = None, use_disk_cache: bool = True, rrf_k: int = RRF_K,
+                 encoder: str | None = None) -> None:
+        DenseMemory.__init__(self, embedder, use_disk_cache, encoder)
         self._bm25 = None
         self.rrf_k = rrf_k
 
@@ -504,3 +518,38 @@ class HybridMemory(BM25Memory, DenseMemory):
 def shared_minilm() -> MiniLMEmbedder:
     """One MiniLM per process (the model is shared by every dense/hybrid/layered module)."""
     return MiniLMEmbedder()
+
+
+#: The built-in encoders of the dense memories, by name.
+ENCODERS: tuple[str, ...] = ("static", "minilm")
+#: The encoder used when none is named (chosen on the generator's validation split; see
+#: docs/memory-encoders.md).
+DEFAULT_ENCODER = "static"
+
+
+def make_embedder(encoder: str | None = None, embedder: Embedder | None = None) -> Embedder:
+    """The embedder of a dense memory: ``embedder`` when given, else the shared built-in ``encoder``.
+
+    Args:
+        encoder: ``"static"`` (:class:`~vmb_gym.memory.static_encoder.StaticEmbedder`, model2vec
+            distilled from MiniLM), ``"minilm"`` (:class:`MiniLMEmbedder`), or ``None``
+            (``$VMB_DENSE_ENCODER``, else :data:`DEFAULT_ENCODER`).
+        embedder: an explicit embedder (then ``encoder`` must be ``None``).
+
+    Raises:
+        ConfigError: an unknown encoder name, or both arguments given.
+    """
+    if embedder is not None:
+        if encoder is not None:
+            raise ConfigError(f"give a dense memory either embedder= or encoder= (got both, encoder={encoder!r}); "
+                              "fix: drop one of them")
+        return embedder
+    name = str(encoder or os.environ.get("VMB_DENSE_ENCODER") or DEFAULT_ENCODER).strip().lower()
+    if name == "minilm":
+        return shared_minilm()
+    if name == "static":
+        from vmb_gym.memory.static_encoder import shared_static
+
+        return shared_static()
+    raise ConfigError(f"unknown dense encoder {encoder!r}; choose one of {', '.join(ENCODERS)} "
+                      "(e.g. --memory-kwargs '{\"encoder\": \"minilm\"}'), or unset $VMB_DENSE_ENCODER")
