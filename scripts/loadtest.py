@@ -9,6 +9,8 @@ from the env's action space (1-4, then ``finish``). Bounded: it stops after the 
 ``--client`` picks how sessions talk to the server:
 
 * ``openenv``: one :class:`~vmb_gym.server.client.VmbEnvClient` (OpenEnv's ``EnvClient``) each;
+* ``mcp``: one MCP session each on ``/mcp`` (the official ``mcp`` client, streamable HTTP): an episode is
+  ``start_episode(task_id=...)``, the calls as tools, then ``finish``, whose result carries the reward;
 * ``lean``: one WebSocket each, the same messages sent with ``orjson`` (a client that costs little,
   so the server is what is measured);
 * ``batch``: the sessions spread over ``--connections`` WebSockets, each frame a ``batch`` message
@@ -141,6 +143,58 @@ async def _session(
         ready.append(1)
     finally:
         await client.close()
+
+
+async def mcp_session(
+    url: str,
+    token: str | None,
+    plan: list[Episode],
+    start: asyncio.Event,
+    ready: list[int],
+    latencies: list[float],
+    errors: list[str],
+    deadline: float,
+    ended: list[float] | None = None,
+) -> None:
+    """One MCP session on ``/mcp`` playing ``plan`` (the ``mcp`` client: one episode after another)."""
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http, \
+                streamable_http_client(url + "/mcp", http_client=http) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            first = await session.call_tool("start_episode", {"task_id": plan[0].task_id})  # the env is built now
+            ready.append(1)
+            await start.wait()
+            for k, ep in enumerate(plan):
+                if time.monotonic() > deadline:
+                    errors.append(f"session {ep.session}: time limit before episode {k}")
+                    break
+                if k:
+                    first = await session.call_tool("start_episode", {"task_id": ep.task_id})
+                ep.texts.append(first.content[0].text)
+                ep.task_ids.append((first.structured_content or {}).get("task_id"))
+                for action in ep.actions:
+                    t0 = time.perf_counter()
+                    result = await session.call_tool(action["name"], action["arguments"])
+                    latencies.append(time.perf_counter() - t0)
+                    got = result.structured_content or {}
+                    ep.texts.append(result.content[0].text)
+                    ep.task_ids.append(got.get("task_id"))
+                    if got.get("done"):
+                        ep.reward = got["reward"]
+                        break
+            if ended is not None:
+                ended.append(time.perf_counter())
+    except BaseException as e:  # noqa: BLE001 - counted, never fatal (the mcp client raises exception groups)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
+        ready.append(1)
 
 
 class Player:
@@ -390,6 +444,8 @@ async def _drive(url: str, token: str, plans: list[list[Episode]], deadline: flo
         jobs = [_session(url, token, p, *common, ended=ended) for p in plans]
     elif args.client == "lean":
         jobs = [_lean_session(url, token, p, *common, ended=ended) for p in players]
+    elif args.client == "mcp":
+        jobs = [mcp_session(url, token, p, *common, ended=ended) for p in plans]
     else:
         opened = await open_batch_connections(url, token, args.connections, args.workers)
         workers = [w for _, w in opened]
@@ -502,8 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default="default", help="data spec served and replayed")
     parser.add_argument("--memory", default="bm25", help="memory module served and replayed")
     parser.add_argument("--seed", type=int, default=0, help="seed of the tasks and random actions")
-    parser.add_argument("--client", choices=("openenv", "lean", "batch"), default="lean",
-                        help="OpenEnv's EnvClient per session, a lean WebSocket per session, or batch frames")
+    parser.add_argument("--client", choices=("openenv", "lean", "batch", "mcp"), default="lean",
+                        help="OpenEnv's EnvClient per session, a lean WebSocket per session, batch frames, "
+                             "or an MCP session per session (/mcp)")
     parser.add_argument(
         "--connections",
         type=int,

@@ -9,6 +9,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 _PATH = Path(__file__).resolve().parents[2] / "scripts" / "loadtest.py"
 _SPEC = importlib.util.spec_from_file_location("loadtest", _PATH)
 loadtest = importlib.util.module_from_spec(_SPEC)
@@ -102,3 +104,31 @@ def test_a_session_s_set_up_reset_is_its_first_episode_s_reset() -> None:
                                              "done": True}}
     assert player.take(final) is True and player.finished
     assert episode.texts == ["first", "end"] and episode.reward == 0.5
+
+
+def test_mcp_sessions_play_every_episode_and_match_the_in_process_env(server_url: str) -> None:
+    """The load test's MCP client: concurrent MCP sessions (oracle and random players) play every planned
+    episode, and the in-process replay finds no reward mismatch and no leak."""
+    pytest.importorskip("mcp_types")
+    import gymnasium as gym
+
+    import vmb_gym  # noqa: F401
+
+    from .conftest import TOKEN
+
+    local = gym.make("VehicleMem-v0", data="default", memory="bm25").unwrapped
+    plans = [loadtest.plan_episodes(local, s, 2, 2) for s in range(4)]
+    latencies: list[float] = []
+    errors: list[str] = []
+
+    async def run() -> None:
+        start, ready = asyncio.Event(), []
+        start.set()
+        await asyncio.gather(*(loadtest.mcp_session(server_url, TOKEN, plan, start, ready, latencies, errors,
+                                                    float("inf")) for plan in plans))
+
+    asyncio.run(run())
+    episodes = [ep for plan in plans for ep in plan]
+    assert errors == []
+    assert len(latencies) == sum(len(ep.actions) for ep in episodes)  # each episode ends with its finish
+    assert loadtest.replay(local, episodes) == (8, 0, 0)
