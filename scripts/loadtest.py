@@ -190,7 +190,7 @@ async def mcp_session(
                         break
             if ended is not None:
                 ended.append(time.perf_counter())
-    except BaseException as e:  # noqa: BLE001 - counted, never fatal (the mcp client raises exception groups)
+    except BaseException as e:  # counted, never fatal (the mcp client raises exception groups)
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
