@@ -42,3 +42,10 @@ class ConfigError(VmbError, ValueError):
 
 class UnknownMemoryError(ConfigError):
     """A memory module name is not registered."""
+
+
+class StateError(ConfigError):
+    """A saved env state cannot be restored here: another version, env, configuration or task.
+
+    Raised by ``set_state`` (the caller is the trainer, not the policy); the env is left unchanged.
+    """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import string
 from collections.abc import Mapping, Sequence
@@ -11,6 +12,16 @@ import gymnasium as gym
 import orjson
 from gymnasium import spaces
 
+from vmb_gym.envs.env_state import (
+    STATE_VERSION,
+    EnvState,
+    check_state,
+    config_fingerprint,
+    restore_runtime,
+    rng_state,
+    runtime_state,
+    set_rng_state,
+)
 from vmb_gym.envs.rewards import RewardSpec
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
@@ -23,7 +34,7 @@ from vmb_gym.envs.tool_runtime import (
     iso_stamp,
     render_results,
 )
-from vmb_gym.errors import ConfigError
+from vmb_gym.errors import ConfigError, StateError
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import Query, Scenario
 from vmb_gym.vehicle import MODULE_KEYS, MODULES
@@ -301,6 +312,70 @@ class VehicleMemEnv(gym.Env[str, Any]):
     def runtime(self) -> ToolRuntime:
         """The current episode's tool session (car, discovered modules, counters)."""
         return self._runtime
+
+    # ------------------------------------------------------------------ forkable episodes
+    def _state_config(self) -> str:
+        """Fingerprint of what a saved state depends on (tasks, reward, limits, tools, memory)."""
+        spec = self.reward_spec
+        return config_fingerprint("VehicleMem-v0", [q.task_id for q in self.tasks.queries],
+                                  sorted(spec.weights.items()), spec.name, self.max_steps, self.observation_mode,
+                                  self.gated, self.task_mode, self.memory_name, self.schema_flavour,
+                                  self.max_observation_length)
+
+    def get_state(self) -> EnvState:
+        """The episode as plain, picklable data (:class:`~vmb_gym.envs.env_state.EnvState`).
+
+        It holds the car, the episode's memory accounting (searches, tokens, hits), the steps,
+        the chat messages, the calls made and the counters, the task, the task cycle and the
+        random generators' states. :meth:`set_state` on an env built with the same arguments
+        continues exactly as this one would.
+        """
+        query = self._query
+        data: dict[str, Any] = {
+            "order": list(self._order), "cursor": self._cursor, "episode_over": self._episode_over,
+            "np_random": rng_state(self._np_random),
+            "action_space_rng": rng_state(getattr(self.action_space, "_np_random", None)),
+            "task_id": query.task_id if query is not None else None,
+        }
+        if query is not None:
+            data.update({"steps": self._steps, "messages": copy.deepcopy(self._messages), "last_obs": self._last_obs,
+                         "runtime": runtime_state(self._runtime)})
+        return EnvState(STATE_VERSION, "VehicleMem-v0", self._state_config(), data)
+
+    def set_state(self, state: EnvState | Mapping[str, Any]) -> None:
+        """Restore a state of :meth:`get_state` (or its :meth:`~EnvState.to_json_data` dict).
+
+        Raises:
+            StateError: a state of another version, env, configuration or task; the env is unchanged.
+        """
+        data = check_state(state, "VehicleMem-v0", self._state_config()).data
+        task_id = data.get("task_id")
+        if task_id is not None:
+            try:
+                self.tasks.index_of(str(task_id))
+            except ConfigError as exc:
+                raise StateError(f"expected a state of a task of this env, got task {task_id!r}") from exc
+        data = copy.deepcopy(data)
+        self._order, self._cursor = [int(i) for i in data["order"]], int(data["cursor"])
+        self._episode_over = bool(data["episode_over"])
+        if data["np_random"] is not None:
+            set_rng_state(self.np_random, data["np_random"])
+        if data["action_space_rng"] is not None:
+            set_rng_state(self.action_space.np_random, data["action_space_rng"])
+        if task_id is None:
+            self._query = None
+            return
+        self._query = query = self.tasks.queries[self.tasks.index_of(task_id)]
+        self._scenario = self.tasks.scenario_of(query)
+        self._steps = int(data["steps"])
+        _, _, context_tokens = self._first_observation(query)
+        self._runtime = ToolRuntime(
+            query, self.memory, schema=self.schema_flavour, gated=self.gated, task_mode=self.task_mode,
+            prepare_memory=self._serve_episode_scenario, context_tokens=context_tokens,
+        )
+        restore_runtime(self._runtime, data["runtime"])
+        self._messages = data["messages"]
+        self._last_obs = data["last_obs"]
 
     def render(self) -> str | None:
         """``ansi``: the last observation as text; ``human``: printed by ``step``."""

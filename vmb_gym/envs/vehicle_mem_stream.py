@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -13,11 +14,23 @@ import orjson
 from gymnasium import spaces
 
 from vmb_gym.envs.actions import parse_action
+from vmb_gym.envs.env_state import (
+    STATE_VERSION,
+    EnvState,
+    check_state,
+    config_fingerprint,
+    parse_stamp,
+    restore_runtime,
+    rng_state,
+    runtime_state,
+    set_rng_state,
+    stamp,
+)
 from vmb_gym.envs.rewards import RewardSpec
 from vmb_gym.envs.spaces import ToolCallSpace
 from vmb_gym.envs.task_set import TaskSet
 from vmb_gym.envs.tool_runtime import TextFitter, ToolRuntime, dump_results, render_results
-from vmb_gym.errors import ActionError, ConfigError
+from vmb_gym.errors import ActionError, ConfigError, StateError
 from vmb_gym.memory.base import ACTIVE, DELETED, BaseMemory
 from vmb_gym.memory.tokens import count_tokens
 from vmb_gym.types import HistoryLine, Query, Scenario
@@ -371,6 +384,8 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         self._query_records: list[dict[str, Any]] = []
         self._runtime: ToolRuntime | None = None
         self._over = False
+        #: The writes made into the store, in order, as plain data (what ``set_state`` replays).
+        self._store_log: list[dict[str, Any]] = []
         info: dict[str, Any] = {"scenario_id": scenario.scenario_id, "speakers": list(scenario.speakers),
                                 "store": self.store_name, "window": self._window_info(),
                                 "queries": len(queries), "chunks": sum(isinstance(i, Chunk) for i in self.timeline)}
@@ -520,11 +535,14 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
             return {"success": False, "error": f"{name}: entry {entry_id} is {entry.status}{later}"}, 0
         if name == "delete":
             self.store.delete(entry_id)
+            self._store_log.append({"op": "delete", "pos": self._pos, "entry_id": entry_id})
             return {"success": True, "deleted": entry_id}, 0
         text = args.get("text")
         if not isinstance(text, str) or not text.strip():
             return {"success": False, "error": "update: text must be a non-empty string"}, 0
         new_id = self.store.update(entry_id, text, when=self.clock)
+        self._store_log.append({"op": "update", "pos": self._pos, "entry_id": entry_id, "new_id": new_id,
+                                "text": text, "when": stamp(self.clock)})
         return {"success": True, "entry_id": new_id, "supersedes": entry_id}, self._count(new_id, text)
 
     def _store(self, args: dict[str, Any]) -> tuple[dict[str, Any], int]:
@@ -565,6 +583,9 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         eid = self.store.store(text, people=tuple(people), setting=labels["setting"], condition=labels["condition"],
                                when=when)
         self.store.get(eid).line_ids = ids
+        self._store_log.append({"op": "store", "pos": self._pos, "entry_id": eid, "text": text, "people": list(people),
+                                "setting": labels["setting"], "condition": labels["condition"],
+                                "when": stamp(when), "line_ids": list(ids)})
         return {"success": True, "entry_id": eid}, self._count(eid, text)
 
     def _count(self, entry_id: str, text: str) -> int:
@@ -609,6 +630,9 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         record = getattr(self.store, "record_experience", None)
         if callable(record) and query.as_of is not None:
             record(query.text, query.as_of, list(self._request_calls), reward)
+            self._store_log.append({"op": "experience", "pos": self._pos, "request": query.text,
+                                    "when": stamp(query.as_of), "calls": copy.deepcopy(self._request_calls),
+                                    "reward": reward})
         self._request_calls = []
 
     # ------------------------------------------------------------------ figures
@@ -667,3 +691,141 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     def _fit(self, text: str) -> str:
         return self._fitter(text)
 
+    # ------------------------------------------------------------------ forkable episodes
+    def _state_config(self) -> str:
+        """Fingerprint of what a saved state depends on (tasks, store, chunking, reward, limits)."""
+        spec = self.reward_spec
+        return config_fingerprint("VehicleMemStream-v0", [q.task_id for q in self.tasks.queries], self.store_name,
+                                  self.chunk_minutes, self.window_days, self.memory_cost, self.schema_flavour,
+                                  sorted(spec.weights.items()), spec.name, self.gated, self.max_query_steps,
+                                  self.max_chunk_steps, self.max_observation_length)
+
+    def get_state(self) -> EnvState:
+        """The episode as plain, picklable data (:class:`~vmb_gym.envs.env_state.EnvState`).
+
+        It holds the scenario and window, the stream position, the log of the writes the policy
+        made into its store (replayed into an empty store by :meth:`set_state`), the store's
+        violation count, the write figures, the finished requests' records, the current request's
+        tool session (car, calls, counters, search accounting), the scenario cycle and the random
+        generators' states. :meth:`set_state` on an env built with the same arguments continues
+        exactly as this one would: G forks of one state start from identical stores.
+        """
+        data: dict[str, Any] = {
+            "order": list(self._order), "cursor": self._cursor, "over": self._over,
+            "np_random": rng_state(self._np_random),
+            "action_space_rng": rng_state(getattr(self.action_space, "_np_random", None)),
+            "scenario_id": None,
+        }
+        if not hasattr(self, "timeline"):
+            return EnvState(STATE_VERSION, "VehicleMemStream-v0", self._state_config(), data)
+        data.update({
+            "scenario_id": self.scenario.scenario_id,
+            "window": [stamp(t) for t in self.window] if self.window else None,
+            "timeline_items": len(self.timeline), "pos": self._pos, "steps": self._steps,
+            "chunk_steps": self._chunk_steps, "tokens_written": self._tokens_written,
+            "entries_written": self._entries_written, "write_invalid": self._write_invalid,
+            "cost_paid": self._cost_paid, "query_records": copy.deepcopy(self._query_records),
+            "entry_tokens": dict(self._entry_tokens), "store_log": copy.deepcopy(self._store_log),
+            "store_violations": self.store.violations, "last_obs": self._last_obs, "query": None,
+        })
+        if self._runtime is not None:
+            data["query"] = {"steps": self._query_steps, "request_calls": copy.deepcopy(self._request_calls),
+                             "recall": dict(self._query_recall), "runtime": runtime_state(self._runtime)}
+        return EnvState(STATE_VERSION, "VehicleMemStream-v0", self._state_config(), data)
+
+    def set_state(self, state: EnvState | Mapping[str, Any]) -> None:
+        """Restore a state of :meth:`get_state` (or its :meth:`~EnvState.to_json_data` dict).
+
+        The store is reset and the state's writes are replayed into it, so it equals the store
+        the policy built.
+
+        Raises:
+            StateError: a state of another version, env, configuration or scenario; the env is unchanged.
+        """
+        data = copy.deepcopy(check_state(state, "VehicleMemStream-v0", self._state_config()).data)
+        sid = data["scenario_id"]
+        if sid is not None and sid not in self._queries:
+            raise StateError(f"expected a state of a scenario of this env, got scenario {sid!r}")
+        built = self._saved_timeline(data) if sid is not None else None
+        self._order, self._cursor, self._over = [int(i) for i in data["order"]], int(data["cursor"]), data["over"]
+        if data["np_random"] is not None:
+            set_rng_state(self.np_random, data["np_random"])
+        if data["action_space_rng"] is not None:
+            set_rng_state(self.action_space.np_random, data["action_space_rng"])
+        if built is None:
+            return
+        self.scenario, self.window, self.timeline = built
+        self._pos, self._steps, self._chunk_steps = int(data["pos"]), int(data["steps"]), int(data["chunk_steps"])
+        self._tokens_written, self._entries_written = int(data["tokens_written"]), int(data["entries_written"])
+        self._write_invalid, self._cost_paid = int(data["write_invalid"]), float(data["cost_paid"])
+        self._query_records = data["query_records"]
+        self._entry_tokens = {str(k): int(v) for k, v in data["entry_tokens"].items()}
+        self._replay_store(data["store_log"])
+        self.store.violations = int(data["store_violations"])
+        self._store_log = data["store_log"]
+        self._last_obs = data["last_obs"]
+        self._runtime = None
+        q = data["query"]
+        if q is not None:
+            item = self.timeline[self._pos]
+            assert isinstance(item, Query)
+            self._runtime = ToolRuntime(item, self.store, schema=self.schema_flavour, gated=self.gated)
+            restore_runtime(self._runtime, q["runtime"])
+            self._query_steps, self._query_recall = int(q["steps"]), q["recall"]
+            self._request_calls = q["request_calls"]
+
+    def _saved_timeline(
+        self, data: Mapping[str, Any]
+    ) -> tuple[Scenario, tuple[datetime, datetime] | None, list[TimelineItem]]:
+        """The scenario, window and timeline of a saved state (as :meth:`reset` built them)."""
+        sid = data["scenario_id"]
+        scenario = self.tasks.scenarios[sid]
+        lines: Sequence[HistoryLine] = scenario.lines
+        queries = self._queries[sid]
+        saved = data["window"]
+        window: tuple[datetime, datetime] | None = None
+        if saved is not None:
+            start, end = parse_stamp(saved[0]), parse_stamp(saved[1])
+            assert start is not None and end is not None
+            window = (start, end)
+            lines = [ln for ln in lines if start < ln.timestamp <= end]
+            queries = [q for q in queries if start < q.as_of <= end]  # type: ignore[operator]
+        timeline = build_timeline(lines, queries, self.chunk_minutes)
+        if len(timeline) != data["timeline_items"]:
+            raise StateError(f"expected the state's timeline of {data['timeline_items']} items for scenario {sid}, "
+                             f"built {len(timeline)}: the data differ from the env's that saved it")
+        return scenario, window, timeline
+
+    def _replay_store(self, log: Sequence[Mapping[str, Any]]) -> None:
+        """Reset the store and stream the timeline up to the current item, replaying each write where it was made."""
+        self.store.reset(self.scenario.scenario_id, self.scenario.speakers)
+        self._seen = {}
+        by_pos: dict[int, list[Mapping[str, Any]]] = {}
+        for op in log:
+            by_pos.setdefault(int(op["pos"]), []).append(op)
+        for pos in range(min(self._pos + 1, len(self.timeline))):
+            item = self.timeline[pos]
+            if isinstance(item, Chunk):
+                for ln in item.lines:
+                    self._see(ln)
+            for op in by_pos.get(pos, ()):
+                self._replay_write(op)
+
+    def _replay_write(self, op: Mapping[str, Any]) -> None:
+        kind = op["op"]
+        if kind == "store":
+            eid = self.store.store(op["text"], people=tuple(op["people"]), setting=op["setting"],
+                                   condition=op["condition"], when=parse_stamp(op["when"]))
+            if eid != op["entry_id"]:
+                raise StateError(f"expected the replayed store to give {op['entry_id']}, got {eid}")
+            self.store.get(eid).line_ids = tuple(op["line_ids"])
+        elif kind == "update":
+            self.store.update(op["entry_id"], op["text"], when=parse_stamp(op["when"]))
+        elif kind == "delete":
+            self.store.delete(op["entry_id"])
+        elif kind == "experience":
+            record = getattr(self.store, "record_experience", None)
+            if callable(record):
+                record(op["request"], parse_stamp(op["when"]), op["calls"], op["reward"])
+        else:
+            raise StateError(f"expected store, update, delete or experience writes in a state, got {kind!r}")
