@@ -235,18 +235,20 @@ class SlotCatalogue:
         return unpack_slot(index)
 
     # ------------------------------------------------------------------ search
-    def search_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
-        """The memory queries of the search action (the rules baseline's own queries; cached per request)."""
-        key = (request, tuple(speakers))
+    def search_queries(self, request: str | Reading, speakers: Sequence[str]) -> list[str]:
+        """The memory queries of the search action (the rules baseline's own queries; cached per request) for the
+        request's text or its reading with ``speakers``."""
+        key = (request.text if isinstance(request, Reading) else request, tuple(speakers))
         cached = self._queries_cache.get(key)
         if cached is None:
             if len(self._queries_cache) > 20_000:
                 self._queries_cache.clear()
-            cached = self._queries_cache[key] = self._rules_queries(request, speakers)
+            reading = request if isinstance(request, Reading) else Reading.of(request, speakers)
+            cached = self._queries_cache[key] = self._rules_queries(reading, speakers)
         return list(cached)
 
-    def _rules_queries(self, request: str, speakers: Sequence[str]) -> list[str]:
-        """The queries the rules baseline's search plan sends for ``request``."""
+    def _rules_queries(self, reading: Reading, speakers: Sequence[str]) -> list[str]:
+        """The queries the rules baseline's search plan sends for the request of ``reading``."""
         class _Recorder:  # a memory stand-in that records the rules policy's queries
             provides_search = True
             scenario_id = None
@@ -261,9 +263,9 @@ class SlotCatalogue:
         rec = _Recorder()
         policy = RulesPolicy(rec)  # type: ignore[arg-type]
         policy.clear_memory_figures()  # the per-episode counters RulesPolicy.reset() clears
-        req = read_request(request, speakers)
         scenario = _SpeakersOnly(speakers)
-        policy.search(req, self.api_scores(request, speakers), scenario, as_of=NOW)  # type: ignore[arg-type]
+        policy.search(reading.request, self.api_scores(reading, speakers), scenario,  # type: ignore[arg-type]
+                      as_of=NOW)
         return list(dict.fromkeys(rec.queries))[: self.n_queries]
 
     def search_action(self, episode: SlotEpisodeText, speakers: Sequence[str]) -> list[dict[str, Any]]:
@@ -274,7 +276,7 @@ class SlotCatalogue:
         suggest (see :func:`followup_queries`).
         """
         if search_rounds(episode) == 0:
-            queries = self.search_queries(episode.request, speakers)
+            queries = self.search_queries(episode.read(speakers), speakers)
             rel = relation_words(episode.request)
             queries += [f"my {r}" for r in rel if f"my {r}" not in queries]
             return [self._search_call(q, self.top_k) for q in queries]
