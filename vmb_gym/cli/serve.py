@@ -1,4 +1,4 @@
-"""``vmb serve``: the env as an OpenEnv server (WebSocket sessions, HTTP schema and health)."""
+"""``vmb serve``: the env as an OpenEnv server (WebSocket sessions, the tools over MCP, HTTP schema and health)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build the config and serve until interrupted."""
     from vmb_gym.errors import ConfigError
-    from vmb_gym.server.app import ServeConfig, require_server_extra, serve
+    from vmb_gym.server.app import ServeConfig, mcp_unavailable, require_server_extra, serve
 
     try:
         require_server_extra()
@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
     auth = "token required" if config.token else "no token"
     print(f"vmb serve: {config.env_id} (data {','.join(config.data)}, memory {','.join(config.memory)}) on "
           f"ws://{config.host}:{config.port}/ws ({auth}, at most {config.max_sessions} sessions)", flush=True)
+    no_mcp = mcp_unavailable()
+    print(f"vmb serve: {no_mcp}" if no_mcp else f"vmb serve: MCP tools at http://{config.host}:{config.port}/mcp "
+          "(one MCP session, one episode)", flush=True)
     try:
         serve(config)
     except ConfigError as e:

@@ -1,7 +1,9 @@
 """``vmb serve``: VehicleMem-v0 (and the stream env) as an OpenEnv environment server.
 
-The package needs the ``server`` extra (``pip install 'vmb_gym[server]'``: ``openenv-core`` with
-FastAPI, uvicorn and websockets). Its modules:
+The package needs the ``server`` extra (``pip install 'vmb_gym[server]'``: ``openenv`` 0.10 or later with
+FastAPI, uvicorn and websockets; ``/mcp`` also needs the ``mcp`` SDK 2.x, see docs/openenv-mcp.md). Its modules:
+
+* :mod:`vmb_gym.server.openenv_api`: every name taken from OpenEnv, imported in one place;
 
 * :mod:`vmb_gym.server.models`: the pydantic ``VmbAction`` / ``VmbObservation`` / ``VmbState``;
 * :mod:`vmb_gym.server.environment`: ``VehicleMemEnvironment``, the OpenEnv ``Environment``
@@ -9,6 +11,8 @@ FastAPI, uvicorn and websockets). Its modules:
 * :mod:`vmb_gym.server.guard`: the ASGI guard (bearer token, request-size cap);
 * :mod:`vmb_gym.server.ws_sessions`: ``SessionEndpoint``, OpenEnv's ``/ws`` session protocol on a lean
   hot path (one JSON decode and encode per message);
+* :mod:`vmb_gym.server.mcp_tools`: ``McpEndpoint``, the env's tools over MCP at ``/mcp`` (streamable
+  HTTP; one MCP session, one episode on its own env, behind the same guard and session cap);
 * :mod:`vmb_gym.server.app`: ``ServeConfig``, ``create_vmb_app`` (OpenEnv ``create_app`` wiring) and
   ``serve`` (uvicorn);
 * :mod:`vmb_gym.server.asgi`: the app as a module attribute (``uvicorn vmb_gym.server.asgi:app``,
