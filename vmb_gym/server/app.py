@@ -136,7 +136,7 @@ def create_vmb_app(config: ServeConfig) -> Any:
     for data in config.data:  # each task's first score executes its gold: pay it before the first session
         key = pool.key(data, config.memory[0])
         env = pool.acquire(key)
-        warm_gold_references(env.tasks.queries)
+        warm_gold_references(env.tasks.queries)  # type: ignore[attr-defined]
         pool.release(key, env)
     warm_up = VehicleMemEnvironment(pool)  # the scorer's first use is slow: pay it before the first session
     warm_up.reset()
@@ -155,7 +155,7 @@ def create_vmb_app(config: ServeConfig) -> Any:
 
         served = McpEndpoint(sessions, sessions, session_timeout=config.session_timeout)
     guarded = GuardMiddleware(served, token=config.token, max_request_bytes=config.max_request_bytes)
-    guarded.pool = pool  # type: ignore[attr-defined]  (tests and the load test read it)
+    guarded.pool = pool  # type: ignore[attr-defined]  # tests and the load test read it
     return guarded
 
 
@@ -184,7 +184,7 @@ def serve(config: ServeConfig) -> None:
 
     # WebSocket frames up to 4x the cap reach the guard (which answers them with an error);
     # larger ones are refused by the protocol layer (close code 1009).
-    common = {"host": config.host, "port": config.port, "log_level": "warning",
+    common: dict[str, Any] = {"host": config.host, "port": config.port, "log_level": "warning",
               "ws_max_size": 4 * config.max_request_bytes}
     if config.workers == 1:
         app = create_vmb_app(config)
@@ -194,7 +194,8 @@ def serve(config: ServeConfig) -> None:
     os.environ.update({"VMB_SERVE_ENV": config.env_id, "VMB_SERVE_DATA": ",".join(config.data),
                        "VMB_SERVE_MEMORY": ",".join(config.memory), "VMB_SERVE_MAX_SESSIONS": str(config.max_sessions),
                        "VMB_SERVE_SESSION_TIMEOUT": str(config.session_timeout or 0),
-                       "VMB_SERVE_MAX_REQUEST_BYTES": str(config.max_request_bytes), "VMB_SERVE_WARM": str(config.warm)})
+                       "VMB_SERVE_MAX_REQUEST_BYTES": str(config.max_request_bytes),
+                       "VMB_SERVE_WARM": str(config.warm)})
     if config.token:
         os.environ["VMB_SERVE_TOKEN"] = config.token
     uvicorn.run("vmb_gym.server.asgi:app", workers=config.workers, **common)

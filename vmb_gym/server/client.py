@@ -60,7 +60,7 @@ def _health_status(ws_url: str, token: str | None) -> int | None:
     url = ws_url.replace("ws", "http", 1).removesuffix("/ws") + "/health"
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as reply:  # noqa: S310
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=5) as reply:
             return int(reply.status)
     except urllib.error.HTTPError as exc:
         return int(exc.code)

@@ -23,7 +23,7 @@ from typing import Any
 import gymnasium as gym
 import orjson
 
-import vmb_gym  # noqa: F401  (registers the envs)
+import vmb_gym  # registers the envs
 from vmb_gym.errors import ConfigError, VmbError
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
 from vmb_gym.server.openenv_api import Environment, EnvironmentMetadata
@@ -200,6 +200,7 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
             if seed is None:
                 seed = 0  # a session's task cycle starts from a known seed, never from a predecessor's
         options = self._reset_options(task_id, scenario_id)
+        assert self._env is not None  # acquired above when the key changed, kept otherwise
         with _ENV_LOCK:
             obs, info = self._env.reset(seed=seed, options=options or None)
         self._episode_id, self._step_count, self._done = episode_id or uuid.uuid4().hex, 0, False

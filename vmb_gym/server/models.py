@@ -46,7 +46,8 @@ class VmbAction(Action):
             raise PydanticCustomError("action_form", "expected exactly one of 'name', 'calls' or 'text', got {given}",
                                       {"given": ", ".join(given) or "none"})
         if self.arguments and self.name is None:
-            raise PydanticCustomError("action_form", "'arguments' goes with 'name'; put per-call arguments inside 'calls'")
+            raise PydanticCustomError("action_form",
+                                      "'arguments' goes with 'name'; put per-call arguments inside 'calls'")
         return self
 
     def may_search(self) -> bool:

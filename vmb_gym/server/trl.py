@@ -88,7 +88,7 @@ class RemoteToolEnv(ToolEpisode):
     def __del__(self) -> None:
         try:
             self._disconnect()
-        except Exception:  # interpreter shutdown: best effort
+        except Exception:  # noqa: BLE001  (interpreter shutdown: best effort)
             pass
 
     def _disconnect(self) -> None:
