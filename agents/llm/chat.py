@@ -17,7 +17,6 @@ Three pieces live here, shared by every model-backed policy (:mod:`vmb_agents.ll
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,13 +44,8 @@ __all__ = [
 #: The action that ends an episode.
 FINISH: dict[str, Any] = {"name": "finish", "arguments": {}}
 
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 #: One model request: the messages and the tools offered.
 Request = tuple[list[dict[str, Any]], list[dict[str, Any]]]
-
-_FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.DOTALL)
-_PY_CALL_LINE = re.compile(r"^\s*`?\s*([A-Za-z_]\w*)\s*\((.*)\)\s*`?\s*;?\s*$")
 
 
 # ---------------------------------------------------------------------------------------- rendering
@@ -149,99 +143,6 @@ class ParsedReply:
     def error_text(self) -> str:
         """All errors on one line each ("" when there are none)."""
         return "\n".join(self.errors)
-
-
-def _call_from_obj(obj: Any, where: str) -> dict[str, Any]:
-    """A call from a decoded JSON object (``{"name", "arguments"|"parameters"}`` or OpenAI ``{"function": ...}``)."""
-    if not isinstance(obj, dict):
-        raise ActionError(f"{where}: expected a JSON object with 'name' and 'arguments', found {type(obj).__name__}")
-    if "function" in obj and isinstance(obj["function"], dict):
-        obj = obj["function"]
-    name = obj.get("name")
-    if not isinstance(name, str) or not name:
-        raise ActionError(f"{where}: the call has no 'name' string (keys: {sorted(obj)})")
-    args = obj.get("arguments", obj.get("parameters", {}))
-    if isinstance(args, str):
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ActionError(
-                f"{where}: the arguments of {name} are not valid JSON ({exc.msg} at char {exc.pos})") from None
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
-        raise ActionError(f"{where}: the arguments of {name} must be a JSON object, found {type(args).__name__}")
-    return {"name": name, "arguments": args}
-
-
-def _calls_from_json_text(text: str, where: str) -> list[dict[str, Any]]:
-    try:
-        decoded = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ActionError(f"{where}: malformed JSON ({exc.msg} at char {exc.pos})") from None
-    items = decoded if isinstance(decoded, list) else [decoded]
-    listed = isinstance(decoded, list)
-    return [_call_from_obj(item, f"{where}[{i}]" if listed else where) for i, item in enumerate(items)]
-
-
-def _python_calls(text: str, known: set[str] | None) -> tuple[list[dict[str, Any]], list[str], str]:
-    """Python-call lines of ``text``: the calls, the errors and the text without those lines."""
-    from vmb_gym.data.call_parser import parse_action_call
-
-    calls: list[dict[str, Any]] = []
-    errors: list[str] = []
-    kept: list[str] = []
-    for line in text.splitlines():
-        m = _PY_CALL_LINE.match(line)
-        name = m.group(1) if m else ""
-        if not m or (known is not None and name not in known and not name.startswith("carcontrol_")):
-            kept.append(line)
-            continue
-        source = line.strip().strip("`").rstrip(";").strip()
-        try:
-            call = parse_action_call(source)
-        except ActionError as exc:
-            errors.append(f"python call {name}(...): {exc}")
-            continue
-        calls.append(call.to_json())
-    return calls, errors, "\n".join(kept)
-
-
-def _looks_like_call(obj: Any) -> bool:
-    if isinstance(obj, list):
-        return bool(obj) and all(_looks_like_call(o) for o in obj)
-    return isinstance(obj, dict) and (isinstance(obj.get("name"), str) or isinstance(obj.get("function"), dict))
-
-
-def _embedded_json_calls(text: str) -> tuple[list[dict[str, Any]], list[str], str]:
-    """Calls given as JSON values somewhere in prose; returns calls, errors and the remaining text."""
-    decoder = json.JSONDecoder()
-    calls: list[dict[str, Any]] = []
-    errors: list[str] = []
-    rest: list[str] = []
-    i = 0
-    while i < len(text):
-        j = min((k for k in (text.find("{", i), text.find("[", i)) if k >= 0), default=-1)
-        if j < 0:
-            break
-        try:
-            obj, end = decoder.raw_decode(text, j)
-        except json.JSONDecodeError:
-            rest.append(text[i : j + 1])
-            i = j + 1
-            continue
-        if _looks_like_call(obj):
-            rest.append(text[i:j])
-            for k, item in enumerate(obj if isinstance(obj, list) else [obj]):
-                try:
-                    calls.append(_call_from_obj(item, f"JSON call {len(calls) + 1 + k}"))
-                except ActionError as exc:
-                    errors.append(str(exc))
-        else:
-            rest.append(text[i:end])
-        i = end
-    rest.append(text[i:])
-    return calls, errors, "".join(rest)
 
 
 def parse_tool_calls(text: str, known_tools: Sequence[str | Mapping[str, Any]] | None = None) -> ParsedReply:
