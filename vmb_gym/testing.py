@@ -44,6 +44,7 @@ __all__ = [
     "bombard",
     "check_memory_module",
     "check_policy",
+    "check_state_round_trip",
     "check_vmb_env",
     "contract_scenario",
     "memory_checks",
@@ -255,12 +256,16 @@ def _first_difference(a: list[str], b: list[str]) -> str:
 
 
 def check_vmb_env(env: EnvSource, *, seed: int = 0, steps: int = 12, bombard_actions: int = 200,
-                  mid_episode_pickle: bool = True, **make_kwargs: Any) -> None:
+                  mid_episode_pickle: bool = True, state_round_trip: bool = True, **make_kwargs: Any) -> None:
     """Check an env id (``gym.make`` with ``make_kwargs``), an env, or an env factory against the contract.
+
+    With ``state_round_trip`` (and an env with ``get_state``/``set_state``), :func:`check_state_round_trip`
+    runs too.
 
     Raises:
         EnvContractError: ``check_env`` failed, two seeded instances differ, the pickled copy
-            acts differently, or a malformed action made ``step()`` raise.
+            acts differently, a restored state continues differently, or a malformed action made
+            ``step()`` raise.
 
     Example:
         >>> check_vmb_env("VehicleMemStream-v0", files=[1], steps=6, bombard_actions=30)  # doctest: +SKIP
@@ -287,6 +292,8 @@ def check_vmb_env(env: EnvSource, *, seed: int = 0, steps: int = 12, bombard_act
         )
     if mid_episode_pickle:
         _check_mid_episode_pickle(_make(env, make_kwargs).unwrapped, seed, steps)
+    if state_round_trip and callable(getattr(first.unwrapped, "get_state", None)):
+        check_state_round_trip(lambda: _make(env, make_kwargs).unwrapped, seed=seed, steps=steps)
     report = bombard(_make(env, make_kwargs), bombard_actions, seed=seed)
     if not report.ok:
         raise EnvContractError(f"expected step() to accept {bombard_actions} malformed actions, found "
@@ -307,6 +314,133 @@ def _check_mid_episode_pickle(env: gym.Env, seed: int, steps: int) -> None:
     if a != b:
         raise EnvContractError(f"expected the unpickled mid-episode copy to continue like the original, "
                                f"found a difference at {_first_difference(a, b)}")
+
+
+# ------------------------------------------------------------------------------------------ forkable states
+#: The action that ends any item: ``skip`` ends a history chunk (the calls after it are not run); at a
+#: request ``skip`` is an invalid call and ``finish`` ends it.
+_END_ITEM = [{"name": "skip", "arguments": {}}, {"name": "finish", "arguments": {}}]
+#: Most steps a continuation takes to end its episode with :data:`_END_ITEM`.
+_END_LIMIT = 5000
+
+
+def _state_text(state: Any) -> str:
+    to_json = getattr(state, "to_json_data", None)
+    return _comparable(to_json() if callable(to_json) else state)
+
+
+def _state_difference(a: Any, b: Any, path: str = "state") -> str:
+    """Where two JSON values first differ (``state.data.runtime.vehicle: ...``)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if a.get(k) != b.get(k):
+                return _state_difference(a.get(k), b.get(k), f"{path}.{k}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _state_difference(x, y, f"{path}[{i}]")
+    return f"{path}: {json.dumps(a, default=repr)[:200]} != {json.dumps(b, default=repr)[:200]}"
+
+
+def _continue(env: Any, actions: Sequence[Any]) -> list[str]:
+    """Step ``actions``, then :data:`_END_ITEM` until the episode ends; each step as text."""
+    trace = []
+    for i in range(len(actions) + _END_LIMIT):
+        obs, reward, terminated, truncated, info = env.step(actions[i] if i < len(actions) else _END_ITEM)
+        trace.append(_comparable([obs, float(reward), bool(terminated), bool(truncated), info]))
+        if terminated or truncated:
+            break
+    return trace
+
+
+def _fork_points(make: Callable[[], Any], seed: int, steps: int) -> Iterator[tuple[str, Any]]:
+    """Envs stopped where a state is saved: after reset, after ``steps // 2`` sampled actions and, for
+    an env whose info has a ``phase`` (``VehicleMemStream-v0``), at its first request after a write."""
+    env = make()
+    env.reset(seed=seed)
+    yield "after reset()", env
+    env = make()
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    done = False
+    for _ in range(max(1, steps // 2)):
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        done = done or terminated or truncated
+        if done:
+            break
+    if not done:
+        yield f"after {max(1, steps // 2)} sampled actions", env
+    for label, chunks in (("mid-stream, after 3 chunks with writes", 3), ("at a request, after writes and a search",
+                                                                           _END_LIMIT)):
+        env = _written(make(), seed, chunks)
+        if env is not None:
+            yield label, env
+
+
+def _written(env: Any, seed: int, chunks: int) -> Any:
+    """A stream env (info with ``phase``) after ``chunks`` chunks each given a note and a ``skip``, stopped
+    there while still in the history (or at the first request, with one search made); None otherwise."""
+    _, info = env.reset(seed=seed)
+    if "phase" not in info:
+        return None
+    for _ in range(chunks):
+        if info.get("phase") != "write":
+            break
+        lines = info.get("lines") or []
+        cited = {"line_ids": [lines[0]["line_id"]]} if lines else {}
+        note = {"name": "store", "arguments": {"text": "checker note", **cited}}
+        _, _, terminated, _, info = env.step([note, _END_ITEM[0]])
+        if terminated:
+            return None
+    if info.get("phase") == "write" and chunks < _END_LIMIT:
+        env.step({"name": "store", "arguments": {"text": "mid-chunk note"}})
+        return env
+    if info.get("phase") == "query" and chunks == _END_LIMIT:
+        env.step({"name": "search_memory", "arguments": {"query": "checker note"}})
+        return env
+    return None
+
+
+def check_state_round_trip(make: Callable[[], Any], *, seed: int = 0, steps: int = 12) -> None:
+    """Check ``get_state``/``set_state``: a restored state continues exactly like the original.
+
+    At each point of :func:`_fork_points` the state is saved (and pickled); the original runs
+    ``steps`` sampled actions and then ends its episode; the state is restored into a fresh env
+    and into the same env, whose ``get_state()`` must equal the saved one, and which must give
+    the same observations, rewards, terminations and infos (final metrics included) for the
+    same actions.
+
+    Args:
+        make: builds the (unwrapped) env, with the same arguments each time.
+        seed: seed of the resets and of the sampled actions.
+        steps: sampled actions of each continuation.
+
+    Raises:
+        EnvContractError: the state does not pickle, or a restored env differs from the original.
+    """
+    for label, env in _fork_points(make, seed, steps):
+        state = env.get_state()
+        try:
+            blob = pickle.dumps(state)
+        except Exception as exc:
+            raise EnvContractError(f"expected get_state() {label} to pickle, found {type(exc).__name__}: {exc}") \
+                from exc
+        saved = _state_text(state)
+        space = make().action_space
+        space.seed(seed + 1)
+        actions = [space.sample() for _ in range(steps)]
+        original = _continue(env, actions)
+        for target, into in (("a fresh env", make()), ("the same env", env)):
+            into.set_state(pickle.loads(blob))
+            restored = _state_text(into.get_state())
+            if restored != saved:
+                where = _state_difference(json.loads(saved), json.loads(restored))
+                raise EnvContractError(f"expected get_state() of {target} restored {label} to equal the saved "
+                                       f"state, found a difference at {where}")
+            trace = _continue(into, actions)
+            if trace != original:
+                raise EnvContractError(f"expected {target} restored {label} to continue like the original, "
+                                       f"found a difference at {_first_difference(original, trace)}")
 
 
 # ------------------------------------------------------------------------------------------ memory
