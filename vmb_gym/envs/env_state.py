@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -31,9 +31,9 @@ from vmb_gym.types import ToolCall
 from vmb_gym.vehicle import MODULES, VehicleSimulator
 from vmb_gym.vehicle.state import copy_value
 
-__all__ = ["STATE_VERSION", "EnvState", "check_state", "config_fingerprint", "hit_data", "hit_from", "parse_stamp",
-           "restore_runtime", "restore_vehicle", "rng_state", "runtime_state", "set_rng_state", "stamp",
-           "vehicle_state"]
+__all__ = ["STATE_VERSION", "EnvState", "apply_or_roll_back", "check_state", "config_fingerprint", "hit_data",
+           "hit_from", "parse_stamp", "restore_runtime", "restore_vehicle", "rng_state", "runtime_state",
+           "set_rng_state", "stamp", "vehicle_state"]
 
 #: Version of the :class:`EnvState` layout; a state of another version is refused.
 STATE_VERSION = 1
@@ -100,16 +100,58 @@ def check_state(state: Any, env_id: str, config: str) -> EnvState:
     return state
 
 
+#: What a malformed state's data raises while it is applied (turned into a StateError).
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, AssertionError)
+
+
+def apply_or_roll_back(env: Any, data: Mapping[str, Any], apply: Callable[[dict[str, Any]], None]) -> None:
+    """``apply(copy of data)``; when it fails, the env's state from before is applied again.
+
+    Raises:
+        StateError: ``apply`` refused the data, or the data were malformed (a missing key, a wrong type).
+    """
+    backup = env.get_state().data
+    try:
+        apply(copy.deepcopy(dict(data)))
+    except StateError:
+        apply(backup)
+        raise
+    except _MALFORMED as exc:
+        apply(backup)
+        raise StateError(f"expected a state as get_state() gives it, found a malformed one "
+                         f"({type(exc).__name__}: {exc})") from exc
+
+
 # ------------------------------------------------------------------------------------------ pieces
+#: Integers of a generator state beyond this are kept as ``{"int": "<digits>"}`` (JSON parsers lose them).
+_JSON_INT = 2**53
+
+
+def _json_ints(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _json_ints(v) for k, v in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _JSON_INT:
+        return {"int": str(value)}
+    return value
+
+
+def _python_ints(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if set(value) == {"int"}:
+            return int(value["int"])
+        return {k: _python_ints(v) for k, v in value.items()}
+    return value
+
+
 def rng_state(gen: Any) -> dict[str, Any] | None:
-    """The bit-generator state of a numpy ``Generator`` (None for None)."""
-    return None if gen is None else copy.deepcopy(gen.bit_generator.state)
+    """The bit-generator state of a numpy ``Generator`` as JSON-safe data (None for None)."""
+    return None if gen is None else _json_ints(gen.bit_generator.state)
 
 
 def set_rng_state(gen: Any, state: Mapping[str, Any] | None) -> None:
     """Put ``state`` (from :func:`rng_state`) into ``gen`` (nothing when either is None)."""
     if gen is not None and state is not None:
-        gen.bit_generator.state = copy.deepcopy(dict(state))
+        gen.bit_generator.state = _python_ints(state)
 
 
 def vehicle_state(sim: VehicleSimulator) -> dict[str, dict[str, Any]]:

@@ -15,6 +15,7 @@ from gymnasium import spaces
 from vmb_gym.envs.env_state import (
     STATE_VERSION,
     EnvState,
+    apply_or_roll_back,
     check_state,
     config_fingerprint,
     restore_runtime,
@@ -348,14 +349,15 @@ class VehicleMemEnv(gym.Env[str, Any]):
         Raises:
             StateError: a state of another version, env, configuration or task; the env is unchanged.
         """
-        data = check_state(state, "VehicleMem-v0", self._state_config()).data
-        task_id = data.get("task_id")
+        apply_or_roll_back(self, check_state(state, "VehicleMem-v0", self._state_config()).data, self._apply_state)
+
+    def _apply_state(self, data: dict[str, Any]) -> None:
+        task_id = data["task_id"]
         if task_id is not None:
             try:
                 self.tasks.index_of(str(task_id))
             except ConfigError as exc:
                 raise StateError(f"expected a state of a task of this env, got task {task_id!r}") from exc
-        data = copy.deepcopy(data)
         self._order, self._cursor = [int(i) for i in data["order"]], int(data["cursor"])
         self._episode_over = bool(data["episode_over"])
         if data["np_random"] is not None:

@@ -17,6 +17,7 @@ from vmb_gym.envs.actions import parse_action
 from vmb_gym.envs.env_state import (
     STATE_VERSION,
     EnvState,
+    apply_or_roll_back,
     check_state,
     config_fingerprint,
     parse_stamp,
@@ -742,7 +743,10 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         Raises:
             StateError: a state of another version, env, configuration or scenario; the env is unchanged.
         """
-        data = copy.deepcopy(check_state(state, "VehicleMemStream-v0", self._state_config()).data)
+        apply_or_roll_back(self, check_state(state, "VehicleMemStream-v0", self._state_config()).data,
+                           self._apply_state)
+
+    def _apply_state(self, data: dict[str, Any]) -> None:
         sid = data["scenario_id"]
         if sid is not None and sid not in self._queries:
             raise StateError(f"expected a state of a scenario of this env, got scenario {sid!r}")
