@@ -230,3 +230,40 @@ def test_sessions_are_capped_with_the_websocket_ones() -> None:
     with running_server(ServeConfig(token=TOKEN, max_sessions=1)) as url:
         refused = asyncio.run(run(url))
     assert "Server at capacity: 1/1 sessions active" in refused
+
+
+def test_an_oversized_request_is_refused_and_the_session_goes_on(server_url: str) -> None:
+    async def run() -> tuple[str, Any]:
+        async with mcp_session(server_url) as session:
+            await session.call_tool("start_episode", {"task_id": "1_0"})
+            try:
+                await session.call_tool("search_memory", {"query": "x" * 100_000})  # the server's cap is 64 KiB
+            except Exception as e:  # noqa: BLE001  (the client raises the server's JSON-RPC error)
+                refused = str(e)
+            else:
+                raise AssertionError("a request over --max-request-bytes was run")
+            return refused, await session.call_tool("list_module_tools", {"module_name": "seat"})
+
+    refused, after = asyncio.run(run())
+    assert "over the server's limit of 65536 bytes" in refused and "--max-request-bytes" in refused
+    assert not after.is_error
+
+
+def test_an_idle_session_is_closed_and_its_slot_freed() -> None:
+    async def run(url: str) -> tuple[str, bool]:
+        async with mcp_session(url) as idle:
+            await idle.call_tool("start_episode", {"task_id": "1_0"})
+            await asyncio.sleep(2.0)  # past the 0.5 s idle timeout
+            async with mcp_session(url) as fresh:  # the idle session's slot is free (max_sessions=1)
+                opened = not (await fresh.call_tool("start_episode", {"task_id": "1_1"})).is_error
+            try:
+                late = await idle.call_tool("list_module_tools", {"module_name": "seat"})
+                told = late.content[0].text if late.is_error else "ran"
+            except Exception as e:  # noqa: BLE001  (the session manager ended the session: 404)
+                told = str(e)
+        return told, opened
+
+    with running_server(ServeConfig(token=TOKEN, max_sessions=1, session_timeout=0.5)) as url:
+        told, opened = asyncio.run(run(url))
+    assert opened
+    assert "is closed (ended, or idle longer than the server's session timeout of 0.5 s): open a new session" in told
