@@ -393,9 +393,11 @@ def bench_dense_build(scenarios: list, n_lines: int = 2_700, repeats: int = 3,
     Times the path a user runs: ``make_memory("dense", encoder=...).ingest(history)`` in a process
     whose encoder is loaded (its first load is timed apart, ``load_s``), with the history's disk
     cache file removed before each run (a household never seen before). Encoders alternate run by
-    run, so a burst of load on a shared machine hits both.
+    run, so a burst of load on a shared machine hits both. The in-process copies of ingested
+    modules are dropped before each run (as in a new process).
     """
     from vmb_gym.memory import make_memory
+    from vmb_gym.memory.base import clear_snapshots
     from vmb_gym.memory.cache import cache_dir, content_hash
 
     history = history_of(scenarios, n_lines)
@@ -412,6 +414,7 @@ def bench_dense_build(scenarios: list, n_lines: int = 2_700, repeats: int = 3,
             model_id = module.embedder.model_id  # type: ignore[attr-defined]
             (cache_dir() / "emb" / model_id.replace("/", "_") / f"{content_hash(model_id, *texts)}.npy").unlink(
                 missing_ok=True)
+            clear_snapshots()
             w0, c0 = time.perf_counter(), time.process_time()
             module.ingest(history)
             out[enc]["wall"].append(time.perf_counter() - w0)

@@ -115,6 +115,11 @@ def load_static_model(path: Path | None = None, distiller: Callable[[Path], None
         ConfigError: nothing is cached and the distillation's packages are missing.
     """
     path = static_model_dir() if path is None else path
+    try:
+        import model2vec  # noqa: F401
+    except ImportError as exc:
+        raise ConfigError(f"the static encoder needs model2vec ({exc}); install it with: pip install "
+                          f"'vmb_gym[dense]', or choose the MiniLM encoder: encoder='minilm'") from exc
     if path.exists():
         try:
             model = _read(path)
