@@ -9,10 +9,10 @@ import pytest
 
 skyrl_gym = pytest.importorskip("skyrl_gym")
 
-from vmb_gym.envs.rewards import REWARD_COMPONENTS  # noqa: E402
-from vmb_gym.errors import ConfigError  # noqa: E402
-from vmb_gym.integrations.skyrl_env import VehicleMemTextEnv, dataset_rows, register_env  # noqa: E402
-from vmb_gym.integrations.text_actions import FINISH, reply_action  # noqa: E402
+from vmb_gym.envs.rewards import REWARD_COMPONENTS
+from vmb_gym.errors import ConfigError
+from vmb_gym.integrations.skyrl_env import VehicleMemTextEnv, dataset_rows, register_env
+from vmb_gym.integrations.text_actions import FINISH, reply_action
 
 CONFIG = {"files": [1], "memory": "gold"}
 

@@ -16,11 +16,11 @@ import pytest
 
 vf = pytest.importorskip("verifiers.v1")
 
-from verifiers.v1.agent import Segment  # noqa: E402
-from verifiers.v1.utils.loaders import environment_class, taskset_class  # noqa: E402
+from verifiers.v1.agent import Segment
+from verifiers.v1.utils.loaders import environment_class, taskset_class
 
-from vmb_gym.envs.rewards import REWARD_COMPONENTS  # noqa: E402
-from vmb_gym.integrations.verifiers_env import (  # noqa: E402
+from vmb_gym.envs.rewards import REWARD_COMPONENTS
+from vmb_gym.integrations.verifiers_env import (
     TASKSET_ID,
     VehicleMemTaskset,
     VehicleMemVfEnv,
