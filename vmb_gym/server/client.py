@@ -12,6 +12,10 @@ Async by default, ``.sync()`` for plain code (OpenEnv's own wrapper)::
         final = env.step(VmbAction(name="finish"))
         print(final.reward, final.observation.info["metrics"]["f1_change"])
 
+Episodes fork: ``saved = env.get_env_state()`` answers ``{"state_id", "state"}`` (the episode as plain
+JSON); ``other.set_env_state(saved["state"])`` (or ``state_id=saved["state_id"]`` on the same server
+process) makes another session continue exactly as this one would.
+
 A server error (unknown task, malformed action, oversized message, expired session) raises
 :class:`ServerError`; the session stays open for the next call. A server that refuses the token
 (the handshake answered ``401``/``403``, or the session closed with code ``1008``) raises
@@ -130,6 +134,23 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
             data = response.get("data") or {}
             raise ServerError(str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN")), data)
         return response
+
+    async def get_env_state(self, *, include_state: bool = True) -> dict[str, Any]:
+        """Save the session's episode: ``{"state_id": ID, "state": {...}}`` (plain JSON; without
+        ``include_state`` the id alone, which any session of the same server process can fork from)."""
+        response = await self._send_and_receive({"type": "get_state", "data": {"include_state": include_state}})
+        return dict(response.get("data") or {})
+
+    async def set_env_state(self, state: dict[str, Any] | None = None, *, state_id: str | None = None) -> VmbState:
+        """Restore a saved episode into this session (the ``state`` of :meth:`get_env_state`, or its
+        ``state_id``); the session then continues as the saved one would. Returns the session's state.
+
+        Raises:
+            ServerError: the server refused the state (unknown id, another env or configuration, malformed).
+        """
+        data: dict[str, Any] = {"state_id": state_id} if state_id is not None else {"state": state}
+        response = await self._send_and_receive({"type": "set_state", "data": data})
+        return self._parse_state(response.get("data") or {})
 
     def _step_payload(self, action: VmbAction) -> dict[str, Any]:
         return action.model_dump(exclude_none=True, exclude_defaults=True)

@@ -18,13 +18,14 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import orjson
 
 import vmb_gym  # registers the envs
 from vmb_gym.errors import ConfigError, VmbError
+from vmb_gym.memory.cache import LRUCache
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
 from vmb_gym.server.openenv_api import Environment, EnvironmentMetadata
 
@@ -36,6 +37,11 @@ ENV_IDS: tuple[str, ...] = ("VehicleMem-v0", "VehicleMemStream-v0")
 #: One lock for every env call of the process (see the module docstring); re-entrant, so a call
 #: run on the event loop under it may build an env.
 _ENV_LOCK = threading.RLock()
+
+
+#: Most saved session states a server process keeps for forking by ``state_id`` (the newest).
+SAVED_STATES = 256
+_SAVED = LRUCache(SAVED_STATES)
 
 
 class SessionExpired(VmbError):
@@ -123,6 +129,14 @@ def _observation(fields: dict[str, Any]) -> VmbObservation:
     """The :class:`VmbObservation` of a step's or reset's fields (``info`` made JSON-safe; the server built
     every field itself, so it is not re-validated)."""
     return VmbObservation.model_construct(metadata={}, **{**fields, "info": json_safe(fields["info"])})
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def json_safe(value: Any) -> Any:
@@ -262,6 +276,75 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         return EnvironmentMetadata(name=self._pool.env_id, version=vmb_gym.__version__,
                                    description="VehicleMemBench: memory-using, tool-using in-car agents "
                                                "scored by the final vehicle state (vmb_gym)")
+
+    # ------------------------------------------------------------------ forkable sessions
+    def get_env_state(self, include_state: bool = True) -> dict[str, Any]:
+        """Save the session's episode: ``{"state_id", "state"}``.
+
+        ``state`` is the env's :class:`~vmb_gym.envs.env_state.EnvState` as plain JSON plus the
+        session's bookkeeping (``{"env": ..., "session": ...}``); the server also keeps it under
+        ``state_id`` (the newest :data:`SAVED_STATES` states of this server process), so that any
+        session of the process can fork from it without sending it back. ``include_state=False``
+        answers the id alone.
+        """
+        self._touch()
+        if self._env is None or self._key is None:
+            raise VmbError("no episode: send reset before get_state")
+        with _ENV_LOCK:
+            env_state = cast(Any, self._env).get_state()
+        state = {"env": json_safe(env_state.to_json_data()),
+                 "session": {"episode_id": self._episode_id, "step_count": self._step_count,
+                             "task_id": self._task_id, "done": self._done, "reward": self._reward,
+                             "data": self._key.data, "memory": self._key.memory}}
+        state_id = uuid.uuid4().hex
+        _SAVED.put(state_id, state)
+        return {"state_id": state_id, **({"state": state} if include_state else {})}
+
+    def set_env_state(self, state: Any = None, state_id: str | None = None) -> dict[str, Any]:
+        """Restore a state of :meth:`get_env_state` (given whole, or by its ``state_id``) into this session.
+
+        The session continues exactly as the one that saved it would; on any refusal (unknown id, a
+        state of another env or configuration, a malformed one) this session is left as it was.
+
+        Returns:
+            The session's :class:`VmbState` as a dict.
+
+        Raises:
+            ConfigError: the state cannot be restored here (a :class:`~vmb_gym.errors.StateError` from the env).
+        """
+        self._touch()
+        if state_id is not None:
+            state = _SAVED.get(str(state_id))
+            if state is None:
+                raise ConfigError(f"unknown state_id {str(state_id)[:40]!r}: this server process keeps the newest "
+                                  f"{SAVED_STATES} states; send the state itself instead")
+        if not isinstance(state, dict) or not isinstance(state.get("env"), dict) \
+                or not isinstance(state.get("session"), dict):
+            raise ConfigError("set_state needs {'state_id': ID} or {'state': {'env': {...}, 'session': {...}}} "
+                              "as get_state answered it")
+        session = state["session"]
+        key = self._pool.key(session.get("data"), session.get("memory"))
+        env = self._env if key == self._key and self._env is not None else self._pool.acquire(key)
+        try:
+            with _ENV_LOCK:
+                cast(Any, env).set_state(state["env"])
+        except Exception:
+            if env is not self._env:
+                self._pool.release(key, env)
+            raise
+        if env is not self._env:
+            self._drop_env()
+            self._env, self._key = env, key
+        self._episode_id, self._step_count = _text_or_none(session.get("episode_id")), _count(session.get("step_count"))
+        self._task_id, self._done = _text_or_none(session.get("task_id")), bool(session.get("done"))
+        reward = session.get("reward")
+        self._reward = float(reward) if isinstance(reward, int | float) and not isinstance(reward, bool) else None
+        self._state_key = key
+        return self.state.model_dump()
+
+    async def set_env_state_async(self, state: Any = None, state_id: str | None = None) -> dict[str, Any]:
+        """:meth:`set_env_state` in a worker thread (a stream state replays its writes)."""
+        return await self._run(self.set_env_state, state, state_id, inline=False)
 
     # ------------------------------------------------------------------ mechanics
     async def _run(self, method: Callable[..., dict[str, Any]], *args: Any, inline: bool = True,

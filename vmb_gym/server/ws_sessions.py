@@ -6,7 +6,11 @@ through Starlette's WebSocket wrapper. This raw ASGI endpoint speaks the same pr
 for message, with one ``orjson`` decode and one encode per message:
 
 * in: ``{"type": "reset", "data": {...}}``, ``{"type": "step", "data": ACTION}``,
-  ``{"type": "state"}``, ``{"type": "close"}``, ``{"type": "mcp", "data": JSON-RPC}``;
+  ``{"type": "state"}``, ``{"type": "close"}``, ``{"type": "mcp", "data": JSON-RPC}``; and, beyond
+  OpenEnv, ``{"type": "get_state", "data": {"include_state": true}}`` (answered ``{"type": "env_state",
+  "data": {"state_id", "state"}}``: the episode as plain JSON, also kept under ``state_id``) and
+  ``{"type": "set_state", "data": {"state": ...} | {"state_id": ...}}`` (answered with the session's
+  ``state``), which fork an episode (:meth:`VehicleMemEnvironment.get_env_state`);
 * out: ``{"type": "observation", "data": {"observation": {...}, "reward": R, "done": D}}``,
   ``{"type": "state", "data": {...}}``, ``{"type": "error", "data": {"message", "code", ...}}``
   with OpenEnv's codes (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``,
@@ -221,6 +225,10 @@ class SessionEndpoint:
                 fields = await env.reset_fields_async(**data)
             elif kind == "state":
                 return {"type": "state", "data": env.state.model_dump()}
+            elif kind == "get_state":
+                return {"type": "env_state", "data": env.get_env_state(bool(data.get("include_state", True)))}
+            elif kind == "set_state":
+                return {"type": "state", "data": await env.set_env_state_async(data.get("state"), data.get("state_id"))}
             elif kind == "close":
                 return None
             elif kind == "mcp":
