@@ -22,6 +22,11 @@ docstring, runs the tool calls the model makes, and scores the rollout with ``ge
   reward functions, one column per component (``rewards/state_f1_change/mean``, ...), weighted
   by ``GRPOConfig(reward_weights=...)`` (0 logs a component without training on it).
 
+For ``VehicleMemStream-v0``, :class:`~vmb_gym.envs.fork.StreamForkToolEnv` rolls a GRPO group from one
+saved intermediate state (``reset(state_id=...)``, the id from :func:`~vmb_gym.envs.fork.save_state`), so the
+group's rollouts start from identical memory stores; :func:`~vmb_gym.envs.fork.fork` gives ``n`` envs at one
+state for a hand-written loop.
+
 :func:`make_tool_env_class` builds a subclass with typed methods for any other set of vehicle
 functions (``"all"``: all 111; the prompt then carries every schema).
 
@@ -53,9 +58,11 @@ import orjson
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
+from vmb_gym.envs.fork import StreamForkToolEnv, fork, save_state
 from vmb_gym.envs.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
-__all__ = ["DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "EvidenceCompactToolEnv", "LocalToolEpisode",
+__all__ = ["StreamForkToolEnv", "fork", "save_state",
+           "DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "EvidenceCompactToolEnv", "LocalToolEpisode",
            "TaggedCompactToolEnv", "compact_tool_env",
            "VehicleMemToolEnv", "compact_prompt", "component_rewards", "make_tool_env_class"]
 
