@@ -267,3 +267,32 @@ def test_an_idle_session_is_closed_and_its_slot_freed() -> None:
         told, opened = asyncio.run(run(url))
     assert opened
     assert "is closed (ended, or idle longer than the server's session timeout of 0.5 s): open a new session" in told
+
+
+def test_websocket_mcp_messages_list_and_call_the_tools(server_url: str) -> None:
+    """OpenEnv's ``mcp`` message on a ``/ws`` session: the same tools, on that session's env."""
+    from websockets.sync.client import connect
+
+    def ask(ws: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        ws.send(json.dumps({"type": "mcp", "data": {"jsonrpc": "2.0", "id": 7, "method": method,
+                                                   "params": params or {}}}))
+        reply = json.loads(ws.recv(timeout=30))
+        assert reply["type"] == "mcp" and reply["data"]["id"] == 7
+        return reply["data"]
+
+    with connect(server_url.replace("http", "ws") + "/ws",
+                 additional_headers={"Authorization": f"Bearer {TOKEN}"}) as ws:
+        tools = ask(ws, "tools/list")["result"]["tools"]
+        assert len(tools) == 116 and {"name", "description", "inputSchema"} <= set(tools[0])
+        assert ask(ws, "tools/call", {"name": "start_episode", "arguments": {"task_id": "1_0"}})["result"][
+            "structuredContent"]["task_id"] == "1_0"
+        refused = ask(ws, "tools/call", {"name": "carcontrol_seat_set_heating_level",
+                                         "arguments": {"seat": "driver", "level": "hot"}})["result"]
+        assert refused["isError"] is True and "heating level must be an integer" in refused["content"][0]["text"]
+        assert "'arguments': {...}" in ask(ws, "tools/call", {"name": "finish", "arguments": "x"})["error"]["message"]
+        assert "not served on /ws" in ask(ws, "resources/list")["error"]["message"]
+        done = ask(ws, "tools/call", {"name": "finish", "arguments": {}})["result"]["structuredContent"]
+        assert done["done"] is True and done["reward"] == pytest.approx(_in_process_finish([])[0])
+        ws.send(json.dumps({"type": "state"}))  # the WebSocket session's own state saw the MCP calls
+        state = json.loads(ws.recv(timeout=30))["data"]
+        assert state["task_id"] == "1_0" and state["done"] is True and state["step_count"] == 2

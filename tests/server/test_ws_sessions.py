@@ -60,8 +60,10 @@ def test_state_mcp_and_envelope_errors(server_url: str) -> None:
         state = _ask(ws, {"type": "state"})
         assert state["type"] == "state"
         assert (state["data"]["episode_id"], state["data"]["task_id"], state["data"]["done"]) == ("ep-7", "1_0", False)
-        rpc = _ask(ws, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}})
+        rpc = _ask(ws, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}})
         assert rpc["type"] == "mcp" and rpc["data"]["id"] == 3 and rpc["data"]["error"]["code"] == -32601
+        rpc = _ask(ws, {"type": "mcp", "data": {"jsonrpc": "2.0", "id": 4, "method": "tools/list"}})
+        assert rpc["data"]["id"] == 4 and len(rpc["data"]["result"]["tools"]) == 116  # tests/server/test_mcp.py: more
         for bad in ({"type": "step", "data": {"name": "finish"}, "extra": 1}, {"type": "step"},
                     {"type": "reset", "data": [1]}):
             assert _ask(ws, bad)["data"]["code"] == "VALIDATION_ERROR", bad

@@ -8,6 +8,7 @@ app (``/ws`` sessions, OpenEnv's routes); the guard in front (bearer token, requ
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,7 +24,7 @@ from vmb_gym.server.guard import ASGIApp, Message, Receive, Scope, Send, json_re
 from vmb_gym.server.ws_sessions import SessionEndpoint
 from vmb_gym.vehicle.schema import FINISH, LIST_MODULE_TOOLS, SEARCH_MEMORY, all_vehicle_schemas
 
-__all__ = ["EPISODE_TOOLS", "MCP_PATH", "McpEndpoint", "episode_tools"]
+__all__ = ["EPISODE_TOOLS", "MCP_PATH", "McpEndpoint", "episode_tools", "run_tool", "ws_message"]
 
 #: Where the MCP endpoint is mounted.
 MCP_PATH = "/mcp"
@@ -60,8 +61,13 @@ def _mcp_tool(schema: Mapping[str, Any]) -> types.Tool:
 def episode_tools() -> list[types.Tool]:
     """Every tool of an MCP session: ``start_episode``, ``list_module_tools``, ``search_memory``, the 111
     vehicle functions (schemas from the simulator's code), ``finish`` and ``get_reward``."""
+    return list(_tools())
+
+
+@functools.cache
+def _tools() -> tuple[types.Tool, ...]:
     env_tools = [LIST_MODULE_TOOLS, SEARCH_MEMORY, *all_vehicle_schemas("official"), FINISH]
-    return [_START_EPISODE, *(_mcp_tool(s) for s in env_tools), _GET_REWARD]
+    return (_START_EPISODE, *(_mcp_tool(s) for s in env_tools), _GET_REWARD)
 
 
 def _result(text: str, structured: dict[str, Any], *, error: bool = False) -> types.CallToolResult:
@@ -101,6 +107,9 @@ class McpEndpoint:
     idle; the guard's token and request-size cap apply to ``/mcp`` as to every path. Only the session-based
     (handshake) protocol versions are served: a request of a sessionless protocol version is answered ``400``.
 
+    The same tools answer OpenEnv's ``mcp`` message on a ``/ws`` session (:func:`ws_message`: ``tools/list``
+    and ``tools/call`` as JSON-RPC, on that WebSocket session's env).
+
     Args:
         app: the app for every other path (the ``/ws`` endpoint).
         sessions: the ``/ws`` endpoint whose session set and cap MCP sessions share.
@@ -113,7 +122,6 @@ class McpEndpoint:
         self.timeout = session_timeout
         self.episodes: dict[str, VehicleMemEnvironment] = {}
         self.tools = episode_tools()
-        self._tool_names = frozenset(t.name for t in self.tools)
         self.server: Server[Any] = Server("vmb_gym", version=vmb_gym.__version__, on_list_tools=self._list_tools,
                                           on_call_tool=self._call_tool,
                                           instructions="One session is one episode of VehicleMemBench: call "
@@ -207,53 +215,84 @@ class McpEndpoint:
         if env is None:
             return _tool_error("no episode for this MCP session (it was closed or idle past the server's session "
                                "timeout): open a new session")
-        name, arguments = params.name, dict(params.arguments or {})
-        try:
-            if name == "start_episode":
-                return await self._start(env, arguments)
-            if name == "get_reward":
-                return self._reward(env)
-            fields = await env.step_call_async({"name": name, "arguments": arguments}, searches=name == "search_memory")
-        except VmbError as e:
-            message = str(e)
-            if "send reset before step" in message:
-                message = "no episode: call start_episode(task_id=...) first"
-            return _tool_error(message)
-        except Exception as e:  # noqa: BLE001  (whatever a call raises is its error, never the server's end)
-            return _tool_error(f"{name} failed: {type(e).__name__}: {e}")
-        return self._step_result(fields, unknown=name not in self._tool_names)
+        return await run_tool(env, params.name, dict(params.arguments or {}))
 
-    async def _start(self, env: VehicleMemEnvironment, arguments: dict[str, Any]) -> types.CallToolResult:
-        expected = {"task_id": str, "seed": int, "data": str, "memory": str}
-        for key, value in arguments.items():
-            kind = expected.get(key)
-            if kind is None:
-                return _tool_error(f"start_episode got unknown argument {key!r}; it takes {sorted(expected)}")
-            if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-                return _tool_error(f"start_episode: {key} must be a {kind.__name__} or null, got {value!r}")
-        fields = await env.reset_fields_async(**arguments)
-        return _result(fields["text"], {"observation": fields["text"], "task_id": fields["task_id"], "step": 0,
-                                        "done": False})
 
-    @staticmethod
-    def _reward(env: VehicleMemEnvironment) -> types.CallToolResult:
-        state = env.state
-        structured = {"task_id": state.task_id, "step": state.step_count, "done": state.done, "reward": state.reward}
-        if state.reward is None:
-            text = "no finished episode yet: call finish to score the episode"
-        else:
-            text = f"reward {state.reward} (task {state.task_id}, {state.step_count} steps)"
-        return _result(text, structured)
+async def run_tool(env: VehicleMemEnvironment, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One tool call on a session's env: the tool's result, or a tool error (never raises)."""
+    try:
+        if name == "start_episode":
+            return await _start(env, arguments)
+        if name == "get_reward":
+            return _reward(env)
+        fields = await env.step_call_async({"name": name, "arguments": arguments}, searches=name == "search_memory")
+    except VmbError as e:
+        message = str(e)
+        if "send reset before step" in message:
+            message = "no episode: call start_episode(task_id=...) first"
+        return _tool_error(message)
+    except Exception as e:  # noqa: BLE001  (whatever a call raises is its error, never the server's end)
+        return _tool_error(f"{name} failed: {type(e).__name__}: {e}")
+    return _step_result(fields, unknown=name not in _tool_names())
 
-    @staticmethod
-    def _step_result(fields: dict[str, Any], *, unknown: bool) -> types.CallToolResult:
-        info = fields["info"]
-        structured: dict[str, Any] = {"observation": fields["text"], "reward": fields["reward"],
-                                      "done": fields["done"], "truncated": fields["truncated"],
-                                      "step": fields["step"], "task_id": fields["task_id"]}
-        if fields["done"]:
-            structured.update(json_safe({k: info[k] for k in ("metrics", "reward_components") if k in info}))
-        return _result(fields["text"], structured, error=unknown or _failed(info))
+
+async def ws_message(env: VehicleMemEnvironment, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC reply to a ``/ws`` ``mcp`` message (``tools/list``, ``tools/call``) on that session's env."""
+    method, params, rid = data.get("method"), data.get("params") or {}, data.get("id")
+    if method == "tools/list":
+        return {"jsonrpc": "2.0", "id": rid, "result": {"tools": list(_ws_tools())}}
+    if method == "tools/call" and isinstance(params, Mapping) and isinstance(params.get("name"), str) \
+            and isinstance(params.get("arguments") or {}, Mapping):
+        result = await run_tool(env, params["name"], dict(params.get("arguments") or {}))
+        return {"jsonrpc": "2.0", "id": rid, "result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
+    if method == "tools/call":
+        message = "tools/call params are {'name': str, 'arguments': {...}}"
+        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": message, "data": None}}
+    message = f"method {method!r} is not served on /ws: tools/list and tools/call are (the full MCP protocol: /mcp)"
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": message, "data": None}}
+
+
+async def _start(env: VehicleMemEnvironment, arguments: dict[str, Any]) -> types.CallToolResult:
+    expected = {"task_id": str, "seed": int, "data": str, "memory": str}
+    for key, value in arguments.items():
+        kind = expected.get(key)
+        if kind is None:
+            return _tool_error(f"start_episode got unknown argument {key!r}; it takes {sorted(expected)}")
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            return _tool_error(f"start_episode: {key} must be a {kind.__name__} or null, got {value!r}")
+    fields = await env.reset_fields_async(**arguments)
+    return _result(fields["text"], {"observation": fields["text"], "task_id": fields["task_id"], "step": 0,
+                                    "done": False})
+
+
+def _reward(env: VehicleMemEnvironment) -> types.CallToolResult:
+    state = env.state
+    structured = {"task_id": state.task_id, "step": state.step_count, "done": state.done, "reward": state.reward}
+    if state.reward is None:
+        text = "no finished episode yet: call finish to score the episode"
+    else:
+        text = f"reward {state.reward} (task {state.task_id}, {state.step_count} steps)"
+    return _result(text, structured)
+
+
+def _step_result(fields: dict[str, Any], *, unknown: bool) -> types.CallToolResult:
+    info = fields["info"]
+    structured: dict[str, Any] = {"observation": fields["text"], "reward": fields["reward"],
+                                  "done": fields["done"], "truncated": fields["truncated"],
+                                  "step": fields["step"], "task_id": fields["task_id"]}
+    if fields["done"]:
+        structured.update(json_safe({k: info[k] for k in ("metrics", "reward_components") if k in info}))
+    return _result(fields["text"], structured, error=unknown or _failed(info))
+
+
+@functools.cache
+def _tool_names() -> frozenset[str]:
+    return frozenset(t.name for t in _tools())
+
+
+@functools.cache
+def _ws_tools() -> tuple[dict[str, Any], ...]:
+    return tuple(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in _tools())
 
 
 def _session_id(ctx: Any) -> str | None:

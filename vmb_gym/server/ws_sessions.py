@@ -82,6 +82,19 @@ def _invalid(loc: list[Any], msg: str) -> dict[str, Any]:
     return _error("VALIDATION_ERROR", "Invalid message", errors=[{"type": "envelope", "loc": loc, "msg": msg}])
 
 
+async def _mcp_reply(env: VehicleMemEnvironment, data: dict[str, Any]) -> dict[str, Any]:
+    """The JSON-RPC reply to an ``mcp`` message: the env's tools (``tools/list``, ``tools/call``) on this session."""
+    from vmb_gym.server.app import mcp_unavailable
+
+    missing = mcp_unavailable()
+    if missing is not None:
+        return {"jsonrpc": "2.0", "id": data.get("id"), "error": {"code": -32601, "data": None, "message":
+                f"MCP tools are not served here: {missing}; use reset/step messages"}}
+    from vmb_gym.server.mcp_tools import ws_message
+
+    return await ws_message(env, data)
+
+
 class SessionEndpoint:
     """``/ws`` sessions over :class:`VehicleMemEnvironment`; every other request goes to ``app``.
 
@@ -232,8 +245,7 @@ class SessionEndpoint:
             elif kind == "close":
                 return None
             elif kind == "mcp":
-                return {"type": "mcp", "data": {"jsonrpc": "2.0", "id": data.get("id"), "error": {
-                    "code": -32601, "message": "this env serves no MCP tools: use reset/step messages", "data": None}}}
+                return {"type": "mcp", "data": await _mcp_reply(env, data)}
             else:
                 return _error("UNKNOWN_TYPE", f"Unknown message type: {kind}")
         except ValidationError as e:
