@@ -4,8 +4,9 @@ Each checker runs a short, seeded battery and raises a :class:`ContractError` (a
 ``AssertionError``) whose message says what was expected and what was found:
 
 * :func:`check_vmb_env`: Gymnasium's ``check_env``, seeded determinism across two instances, a
-  pickle round trip (fresh and mid-episode) and :func:`bombard`, malformed actions that must
-  never make ``step()`` raise;
+  pickle round trip (fresh and mid-episode), the ``get_state``/``set_state`` round trip
+  (:func:`check_state_round_trip`) and :func:`bombard`, malformed actions that must never make
+  ``step()`` raise;
 * :func:`check_memory_module`: ``as_of`` respected, no line of another scenario, isolation between
   instances, incremental writes (``observe``) and determinism;
 * :func:`check_policy`: the ``reset``/``act`` contract, actions the env can read, an episode that

@@ -327,3 +327,20 @@ def test_stream_fork_tool_env_tools_render_for_trl() -> None:
     schemas = {n: get_json_schema(getattr(probe, n))["function"] for n in names}
     assert schemas["store"]["parameters"]["properties"]["line_ids"]["type"] == "array"
     assert schemas["update"]["parameters"]["required"] == ["entry_id", "text"]
+
+
+def test_layered_store_replays_its_experiences() -> None:
+    """A store that learns from finished requests (``layered``): the experiences are writes, replayed too."""
+    def make() -> VehicleMemStreamEnv:
+        return gym.make("VehicleMemStream-v0", store="layered", **STREAM_KW).unwrapped  # type: ignore[return-value]
+
+    env = make()
+    _, info = env.reset(seed=0)
+    _, info = _drive(env, info, 0, 23)
+    state = env.get_state()
+    assert [op["op"] for op in state.data["store_log"]].count("experience") == 2
+    fresh = make()
+    fresh.set_state(state)
+    assert [e.exp_id for e in fresh.store.agent_experiences] == [e.exp_id for e in env.store.agent_experiences]
+    assert len(env.store.agent_experiences) == 1
+    assert _drive(fresh, info, 23, 400)[0] == _drive(env, info, 23, 400)[0]

@@ -153,6 +153,13 @@ class VehicleMemEnv(gym.Env[str, Any]):
       query with one call ``answer(name=..., arguments={...})``, exact match, no LLM judge).
     * ``max_observation_length``: the ``Text`` space's ``max_length``.
 
+    ## Forkable episodes
+    ``get_state()`` returns the episode as plain, picklable, JSON-safe data
+    (:class:`~vmb_gym.envs.env_state.EnvState`: the car, the search accounting, the messages, the
+    counters, the task, the task cycle and the random generators); ``set_state(state)`` on an env
+    built with the same arguments continues exactly as the saved one would. A state of another
+    version, env, configuration or task raises :class:`~vmb_gym.errors.StateError` and changes nothing.
+
     ## Version History
     * v0: initial release.
 

@@ -240,6 +240,14 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
     * ``max_chunk_steps``: steps one chunk may take before the stream moves on (default 8).
     * ``max_observation_length``: the ``Text`` space's ``max_length``.
 
+    ## Forkable episodes
+    ``get_state()`` returns the episode as plain, picklable, JSON-safe data
+    (:class:`~vmb_gym.envs.env_state.EnvState`: the stream position, the policy's writes, the write
+    figures, the current request's car and tool session, the random generators); ``set_state(state)``
+    on an env built with the same arguments resets the store, replays the writes and continues
+    exactly as the saved one would (:func:`vmb_gym.envs.fork.fork`: G envs at one state, for group
+    RL). A state of another version, env or configuration raises :class:`~vmb_gym.errors.StateError`.
+
     ## Version History
     * v0: initial release.
 
