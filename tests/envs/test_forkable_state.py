@@ -344,3 +344,32 @@ def test_layered_store_replays_its_experiences() -> None:
     assert [e.exp_id for e in fresh.store.agent_experiences] == [e.exp_id for e in env.store.agent_experiences]
     assert len(env.store.agent_experiences) == 1
     assert _drive(fresh, info, 23, 400)[0] == _drive(env, info, 23, 400)[0]
+
+
+def test_crafted_states_are_refused_before_they_reach_the_car_or_the_store() -> None:
+    env = _mem()
+    env.reset(seed=0)
+    env.step(MEM_ACTIONS[2])
+    state = env.get_state().to_json_data()
+    seat = state["data"]["runtime"]["vehicle"]["seat"]
+    field = next(iter(seat))
+    for bad, match in (({**seat, "no_such_field": 1}, "fields of vehicle module seat"),
+                       ({**seat, field: "a string"}, f"{field}=")):
+        crafted = json.loads(json.dumps(state))
+        crafted["data"]["runtime"]["vehicle"]["seat"] = bad
+        with pytest.raises(StateError, match=match):
+            _mem().set_state(crafted)
+
+    stream = _stream()
+    _, info = stream.reset(seed=0)
+    _, info = _drive(stream, info, 0, 3)
+    crafted = stream.get_state().to_json_data()
+    crafted["data"]["store_log"].append({"op": "store", "pos": 0, "entry_id": "P9", "text": "from the future",
+                                         "people": [], "setting": None, "condition": None, "when": None,
+                                         "line_ids": [10**6]})
+    target = _stream()
+    target.reset(seed=1)
+    before = target.get_state().to_json_data()
+    with pytest.raises(StateError, match="not streamed"):
+        target.set_state(crafted)
+    assert target.get_state().to_json_data() == before

@@ -159,13 +159,46 @@ def vehicle_state(sim: VehicleSimulator) -> dict[str, dict[str, Any]]:
     return {key: {name: copy_value(v) for name, v in sim.module(key).state.items()} for key in sim.touched_modules}
 
 
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def _same_shape(default: Any, value: Any) -> bool:
+    """Whether ``value`` has the JSON kind of ``default`` (dicts: on their common keys too; None: anything)."""
+    if default is None:
+        return True
+    if _kind(default) != _kind(value):
+        return False
+    if isinstance(default, dict):
+        return all(_same_shape(default[k], value[k]) for k in default.keys() & value.keys())
+    return True
+
+
 def restore_vehicle(data: Mapping[str, Mapping[str, Any]]) -> VehicleSimulator:
-    """A car with the modules of :func:`vehicle_state` (untouched modules start fresh)."""
+    """A car with the modules of :func:`vehicle_state` (untouched modules start fresh).
+
+    Raises:
+        StateError: an unknown module, or fields that are not the module's (names, or the kind of a value).
+    """
     sim = VehicleSimulator()
     for key, fields in data.items():
         mod = sim.module(key) if key in MODULES else None
         if mod is None:
             raise StateError(f"expected vehicle modules of the simulator, got {key!r}")
+        defaults = mod.state
+        if not isinstance(fields, Mapping) or fields.keys() != defaults.keys():
+            raise StateError(f"expected the fields of vehicle module {key} ({sorted(defaults)[:6]}...), "
+                             f"got {sorted(fields)[:6] if isinstance(fields, Mapping) else type(fields).__name__}")
+        wrong = [name for name, v in fields.items() if not _same_shape(defaults[name], v)]
+        if wrong:
+            raise StateError(f"expected the values of vehicle module {key} to have their fields' kinds, got "
+                             f"{wrong[0]}={fields[wrong[0]]!r:.60}")
         mod.state = {name: copy_value(v) for name, v in fields.items()}
     return sim
 

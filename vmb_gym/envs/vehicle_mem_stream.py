@@ -825,7 +825,13 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
 
     def _replay_write(self, op: Mapping[str, Any]) -> None:
         kind = op["op"]
+        when = parse_stamp(op.get("when"))
+        if when is not None and self.clock is not None and when > self.clock and kind != "experience":
+            raise StateError(f"expected a write stamped at or before its stream time {self.clock}, got {when}")
         if kind == "store":
+            unseen = [i for i in op["line_ids"] if i not in self._seen]
+            if unseen:
+                raise StateError(f"expected a store of streamed lines, got lines {unseen[:5]} not streamed by then")
             eid = self.store.store(op["text"], people=tuple(op["people"]), setting=op["setting"],
                                    condition=op["condition"], when=parse_stamp(op["when"]))
             if eid != op["entry_id"]:
