@@ -296,3 +296,37 @@ def test_websocket_mcp_messages_list_and_call_the_tools(server_url: str) -> None
         ws.send(json.dumps({"type": "state"}))  # the WebSocket session's own state saw the MCP calls
         state = json.loads(ws.recv(timeout=30))["data"]
         assert state["task_id"] == "1_0" and state["done"] is True and state["step_count"] == 2
+
+
+def test_openenv_production_client_lists_and_calls_the_tools(server_url: str) -> None:
+    """OpenEnv's own production-mode client (``MCPToolClient``: JSON-RPC on HTTP ``/mcp`` with
+    ``openenv/session/create``), and what ``openenv validate --url`` asks of ``/mcp``."""
+    from openenv.core.mcp_client import MCPToolClient
+
+    q = gym.make("VehicleMem-v0", data="default", memory="bm25").unwrapped.tasks.queries[0]
+    texts, reward, metrics = _in_process([q])[q.task_id]
+
+    async def run() -> tuple[int, list[str], Any]:
+        client = MCPToolClient(base_url=server_url, mode="production", headers={"Authorization": f"Bearer {TOKEN}"})
+        try:
+            tools = await client.list_tools()
+            await client.call_tool("start_episode", task_id=q.task_id)
+            results = [await client.call_tool(a["name"], **a["arguments"]) for a in _gold_actions(q)]
+        finally:
+            await client.close()
+        return len(tools), [r["content"][0]["text"] for r in results], results[-1]["structuredContent"]
+
+    count, remote_texts, final = asyncio.run(run())
+    assert count == 116 and remote_texts == texts
+    assert final["reward"] == pytest.approx(reward) and final["metrics"] == metrics
+
+    async def raw(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            reply = await http.post(server_url + "/mcp", json=body)
+            return reply.status_code, reply.json()
+
+    status, empty = asyncio.run(raw({}))  # openenv validate's probe: a JSON-RPC answer with 200
+    assert status == 200 and empty["jsonrpc"] == "2.0" and "initialize first" in empty["error"]["message"]
+    _, stale = asyncio.run(raw({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "finish", "arguments": {}, "session_id": "openenv-nope"}}))
+    assert "needs a live params.session_id (from openenv/session/create)" in stale["error"]["message"]

@@ -9,10 +9,12 @@ app (``/ws`` sessions, OpenEnv's routes); the guard in front (bearer token, requ
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
+import orjson
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -167,7 +169,45 @@ class McpEndpoint:
             if session_id is not None and scope.get("method") == "DELETE":
                 self._end(session_id.decode("latin-1"))
             return
-        await self._new_session(scope, receive, send)
+        body, replay = await _buffered(receive)
+        request = _json_object(body)
+        if request is None or request.get("method") == "initialize":  # the MCP protocol (or not JSON-RPC at all)
+            await self._new_session(scope, replay, send)
+        else:  # OpenEnv's JSON-RPC over HTTP /mcp (its production mode's client, `openenv validate`)
+            await json_response(send, 200, await self._openenv_rpc(request))
+
+    async def _openenv_rpc(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """OpenEnv's own HTTP ``/mcp`` methods: ``tools/list``; ``openenv/session/create`` (a session of its
+        own, counted against the cap), ``tools/call`` with ``params.session_id`` on it, and
+        ``openenv/session/close``."""
+        method, rid = request.get("method"), request.get("id")
+        given = request.get("params")
+        params: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        if method == "tools/list":
+            return {"jsonrpc": "2.0", "id": rid, "result": {"tools": list(_ws_tools())}}
+        if method == "openenv/session/create":
+            self._sweep()
+            env = self.sessions.open_session()
+            if env is None:
+                return {**rpc_error(self.sessions.capacity_error()["data"]["message"]), "id": rid}
+            sid = f"openenv-{uuid.uuid4().hex}"
+            self.episodes[sid] = env
+            return {"jsonrpc": "2.0", "id": rid, "result": {"session_id": sid}}
+        sid = str(params.get("session_id") or "")
+        if method == "openenv/session/close":
+            self._end(sid)
+            return {"jsonrpc": "2.0", "id": rid, "result": {"session_id": sid, "closed": True}}
+        if method == "tools/call":
+            env = self.episodes.get(sid) if sid.startswith("openenv-") else None
+            if env is None or env.expire_if_idle():
+                self._end(sid)
+                return {**rpc_error(f"tools/call needs a live params.session_id (from openenv/session/create), got "
+                                    f"{sid[:64]!r}: it is unknown, closed or was idle past the server's session "
+                                    "timeout", code=-32602), "id": rid}
+            return await ws_message(env, {"method": "tools/call", "params": params, "id": rid})
+        return {**rpc_error(f"{method!r} is not a method of this endpoint: it speaks MCP over streamable HTTP "
+                            "(initialize first) and OpenEnv's JSON-RPC (tools/list, openenv/session/create, "
+                            "tools/call with session_id, openenv/session/close)", code=-32600), "id": rid}
 
     async def _new_session(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A POST without a session id (``initialize``): reserve a session slot, keep it under the new id."""
@@ -293,6 +333,34 @@ def _tool_names() -> frozenset[str]:
 @functools.cache
 def _ws_tools() -> tuple[dict[str, Any], ...]:
     return tuple(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in _tools())
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """An HTTP request's whole body, and a ``receive`` that hands it over again (then the original's events)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return body, replay
+
+
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    """The body as a JSON object, else None (not JSON, or a batch)."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _session_id(ctx: Any) -> str | None:
