@@ -109,7 +109,11 @@ class McpEndpoint:
     idle; the guard's token and request-size cap apply to ``/mcp`` as to every path. Only the session-based
     (handshake) protocol versions are served: a request of a sessionless protocol version is answered ``400``.
 
-    The same tools answer OpenEnv's ``mcp`` message on a ``/ws`` session (:func:`ws_message`: ``tools/list``
+    A POST to ``/mcp`` that is not MCP's ``initialize`` (and carries no MCP session id) is OpenEnv's own
+    JSON-RPC over HTTP, which its production-mode ``MCPToolClient`` speaks: ``tools/list``,
+    ``openenv/session/create`` (an episode on its own env, counted and idle-expired like the others),
+    ``tools/call`` with ``params.session_id``, ``openenv/session/close``; each answered ``200`` with a
+    JSON-RPC result or error. The same tools answer OpenEnv's ``mcp`` message on a ``/ws`` session (:func:`ws_message`: ``tools/list``
     and ``tools/call`` as JSON-RPC, on that WebSocket session's env).
 
     Args:
