@@ -113,8 +113,8 @@ class McpEndpoint:
     JSON-RPC over HTTP, which its production-mode ``MCPToolClient`` speaks: ``tools/list``,
     ``openenv/session/create`` (an episode on its own env, counted and idle-expired like the others),
     ``tools/call`` with ``params.session_id``, ``openenv/session/close``; each answered ``200`` with a
-    JSON-RPC result or error. The same tools answer OpenEnv's ``mcp`` message on a ``/ws`` session (:func:`ws_message`: ``tools/list``
-    and ``tools/call`` as JSON-RPC, on that WebSocket session's env).
+    JSON-RPC result or error. The same tools answer OpenEnv's ``mcp`` message on a ``/ws`` session
+    (:func:`ws_message`: ``tools/list`` and ``tools/call`` as JSON-RPC, on that WebSocket session's env).
 
     Args:
         app: the app for every other path (the ``/ws`` endpoint).
