@@ -580,6 +580,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--startup-limit", type=float, default=180.0, help="seconds allowed for the server to start")
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the summary here (JSON)")
     args = parser.parse_args(argv)
+    if args.client == "mcp" and args.workers > 1:
+        parser.error("--client mcp needs --workers 1: an MCP session lives in one server process, and its HTTP "
+                     "requests may reach another")
     summary = run(args)
     text = json.dumps(summary, indent=2)
     print(text)

@@ -267,6 +267,7 @@ def test_an_idle_session_is_closed_and_its_slot_freed() -> None:
         told, opened = asyncio.run(run(url))
     assert opened
     assert "is closed (ended, or idle longer than the server's session timeout of 0.5 s): open a new session" in told
+    assert "serve MCP clients with --workers 1" in told
 
 
 def test_websocket_mcp_messages_list_and_call_the_tools(server_url: str) -> None:

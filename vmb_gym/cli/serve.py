@@ -56,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"vmb serve: {config.env_id} (data {','.join(config.data)}, memory {','.join(config.memory)}) on "
           f"ws://{config.host}:{config.port}/ws ({auth}, at most {config.max_sessions} sessions)", flush=True)
     no_mcp = mcp_unavailable()
+    where = "" if config.workers == 1 else "; a session lives in one process: MCP clients need --workers 1"
     print(f"vmb serve: {no_mcp}" if no_mcp else f"vmb serve: MCP tools at http://{config.host}:{config.port}/mcp "
-          "(one MCP session, one episode)", flush=True)
+          f"(one MCP session, one episode{where})", flush=True)
     try:
         serve(config)
     except ConfigError as e:

@@ -166,7 +166,8 @@ class McpEndpoint:
                 self._end(sid)
                 await json_response(send, 404, rpc_error(
                     f"MCP session {sid[:64]!r} is closed (ended, or idle longer than the server's session timeout "
-                    f"of {self.timeout} s): open a new session", code=-32600))
+                    f"of {self.timeout} s): open a new session (with vmb serve --workers N, a session lives in one "
+                    "process and its requests must all reach it: serve MCP clients with --workers 1)", code=-32600))
                 return
         if session_id is not None or scope.get("method") != "POST":
             await self.manager.handle_request(scope, receive, send)
