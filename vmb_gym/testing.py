@@ -491,7 +491,12 @@ def _memory_factory(module: Any, kwargs: dict[str, Any]) -> Callable[[], Any]:
                               f"instances), found an instance of {type(module).__name__}")
 
 
-def _search(mem: Any, text: str, as_of: datetime, top_k: int = 20) -> list[Any]:
+def _search(mem: Any, text: str, as_of: datetime, top_k: int | None = None) -> list[Any]:
+    """``mem``'s hits for ``text`` (default depth: the most one ``search_memory`` returns, ``MAX_TOP_K``)."""
+    if top_k is None:
+        from vmb_gym.envs.tool_runtime import MAX_TOP_K
+
+        top_k = MAX_TOP_K
     return list(mem.search(text, as_of=as_of, top_k=top_k))
 
 

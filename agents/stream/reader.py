@@ -14,6 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from vmb_agents.reader import READER_TOP_K, RulesPolicy
+from vmb_agents.reader.reading import Reading
+from vmb_gym.envs.tool_runtime import MAX_TOP_K
 from vmb_gym.memory.base import DEFAULT_TOP_K, MemoryHit
 from vmb_gym.types import Scenario
 
@@ -68,32 +70,35 @@ class StreamReader:
         self._rules = RulesPolicy("none", top_k=top_k)
         self._stage = 0
         self._mem: _RecordingMemory | None = None
-        self._context: tuple[str, Scenario, datetime | None] | None = None
+        self._context: tuple[Reading, Scenario, datetime | None] | None = None
 
     def start(self, info: dict[str, Any], scenario_id: int, speakers: Sequence[str]) -> None:
         """A new request (``info`` of the step that showed it)."""
         self._stage = 0
         self._rules.clear_memory_figures()  # plan() counts searches in per-request state that its act() path resets
         as_of = datetime.fromisoformat(info["as_of"]) if info.get("as_of") else None
-        self._context = (info["request"], Scenario(scenario_id, tuple(speakers), (), ()), as_of)
+        scenario = Scenario(scenario_id, tuple(speakers), (), ())
+        # the request is read once; each plan() below reads this Reading
+        self._context = (Reading.of(info["request"], scenario.speakers), scenario, as_of)
 
     def act(self, info: dict[str, Any]) -> list[dict[str, Any]]:
         """The next action of the request."""
         assert self._context is not None
-        request, scenario, as_of = self._context
+        reading, scenario, as_of = self._context
         if self._stage == 0:
             self._stage = 1
             self._mem = _RecordingMemory(scenario.scenario_id)
             self._rules.memory = self._mem
-            self._rules.plan(request, scenario, as_of)
+            self._rules.plan(reading, scenario, as_of)
             asked = list(dict.fromkeys(self._mem.asked))[:BATCH]
             if not asked:
                 self._stage = 2
-                return [*self._rules.plan(request, scenario, as_of)[: BATCH - 1], FINISH]
-            return [{"name": "search_memory", "arguments": {"query": q, "top_k": max(1, min(20, k))}} for q, k in asked]
+                return [*self._rules.plan(reading, scenario, as_of)[: BATCH - 1], FINISH]
+            return [{"name": "search_memory", "arguments": {"query": q, "top_k": max(1, min(MAX_TOP_K, k))}}
+                    for q, k in asked]
         if self._mem is None:
             return [FINISH]
         for group in info.get("memory_hits", []):
             self._mem.answers[group["query"]] = [hit_from_dict(h) for h in group["hits"]]
-        calls = self._rules.plan(request, scenario, as_of)
+        calls = self._rules.plan(reading, scenario, as_of)
         return [*calls[: BATCH - 1], FINISH]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vmb_agents.train.lm_data import TEACHER_TOP_K
+
 __all__ = ["Args"]
 
 
@@ -51,7 +53,7 @@ class Args:
     as the at most 6 lines the shipped line prior reads as real settings); kept in the adapter's settings"""
     gold_share: float = 0.1
     """share of teacher episodes with the gold context instead of bm25 search"""
-    top_k: int = 8
+    top_k: int = TEACHER_TOP_K
     """memory hits per teacher search"""
     keep_unsupported: bool = False
     """also train on teacher episodes whose gold values are not in the hits the model read (the first CPU

@@ -28,8 +28,11 @@ from vmb_gym.types import Query, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, MODULES, VehicleSimulator
 from vmb_gym.vehicle.schema import MAX_CONTEXT, module_schemas
 
-__all__ = ["ANSWER_TOOL", "REWARDS", "TextFitter", "ToolRuntime", "chat_messages", "dump_results",
+__all__ = ["ANSWER_TOOL", "MAX_TOP_K", "REWARDS", "TextFitter", "ToolRuntime", "chat_messages", "dump_results",
            "hit_record", "memory_hit_info", "render_results", "search_records", "to_json_text"]
+
+#: The most hits one ``search_memory`` returns (the official clamp of its ``top_k``).
+MAX_TOP_K = 20
 
 #: The one tool of the QA diagnostic track.
 ANSWER_TOOL = {
@@ -252,7 +255,7 @@ class ToolRuntime:
         if (isinstance(top_k, bool) or not isinstance(top_k, (int, float)) or top_k != top_k
                 or abs(top_k) == float("inf")):
             return {"success": False, "error": f"search_memory: top_k must be an integer 1-20, got {top_k!r:.40}"}, True
-        top_k = max(1, min(20, int(top_k)))  # the official clamp
+        top_k = max(1, min(MAX_TOP_K, int(top_k)))  # the official clamp
         context = args.get("context", 0)
         if isinstance(context, float) and context.is_integer():
             context = int(context)
