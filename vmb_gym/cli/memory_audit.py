@@ -23,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated module names; layered variants as layered:LAYER+LAYER "
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
     parser.add_argument("--encoder", default="static,minilm",
-                        help="comma-separated encoders of the modules that embed (dense, hybrid, layered): static "
-                             "(model2vec distilled from MiniLM, the default encoder) and/or minilm; each such "
+                        help="comma-separated encoders of the modules that embed (dense, hybrid, layered): minilm "
+                             "(the default encoder) and/or static (model2vec distilled from MiniLM); each such "
                              "module is audited once per encoder, as NAME[ENCODER]")
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")

@@ -407,8 +407,8 @@ class DenseMemory(_LineRetrieval):
         embedder: any :class:`Embedder` (default: the one ``encoder`` names, shared per process).
         use_disk_cache: cache whole-history embeddings on disk, keyed by model and content hash.
         encoder: which built-in encoder embeds when ``embedder`` is not given (see
-            :func:`make_embedder`): ``"static"`` (model2vec distilled from MiniLM, the default) or
-            ``"minilm"`` (MiniLM itself).
+            :func:`make_embedder`): ``"minilm"`` (MiniLM itself, the default) or ``"static"``
+            (model2vec distilled from MiniLM: builds in a fraction of a second, lower recall).
     """
 
     name: ClassVar[str] = "dense"
@@ -522,9 +522,9 @@ def shared_minilm() -> MiniLMEmbedder:
 
 #: The built-in encoders of the dense memories, by name.
 ENCODERS: tuple[str, ...] = ("static", "minilm")
-#: The encoder used when none is named (chosen on the generator's validation split; see
-#: docs/memory-encoders.md).
-DEFAULT_ENCODER = "static"
+#: The encoder used when none is named: MiniLM, chosen on the generator's validation split (the
+#: static encoder's event R@10 is 0.14 lower for dense and 0.10 for hybrid; see docs/memory-encoders.md).
+DEFAULT_ENCODER = "minilm"
 
 
 def make_embedder(encoder: str | None = None, embedder: Embedder | None = None) -> Embedder:
