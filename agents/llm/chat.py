@@ -21,8 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vmb_agents.llm.compact_view import step_hits
 from vmb_agents.llm.memory_prompt import MemoryPrompter
 from vmb_gym.errors import ActionError, ConfigError
+from vmb_gym.memory import MemoryHit
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
 from vmb_gym.memory.session import MemorySession
 
@@ -175,7 +177,9 @@ class OfficialView:
 
     A view turns the env's reset info into the first messages and tools (:meth:`start`), a model
     call into an env call (:meth:`to_env_call`) and a call's result into the ``tool`` message
-    text (:meth:`tool_content`) and its other fields (:meth:`tool_extras`, optional for a view of your own).
+    text (:meth:`tool_content`) and its other fields (:meth:`tool_extras`, optional for a view of your own); both
+    get the call's structured memory hits (``hits``: a successful ``search_memory``'s hits from the step's
+    ``info["memory_hits"]``, best first; None for any other call), so a view never re-reads rendered hits.
     :class:`vmb_agents.llm.compact_view.CompactView` is the short one.
     """
 
@@ -194,11 +198,11 @@ class OfficialView:
         """The same call."""
         return {"name": name, "arguments": dict(arguments)}
 
-    def tool_content(self, name: str, result: Any) -> str:
+    def tool_content(self, name: str, result: Any, hits: Sequence[MemoryHit] | None = None) -> str:
         """The result as JSON."""
         return json.dumps(result, ensure_ascii=False)
 
-    def tool_extras(self, name: str, result: Any) -> dict[str, str]:
+    def tool_extras(self, name: str, result: Any, hits: Sequence[MemoryHit] | None = None) -> dict[str, str]:
         """Fields of the ``tool`` message besides its text: none (the compact view's hold the hits it does not show)."""
         return {}
 
@@ -366,7 +370,7 @@ class ToolChatPolicy:
     def _prepare(self, state: EpisodeState, info: Mapping[str, Any]) -> Request | None:
         """Fold the last step's results into ``state``; the next request, or None to finish."""
         if state.pending:
-            self._record_results(state, list(info.get("calls") or []))
+            self._record_results(state, list(info.get("calls") or []), step_hits(info))
         if "metrics" in info or "episode" in info:
             state.done = True
         if state.done:
@@ -423,24 +427,29 @@ class ToolChatPolicy:
             return FINISH
         return self._consume(state, self._ask([state], [request])[0])
 
-    def _record_results(self, state: EpisodeState, records: list[dict[str, Any]]) -> None:
-        """Append a ``tool`` message per pending call (results matched in order) and grow the tools."""
+    def _record_results(self, state: EpisodeState, records: list[dict[str, Any]],
+                        hits: Sequence[tuple[MemoryHit, ...] | None] = ()) -> None:
+        """Append a ``tool`` message per pending call (results matched in order) and grow the tools; ``hits``: per
+        record, a successful search's structured hits (:func:`~vmb_agents.llm.compact_view.step_hits`)."""
         known = {tool_name(t) for t in state.tools}
         j = 0
         for tc in state.pending:
             name = tc["function"]["name"]
             env_name = tc.pop("env_name", name)
             result: Any = {"success": False, "error": "the call was not run"}
+            found: Sequence[MemoryHit] | None = None
             if j < len(records):
                 rec = records[j]
                 if rec.get("name") == env_name:
                     result = rec.get("result")
+                    found = hits[j] if j < len(hits) else None
                     j += 1
                 elif rec.get("name") is None:  # the whole action was rejected: same error for every call
                     result = rec.get("result")
             state.messages.append({"role": "tool", "tool_call_id": tc["id"], "name": name,
-                                   "content": self.view.tool_content(env_name, result),
-                                   **getattr(self.view, "tool_extras", lambda *_: {})(env_name, result)})
+                                   "content": self.view.tool_content(env_name, result, hits=found),
+                                   **getattr(self.view, "tool_extras", lambda *_, **__: {})(env_name, result,
+                                                                                          hits=found)})
             if self.view.grows_tools and name == "list_module_tools" and isinstance(result, Mapping):
                 for schema in result.get("tools") or []:
                     if isinstance(schema, Mapping) and tool_name(schema) not in known:

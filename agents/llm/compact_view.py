@@ -16,20 +16,26 @@ the memory. :class:`CompactView` is the same episode in fewer tokens:
   function (names without the ``carcontrol_`` prefix every function shares; ``call_vehicle``
   accepts both forms), ``ok`` or the error of a vehicle call.
 
+A search's text is rendered from its structured hits, the step's ``info["memory_hits"]`` (:func:`step_hits`,
+:func:`render_search`), never by re-reading the env's rendered ``memory_text``: the policy loop
+(:class:`vmb_agents.llm.chat.ToolChatPolicy`), the TRL envs (:mod:`vmb_agents.llm.trl_env`) and the teacher episodes
+(:mod:`vmb_agents.train.lm_data`) hand each search's hits to :meth:`CompactView.tool_content`.
+
 ``CompactView(tags=True)`` (``view="compact_tagged"``) also ends each memory line with the vehicle
-functions it speaks of (``(about: HUD_set_height_level)``, :func:`tag_hits`): the simulator's
+functions it speaks of (``(about: HUD_set_height_level)``, :func:`setting_tags`): the simulator's
 vocabulary read on the line, the retrieval hint tool-use systems give a small model in place of the
 whole catalogue. Official requests rarely name the setting ("my usual calming atmosphere"); the
 person's earlier line does, in words a 135M model does not map to one of 111 functions by itself.
 
-``CompactView(depth=16, shown=8)`` searches 16 deep and shows the model the 8 best-ranked hits; the whole search
-stays in the ``tool`` message's ``hits`` field (:meth:`CompactView.tool_extras`) for a reader that reads more lines
-than the model can afford to (:mod:`vmb_agents.llm.line_reader`): each hit costs the chat model its tokens at every
-later turn.
+``CompactView(depth=16, shown=8)`` searches 16 deep and shows the model the 8 best-ranked hits (each hit costs the
+chat model its tokens at every later turn); a reader that reads more lines than the model can afford to
+(:mod:`vmb_agents.llm.line_reader`) reads the whole search from the episode's
+:class:`~vmb_agents.reader.reading.Reading`, and the saved transcript keeps it in the ``tool`` message's ``hits`` field
+(:meth:`CompactView.tool_extras`).
 
 ``CompactView(evidence=True)`` (``view="compact_evidence"``) searches deeper (:data:`EVIDENCE_TOP_K` lines
 whatever ``top_k`` the model asks) and shows only the lines a learned line prior reads as someone's real setting
-for this car (:func:`evidence_hits`: the shipped ``sb3:slots`` checkpoint's ``vocab`` prior, fitted on generated
+for this car (:func:`evidence_choice`: the shipped ``sb3:slots`` checkpoint's ``vocab`` prior, fitted on generated
 households only), at most :data:`EVIDENCE_LINES`. The generated histories bury each preference under vans,
 rentals, relatives' cars and hypotheticals that name the same setting; a 135M model reads six lines, not twenty.
 
@@ -42,18 +48,23 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from vmb_agents.reader.reading import hit_from_record, line_text
+from vmb_gym.memory.records import minute_stamp
+
+if TYPE_CHECKING:
+    from vmb_gym.memory import MemoryHit
 
 #: The header the env writes above a context module's memory.
 MEMORY_HEADER = "User preference memory:\n"
 
-__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "HIT_LINE",
-           "TAG_OPEN", "VIEWS", "CompactView", "chronological", "compact_tools", "context_block", "evidence_hits",
-           "evidence_prior", "first_hits", "hit_bodies", "install", "render_result", "search_text", "setting_tags",
-           "tag_hits", "view_named"]
+__all__ = ["COMPACT_SYSTEM", "COMPACT_TEMPLATE", "EVIDENCE_LINES", "EVIDENCE_THRESHOLD", "EVIDENCE_TOP_K", "NO_MEMORY",
+           "TAG_OPEN", "VIEWS", "CompactView", "compact_tools", "context_block", "evidence_choice", "evidence_prior",
+           "install", "placed", "render_result", "render_search", "setting_tags", "shown_bodies", "shown_hits",
+           "step_hits", "view_named"]
 
 #: The compact views by name (``HFPolicy(view=...)``, ``vmb train lm --view``).
 VIEWS = ("compact", "compact_tagged", "compact_evidence")
@@ -145,18 +156,25 @@ def _signature(schema: Mapping[str, Any]) -> str:
     return f"{short_name(str(fn.get('name')))}({params}): {first}"
 
 
-def render_result(name: str, result: Any, tags: bool = False, evidence: bool = False, shown: int = 0) -> str:
-    """The compact text of one tool result (what the model reads in the ``tool`` message); ``tags``: memory lines
-    end with the functions they speak of (:func:`tag_hits`); ``evidence``: only the lines :func:`evidence_hits`
-    keeps; ``shown``: only the first ``shown`` hits in the env's (relevance) order (:func:`first_hits`; 0: all)."""
+def render_result(name: str, result: Any, tags: bool = False, evidence: bool = False, shown: int = 0,
+                  hits: Sequence[MemoryHit] | None = None) -> str:
+    """The compact text of one tool result (what the model reads in the ``tool`` message).
+
+    A successful ``search_memory`` is rendered from its structured ``hits`` (the env's ``info["memory_hits"]`` for
+    the call, :func:`step_hits`) by :func:`render_search`: ``tags``, ``evidence`` and ``shown`` as there.
+
+    Raises:
+        ValueError: a successful ``search_memory`` result without its ``hits``.
+    """
     if not isinstance(result, Mapping):
         return json.dumps(result, ensure_ascii=False)
     if result.get("success") is False:
         return "error: " + str(result.get("error") or result.get("message") or "the call failed")
     if name == "search_memory":
-        text = str(result.get("memory_text") or "no matching memory")
-        text = chronological(evidence_hits(text) if evidence else first_hits(text, shown) if shown else text)
-        return tag_hits(text) if tags else text
+        if hits is None:
+            raise ValueError("a search_memory result is rendered from its structured hits (the step's "
+                             "info['memory_hits'], compact_view.step_hits); expected hits=..., found none")
+        return render_search(hits, tags, evidence, shown)
     if name == "list_module_tools":
         return "\n".join(_signature(t) for t in result.get("tools") or [] if isinstance(t, Mapping))
     if name == "finish":
@@ -164,16 +182,85 @@ def render_result(name: str, result: Any, tags: bool = False, evidence: bool = F
     return "ok"
 
 
-#: A retrieval hit line: ``3. [2025-02-27 13:24] Frank Yamada: text`` (group 2: the body, ``Frank Yamada: text``).
-HIT_LINE = re.compile(r"^\d+\. (\[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*))$")
+#: What a search without hits shows.
+NO_MEMORY = "no matching memory"
 
 
-def hit_bodies(memory_text: str) -> str:
-    """``memory_text`` with each hit line's rank and time stamp left out (``Frank Yamada: text``)."""
-    return "\n".join(m.group(2) if (m := HIT_LINE.match(line)) else line for line in memory_text.splitlines())
+def step_hits(info: Mapping[str, Any]) -> list[tuple[MemoryHit, ...] | None]:
+    """Per call record of a step (``info["calls"]``): the hits of a successful ``search_memory`` call (its
+    ``info["memory_hits"]`` group, best first), None for any other call."""
+    groups = iter(info.get("memory_hits") or ())
+    out: list[tuple[MemoryHit, ...] | None] = []
+    for record in info.get("calls") or ():
+        result = record.get("result")
+        found = record.get("name") == "search_memory" and isinstance(result, Mapping) and result.get("success")
+        group = next(groups, None) if found else None
+        out.append(tuple(hit_from_record(r) for r in group.get("hits") or ()) if group is not None else None)
+    return out
 
 
-#: What :func:`tag_hits` puts between a memory line and its functions (the tag ends with ``)``).
+def placed(hit: MemoryHit) -> bool:
+    """Whether the view can order ``hit`` among others: it has a time stamp and renders on one line. A search with a
+    hit that is not placed (a layered fact with its revisions spans lines) is shown as the env ranks it, whole (no
+    time order, no shown limit, no evidence filter)."""
+    return hit.timestamp is not None and len(hit.render().splitlines()) == 1
+
+
+def shown_hits(hits: Sequence[MemoryHit], evidence: bool = False, shown: int = 0, prior: Any = None) -> list[MemoryHit]:
+    """The hits a ``search_memory`` message shows, in its order: the evidence view's (:func:`evidence_choice`), else
+    the first ``shown`` by rank (0: all), oldest first (ties in rank order); every hit in rank order when one is not
+    :func:`placed`.
+
+    The env ranks hits by relevance; the compact view lists them in time order, so the latest statement of a person
+    (a correction, the setting they settled on) is always the lowest of theirs, a position a small model can read.
+    """
+    hits = list(hits)
+    if not all(placed(h) for h in hits):
+        return hits
+    chosen = evidence_choice(hits, prior) if evidence else hits[:shown] if shown else hits
+    return sorted(chosen, key=lambda h: minute_stamp(h.timestamp))
+
+
+def _lines(rank: int, hit: MemoryHit, tags: bool) -> tuple[str, str | None, list[str]]:
+    """A shown hit's first line (``3. [2025-02-27 13:24] Frank Yamada: text``, with its ``(about: ...)`` tag when
+    ``tags``), that line's body without rank and time stamp (None for a hit without a time stamp) and its further
+    lines (a hit that spans lines is tagged on its first)."""
+    first, *rest = f"{rank}. {hit.render()}".splitlines()
+    body = first.split("] ", 1)[-1] if hit.timestamp is not None else None
+    found = setting_tags(body) if tags and body is not None else []
+    tag = f"{TAG_OPEN}{', '.join(found)})" if found else ""
+    return first + tag, None if body is None else body + tag, rest
+
+
+def render_search(hits: Sequence[MemoryHit], tags: bool = False, evidence: bool = False, shown: int = 0) -> str:
+    """The ``tool`` message text of a search with ``hits`` (best first): :func:`shown_hits` numbered from 1, one a line
+    (``3. [2025-02-27 13:24] Frank Yamada: text``); ``tags``: a hit's line ends with the functions it speaks of
+    (``(about: HUD_set_height_level)``, :func:`setting_tags`); :data:`NO_MEMORY` when there is none."""
+    if not hits:
+        return NO_MEMORY
+    chosen = shown_hits(hits, evidence, shown)
+    if not tags:
+        return "\n".join(f"{k}. {h.render()}" for k, h in enumerate(chosen, 1))
+    lines: list[str] = []
+    for k, h in enumerate(chosen, 1):
+        first, _, rest = _lines(k, h, tags)
+        lines += [first, *rest]
+    return "\n".join(lines)
+
+
+def shown_bodies(hits: Sequence[MemoryHit], tags: bool = False, evidence: bool = False, shown: int = 0) -> list[str]:
+    """The lines :func:`render_search` shows, each hit's first line without its rank and time stamp (``Frank Yamada:
+    text``, with its tag); a hit without a time stamp keeps its whole line; ``[NO_MEMORY]`` when there is no hit."""
+    if not hits:
+        return [NO_MEMORY]
+    out: list[str] = []
+    for k, h in enumerate(shown_hits(hits, evidence, shown), 1):
+        first, body, rest = _lines(k, h, tags)
+        out += [first if body is None else body, *rest]
+    return out
+
+
+#: What :func:`render_search` puts between a memory line and its functions (the tag ends with ``)``).
 TAG_OPEN = " (about: "
 
 #: The least vocabulary score (:func:`vmb_agents.reader.score_apis`) of a function a memory line is tagged with (a
@@ -191,16 +278,6 @@ def setting_tags(body: str) -> list[str]:
     return [short_name(api) for api in best[:MAX_TAGS]]
 
 
-def tag_hits(memory_text: str) -> str:
-    """Each numbered hit line of ``memory_text`` ending with ``(about: f1, f2)`` when it speaks of vehicle functions."""
-    out = []
-    for line in memory_text.splitlines():
-        m = HIT_LINE.match(line)
-        tags = setting_tags(m.group(2)) if m else []
-        out.append(f"{line}{TAG_OPEN}{', '.join(tags)})" if tags else line)
-    return "\n".join(out)
-
-
 #: The evidence view's search depth (``top_k`` of every ``search_memory``), the most lines it shows, and the least
 #: line-prior probability of a line it shows.
 EVIDENCE_TOP_K = 20
@@ -209,7 +286,7 @@ EVIDENCE_THRESHOLD = 0.5
 
 
 def evidence_prior() -> Any:
-    """The line prior :func:`evidence_hits` reads: the shipped ``sb3:slots`` checkpoint's (a ``vocab``
+    """The line prior :func:`evidence_choice` reads: the shipped ``sb3:slots`` checkpoint's (a ``vocab``
     :class:`~vmb_agents.sb3.slots.line_prior.LinePrior` fitted on generated train households; AUC 0.90 on official
     gold evidence; :func:`~vmb_agents.sb3.slots.line_prior.shipped_prior`).
 
@@ -221,49 +298,17 @@ def evidence_prior() -> Any:
     return shipped_prior()
 
 
-def evidence_hits(memory_text: str, prior: Any = None, *, threshold: float = EVIDENCE_THRESHOLD,
-                  limit: int = EVIDENCE_LINES) -> str:
-    """The numbered hits of ``memory_text`` that ``prior`` (default :func:`evidence_prior`) scores at least
-    ``threshold``, at most ``limit`` of them (the best scored), in the env's order and renumbered; when none
-    passes, the first ``limit`` hits. Any other text is returned unchanged."""
-    lines = memory_text.splitlines()
-    found = [HIT_LINE.match(line) for line in lines]
-    if not lines or not all(found):
-        return memory_text
-    scores = (prior or evidence_prior()).many([m.group(2).split(": ", 1)[-1] for m in found if m])
-    best = sorted(range(len(lines)), key=lambda i: -scores[i])[:limit]
-    kept = sorted(i for i in best if scores[i] >= threshold) or list(range(min(limit, len(lines))))
-    return "\n".join(f"{k}. {found[i].group(1)}" for k, i in enumerate(kept, 1))  # type: ignore[union-attr]
-
-
-def search_text(message: Mapping[str, Any]) -> str:
-    """The whole search a ``search_memory`` tool message holds: its ``hits`` field where its text shows fewer
-    (:meth:`CompactView.tool_extras`), else its text."""
-    return str(message.get("hits") or message.get("content") or "")
-
-
-def first_hits(memory_text: str, n: int) -> str:
-    """The first ``n`` numbered hit lines of ``memory_text`` (the env ranks them best first); any other text
-    unchanged."""
-    lines = memory_text.splitlines()
-    if not lines or not all(HIT_LINE.match(line) for line in lines):
-        return memory_text
-    return "\n".join(lines[:n])
-
-
-def chronological(memory_text: str) -> str:
-    """Numbered retrieval hits re-ordered oldest first (renumbered); any other text unchanged.
-
-    The env ranks hits by relevance; the compact view lists them in time order, so the latest
-    statement of a person (a correction, the setting they settled on) is always the lowest of
-    theirs, a position a small model can read.
-    """
-    lines = memory_text.splitlines()
-    found = [HIT_LINE.match(line) for line in lines]
-    if not lines or not all(found):
-        return memory_text
-    hits = sorted((m.group(1) for m in found if m), key=lambda hit: hit[1:17])
-    return "\n".join(f"{k}. {hit}" for k, hit in enumerate(hits, 1))
+def evidence_choice(hits: Sequence[MemoryHit], prior: Any = None, *, threshold: float = EVIDENCE_THRESHOLD,
+                    limit: int = EVIDENCE_LINES) -> list[MemoryHit]:
+    """The hits (best first) that ``prior`` (default :func:`evidence_prior`) scores at least ``threshold``, at most
+    ``limit`` of them (the best scored), in the env's order; when none passes, the first ``limit`` hits."""
+    hits = list(hits)
+    if not hits:
+        return []
+    scores = (prior or evidence_prior()).many([line_text(h).split(": ", 1)[-1] for h in hits])
+    best = sorted(range(len(hits)), key=lambda i: -scores[i])[:limit]
+    kept = sorted(i for i in best if scores[i] >= threshold) or list(range(min(limit, len(hits))))
+    return [hits[i] for i in kept]
 
 
 def install(tokenizer: Any) -> Any:
@@ -338,16 +383,17 @@ class CompactView:
             return {"name": name, "arguments": {**arguments, "top_k": self.depth or EVIDENCE_TOP_K}}
         return {"name": name, "arguments": dict(arguments)}
 
-    def tool_content(self, name: str, result: Any) -> str:
-        """The ``tool`` message text for a call's result."""
-        return render_result(name, result, self.tags, self.evidence, self.shown)
+    def tool_content(self, name: str, result: Any, hits: Sequence[MemoryHit] | None = None) -> str:
+        """The ``tool`` message text for a call's result; ``hits``: a successful search's structured hits (best first,
+        :func:`step_hits`), which its text is rendered from (:func:`render_search`)."""
+        return render_result(name, result, self.tags, self.evidence, self.shown, hits)
 
-    def tool_extras(self, name: str, result: Any) -> dict[str, str]:
+    def tool_extras(self, name: str, result: Any, hits: Sequence[MemoryHit] | None = None) -> dict[str, str]:
         """Fields of the ``tool`` message besides its text, which chat templates do not render: ``hits``, every hit of
         a ``search_memory`` whose text shows only the first :attr:`shown` (in the text's form); else none."""
         if name != "search_memory" or not self.shown:
             return {}
-        return {"hits": render_result(name, result, self.tags, self.evidence)}
+        return {"hits": render_result(name, result, self.tags, self.evidence, hits=hits)}
 
 
 def view_named(name: str) -> CompactView:

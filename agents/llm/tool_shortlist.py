@@ -3,7 +3,7 @@
 Tool-use systems with large catalogues put a retriever in front of the model (ToolLLM's API
 retriever, Gorilla's document retriever): the model chooses among a handful of tools instead of
 all of them. A 135M model picks the wrong module in half of the official requests even with the
-memory lines tagged (:func:`vmb_agents.llm.compact_view.tag_hits`), while a lexical ranking of the
+memory lines tagged (:func:`vmb_agents.llm.compact_view.setting_tags`), while a lexical ranking of the
 request and the lines it retrieved holds the right module among its first few in about nine
 requests of ten.
 

@@ -147,7 +147,7 @@ class CompactToolEnv(LocalToolEpisode):
         return str(messages[-1]["content"]), info
 
     def _advance(self, action: dict[str, Any]) -> tuple[str, float, bool, dict[str, Any]]:
-        from vmb_agents.llm.compact_view import full_name
+        from vmb_agents.llm.compact_view import full_name, step_hits
 
         view = self.view
         action = {**action, "name": full_name(str(action.get("name", "")))}
@@ -156,12 +156,13 @@ class CompactToolEnv(LocalToolEpisode):
         _, reward, over, info = super()._advance(action)
         records = info.get("calls") or []
         result = records[-1].get("result") if records else {"success": False, "error": info.get("action_error")}
-        return view.tool_content(str(action["name"]), result), reward, over, info
+        hits = step_hits(info)[-1] if records else None  # the search's structured hits, which its text renders
+        return view.tool_content(str(action["name"]), result, hits=hits), reward, over, info
 
 
 class TaggedCompactToolEnv(CompactToolEnv):
     """:class:`CompactToolEnv` in the tagged view (``HFPolicy(view="compact_tagged")``): memory lines end with the
-    functions they speak of (:func:`vmb_agents.llm.compact_view.tag_hits`)."""
+    functions they speak of (:func:`vmb_agents.llm.compact_view.render_search`)."""
 
     view_name = "compact_tagged"
 
@@ -169,7 +170,7 @@ class TaggedCompactToolEnv(CompactToolEnv):
 class EvidenceCompactToolEnv(CompactToolEnv):
     """:class:`CompactToolEnv` in the evidence view (``HFPolicy(view="compact_evidence")``): searches
     :data:`~vmb_agents.llm.compact_view.EVIDENCE_TOP_K` deep and shows the lines the line prior keeps
-    (:func:`vmb_agents.llm.compact_view.evidence_hits`)."""
+    (:func:`vmb_agents.llm.compact_view.evidence_choice`)."""
 
     view_name = "compact_evidence"
 

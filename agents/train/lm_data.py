@@ -31,11 +31,11 @@ from typing import Any
 import gymnasium as gym
 
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
-from vmb_agents.llm.compact_view import CompactView, hit_bodies, short_name, view_named
+from vmb_agents.llm.compact_view import CompactView, short_name, shown_bodies, step_hits, view_named
 from vmb_agents.reader.request import read_request
 
-__all__ = ["ORDERS", "PLACE_ARGUMENTS", "function_words", "request_query", "supported", "teacher_episode", "teacher_query",
-           "teacher_rows", "train_order"]
+__all__ = ["ORDERS", "PLACE_ARGUMENTS", "TEACHER_TOP_K", "function_words", "request_query", "supported",
+           "teacher_episode", "teacher_query", "teacher_rows", "train_order"]
 
 #: Hits per search of the teacher episodes the LM adapters were trained on (``vmb train lm --top-k``).
 TEACHER_TOP_K = 8
@@ -83,8 +83,10 @@ PLACE_ARGUMENTS = frozenset({"seat", "position", "light", "window", "zone", "are
 
 
 def supported(calls: Sequence[Mapping[str, Any]], memory_text: str) -> bool:
-    """Whether every remembered value of ``calls`` (not a place, not a boolean) is written in ``memory_text``."""
-    text = hit_bodies(memory_text).lower()  # a hit's rank and time stamp are not values
+    """Whether every remembered value of ``calls`` (not a place, not a boolean) is written in ``memory_text``: the
+    memory the model read without ranks and time stamps, which are not values (a search's
+    :func:`~vmb_agents.llm.compact_view.shown_bodies`, or a context module's block)."""
+    text = memory_text.lower()
     values = [v for c in calls for k, v in (c.get("arguments") or {}).items()
               if k not in PLACE_ARGUMENTS and not isinstance(v, bool)]
     return all(re.search(rf"(?<![\w.]){re.escape(str(v).lower())}(?!\w)", text) for v in values)
@@ -116,21 +118,24 @@ def teacher_episode(env: gym.Env, task_id: str, view: CompactView | None = None,
         functions = dict.fromkeys(c["name"] for c in gold)
         turns.append([_call("search_memory", {"query": teacher_query(query.text, speakers, f), "top_k": top_k}, k, 2)
                       for k, f in enumerate(functions)])
-    turns.append([*(_call("call_vehicle", {"name": short_name(c["name"]), "arguments": c["arguments"]}, k, len(turns) + 1)
-                    for k, c in enumerate(gold)), _call("finish", {}, len(gold), len(turns) + 1)])
-    reward, hits = 0.0, ""
+    last = len(turns) + 1
+    turns.append([*(_call("call_vehicle", {"name": short_name(c["name"]), "arguments": c["arguments"]}, k, last)
+                    for k, c in enumerate(gold)), _call("finish", {}, len(gold), last)])
+    reward, bodies = 0.0, []
     for calls in turns:
         messages.append({"role": "assistant", "content": "", "tool_calls": calls})
         env_calls = [view.to_env_call(c["function"]["name"], c["function"]["arguments"]) for c in calls]
         _, reward, _, _, info = env.step(env_calls)
         if calls is turns[-1]:
             break
-        for call, record in zip(calls, list(info.get("calls") or []), strict=False):
-            content = view.tool_content(str(record.get("name")), record.get("result"))
+        for call, record, hits in zip(calls, list(info.get("calls") or []), step_hits(info), strict=False):
+            content = view.tool_content(str(record.get("name")), record.get("result"), hits=hits)
             first_search = order == "search_first" and calls is turns[0]
-            hits += content + "\n" if call["function"]["name"] == "search_memory" and not first_search else ""
+            if call["function"]["name"] == "search_memory" and not first_search:  # the lines values are copied from
+                bodies += (shown_bodies(hits, view.tags, view.evidence, view.shown) if hits is not None
+                           else content.splitlines())
             messages.append({"role": "tool", "name": call["function"]["name"], "content": content})
-    context = hits if env.unwrapped.memory.provides_search else str(messages[0]["content"])
+    context = "\n".join(bodies) if env.unwrapped.memory.provides_search else str(messages[0]["content"])
     return {"messages": messages, "tools": tools, "task_id": task_id, "memory": env.unwrapped.memory_name,
             "reward": float(reward), "supported": supported(gold, context)}
 

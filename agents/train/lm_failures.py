@@ -41,10 +41,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from vmb_agents.llm.compact_view import full_name, hit_bodies, search_text
+from vmb_agents.llm.compact_view import full_name
 from vmb_agents.train.lm_data import PLACE_ARGUMENTS
 
-__all__ = ["CLASSES", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run", "task_sets"]
+__all__ = ["CLASSES", "TRANSCRIPT_HIT_LINE", "classify", "gold_calls", "main", "model_calls", "rules_baseline", "run",
+           "task_sets", "transcript_hits"]
 
 #: The failure classes, in the order they are tried.
 CLASSES = ("malformed", "no_vehicle_call", "no_search", "bad_search", "wrong_module", "wrong_function", "wrong_place",
@@ -71,11 +72,24 @@ def _module(name: str) -> str:
     return parts[1] if len(parts) > 2 else ""
 
 
-def _hits(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The searches' hits the policy read: each message's whole search (``hits``) where the model was shown fewer."""
-    text = "\n".join(search_text(m) for m in messages
+#: A memory line of a saved transcript's ``search_memory`` message, ``3. [2025-02-27 13:24] Frank Yamada: text``
+#: (group 1: ``Frank Yamada: text``).
+TRANSCRIPT_HIT_LINE = re.compile(r"^\d+\. \[\d{4}-\d\d-\d\d \d\d:\d\d\] (.*)$")
+
+
+def transcript_hits(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The memory lines a transcript's searches showed, without rank and time stamp, lower-cased: each message's
+    whole search (its ``hits`` field) where the model was shown fewer, else its text.
+
+    This reads saved text on purpose: a classified episode is the transcript the policy kept (written to
+    ``episodes.jsonl``), whose ``tool`` messages hold what the model read, not the env's structured hits. No
+    policy reads hits this way; the views render them from the step's ``info["memory_hits"]``
+    (:func:`vmb_agents.llm.compact_view.render_search`).
+    """
+    text = "\n".join(str(m.get("hits") or m.get("content") or "") for m in messages
                      if m.get("role") == "tool" and m.get("name") == "search_memory")
-    return hit_bodies(text).lower()
+    return "\n".join(m.group(1) if (m := TRANSCRIPT_HIT_LINE.match(line)) else line
+                     for line in text.splitlines()).lower()
 
 
 def _written(value: Any, text: str) -> bool:
@@ -123,7 +137,7 @@ def classify(row: Mapping[str, Any], gold: Sequence[Mapping[str, Any]], target: 
         return "no_search"
     if target and not any(target.lower() in q.lower() for q in queries):
         return "bad_search"
-    hits = _hits(messages)
+    hits = transcript_hits(messages)
     for g in gold:
         found = _call_class(g, vehicle, hits)
         if found is not None:
@@ -171,7 +185,8 @@ def run(policy: Any, sets: Mapping[str, tuple[str, list[str]]], out: Path, *, ba
 
 
 def rules_baseline(sets: Mapping[str, tuple[str, list[str]]], memory: str = "bm25") -> dict[str, dict[str, float]]:
-    """The rules reader (:class:`vmb_agents.reader.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call share."""
+    """The rules reader (:class:`vmb_agents.reader.policy.RulesPolicy`) on the same tasks: ESM, F1, vehicle-call
+    share."""
     import gymnasium as gym
 
     from vmb_agents.reader.policy import RulesPolicy
@@ -221,8 +236,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                    "are the README table's; more take the next ones of the same shuffle)")
     p.add_argument("--held-out-from", type=int, default=0, help="skip the first K tasks of the held-out draw (run a "
                    "larger sample in parts: --held-out 100 --held-out-from 100 is the second 100)")
-    p.add_argument("--official", type=int, default=16, help="N of the official evaluation tasks: up to 40, the first N "
-                   "of the README table's 40 (every 10th task of files 1-40); more, every (400 // N)-th task (400: all)")
+    p.add_argument("--official", type=int, default=16, help="N of the official evaluation tasks: up to 40, the "
+                   "first N of the README table's 40 (every 10th task of files 1-40); more, every (400 // N)-th task "
+                   "(400: all)")
     p.add_argument("--train-split", default="", help="a generated train split folder (`vmb train lm` writes them "
                    "under ~/.cache/vmb_gym/generated/): with --train N, also run its first N tasks in the trainer's "
                    "seeded order, the ones an adapter trained on that split drew its teacher episodes from")

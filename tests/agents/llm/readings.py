@@ -7,7 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from vmb_agents.llm.hf import read_conversation
-from vmb_agents.reader.reading import Reading
+from vmb_agents.reader.reading import Reading, hit_from_record
+from vmb_gym.memory import MemoryHit
 
 
 def hit(line: str, rank: int = 0) -> dict[str, Any]:
@@ -18,11 +19,18 @@ def hit(line: str, rank: int = 0) -> dict[str, Any]:
             "people": [text.split(": ", 1)[0]], "layer": "raw", "status": "active"}
 
 
+def memory_hits(*lines: str) -> list[MemoryHit]:
+    """The structured hits of memory lines written ``[YYYY-MM-DD HH:MM] Name: text`` (best ranked first), as a view
+    gets them from the step's ``info["memory_hits"]``."""
+    return [hit_from_record(hit(line, k)) for k, line in enumerate(lines)]
+
+
 def step(*searches: Sequence[str]) -> dict[str, Any]:
     """A step's info with one successful search per list of lines (best ranked first)."""
     return {"calls": [{"name": "search_memory", "arguments": {"query": "q"}, "result": {"success": True}}
                       for _ in searches],
-            "memory_hits": [{"query": "q", "hits": [hit(line, k) for k, line in enumerate(lines)]} for lines in searches]}
+            "memory_hits": [{"query": "q", "hits": [hit(line, k) for k, line in enumerate(lines)]}
+                            for lines in searches]}
 
 
 def reading(request: str, *searches: Sequence[str]) -> Reading:

@@ -8,12 +8,12 @@ import pytest
 
 pytest.importorskip("transformers")
 
+from tests.agents.llm.readings import memory_hits
 from vmb_agents.llm.compact_view import (
     EVIDENCE_LINES,
     EVIDENCE_TOP_K,
-    HIT_LINE,
     CompactView,
-    evidence_hits,
+    evidence_choice,
     evidence_prior,
     render_result,
     view_named,
@@ -24,34 +24,35 @@ from vmb_agents.train.lm_data import teacher_episode
 from vmb_gym.errors import ConfigError
 
 #: Two genuine statements among a van, a hypothetical and a relative's car (relevance order, as the env ranks).
-HITS = ("1. [2025-06-02 15:42] Arthur Rossi: In my work van the sunroof opening is always stuck at 30 percent.\n"
-        "2. [2025-06-29 14:43] Arthur Rossi: Update on the sunroof opening: 25 percent from today, I started the early shift.\n"
-        "3. [2025-06-10 19:23] Arthur Rossi: Hypothetically, would 45 percent for the sunroof opening drain the battery?\n"
-        "4. [2025-06-23 07:07] Arthur Rossi: Please set the sunroof opening to 85 percent for me from now on.\n"
-        "5. [2025-06-21 11:07] Daphne Marsh: My neighbour keeps the sunroof opening at 90 percent, I could never.")
+HITS = memory_hits(
+    "[2025-06-02 15:42] Arthur Rossi: In my work van the sunroof opening is always stuck at 30 percent.",
+    "[2025-06-29 14:43] Arthur Rossi: Update on the sunroof opening: 25 percent from today, I started the early shift.",
+    "[2025-06-10 19:23] Arthur Rossi: Hypothetically, would 45 percent for the sunroof opening drain the battery?",
+    "[2025-06-23 07:07] Arthur Rossi: Please set the sunroof opening to 85 percent for me from now on.",
+    "[2025-06-21 11:07] Daphne Marsh: My neighbour keeps the sunroof opening at 90 percent, I could never.")
 
 
 def test_only_the_lines_the_prior_reads_as_real_settings_are_shown_oldest_first() -> None:
-    kept = evidence_hits(HITS)
-    assert [line.split(": ", 1)[1][:12] for line in kept.splitlines()] == ["Update on th", "Please set t"]
-    assert kept.splitlines()[0].startswith("1. [2025-06-29 14:43]")  # renumbered, in the env's order
-    shown = render_result("search_memory", {"success": True, "memory_text": HITS}, evidence=True)
+    kept = evidence_choice(HITS)
+    assert [h.text.split(": ", 1)[1][:12] for h in kept] == ["Update on th", "Please set t"]  # in the env's order
+    shown = render_result("search_memory", {"success": True}, evidence=True, hits=HITS)
     assert shown.splitlines() == ["1. [2025-06-23 07:07] Arthur Rossi: Please set the sunroof opening to 85 percent for me "
                                   "from now on.", "2. [2025-06-29 14:43] Arthur Rossi: Update on the sunroof opening: 25 "
                                   "percent from today, I started the early shift."]
     prior = evidence_prior()
-    scores = prior.many([HIT_LINE.match(line).group(2).split(": ", 1)[1] for line in HITS.splitlines()])
+    scores = prior.many([h.text.split(": ", 1)[1] for h in HITS])
     assert scores[1] > 0.5 and scores[3] > 0.5 and max(scores[0], scores[2], scores[4]) < 0.5
 
 
 def test_at_most_the_limit_and_the_first_hits_when_none_passes() -> None:
-    assert len(evidence_hits(HITS, limit=1).splitlines()) == 1
-    chatter = "\n".join(f"{k}. [2025-06-0{k} 10:00] Anna Lee: The manual spends three pages on the sunroof."
-                        for k in range(1, 9))
-    fallback = evidence_hits(chatter)
-    assert len(fallback.splitlines()) == EVIDENCE_LINES and fallback.splitlines()[0].startswith("1. [2025-06-01")
-    assert evidence_hits("no matching memory") == "no matching memory"
-    assert evidence_hits(HITS, threshold=1.1, limit=2).splitlines()[1].startswith("2. [2025-06-29")
+    assert len(evidence_choice(HITS, limit=1)) == 1
+    chatter = memory_hits(*(f"[2025-06-0{k} 10:00] Anna Lee: The manual spends three pages on the sunroof."
+                            for k in range(1, 9)))
+    fallback = evidence_choice(chatter)
+    assert fallback == chatter[:EVIDENCE_LINES]  # none passes: the best-ranked hits
+    assert evidence_choice([]) == []
+    assert render_result("search_memory", {"success": True}, evidence=True, hits=[]) == "no matching memory"
+    assert evidence_choice(HITS, threshold=1.1, limit=2) == HITS[:2]
 
 
 def test_the_view_is_chosen_by_name_and_searches_deeper() -> None:

@@ -15,7 +15,7 @@ from vmb_agents.llm.constrained import call_slot, literal_choices, narrow_to_lin
 from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, reader_prompt
 from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.guide import RulesGuide
-from tests.agents.llm.readings import reading
+from tests.agents.llm.readings import memory_hits, reading
 from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 
@@ -176,14 +176,14 @@ def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypa
     from vmb_agents.llm import hf
     from vmb_agents.llm.hf import HFPolicy
 
-    ranked = "\n".join(f"{k}. {line.split('. ', 1)[1]}" for k, line in enumerate(reversed(HITS.splitlines()), 1))
-    result = {"success": True, "memory_text": ranked}
+    ranked = memory_hits(*reversed(hit_lines()))
+    result = {"success": True, "memory_text": "(the env's text; the view renders the hits)"}
     view = CompactView(depth=16, shown=2)
-    shown = view.tool_content("search_memory", result)
+    shown = view.tool_content("search_memory", result, hits=ranked)
     # the two best-ranked hits (Keiko's, then Aaron's level 3), oldest first; the hypothetical is not shown
     assert [line.split(": ", 1)[0].split("] ")[1] for line in shown.splitlines()] == ["Aaron Patel", "Keiko Farrell"]
-    assert "Hypothetically" not in shown and view.tool_extras("search_memory", result)["hits"] == HITS
-    assert CompactView(depth=16).tool_extras("search_memory", result) == {}
+    assert "Hypothetically" not in shown and view.tool_extras("search_memory", result, hits=ranked)["hits"] == HITS
+    assert CompactView(depth=16).tool_extras("search_memory", result, hits=ranked) == {}
     assert view.tool_extras("list_module_tools", {"success": True, "tools": []}) == {}
 
     model, tok = tiny

@@ -11,6 +11,7 @@ pytest.importorskip("transformers")
 from vmb_agents.llm.constrained import next_tools
 from vmb_agents.train.lm import Args, add_lm_arguments, args_from_namespace
 from vmb_agents.train.lm_data import request_query, supported, teacher_episode
+from vmb_agents.train.lm_failures import transcript_hits
 
 TOOLS = ["search_memory", "list_module_tools", "call_vehicle", "finish"]
 
@@ -35,7 +36,7 @@ def test_search_first_episode_order_support_and_reward(env: gym.Env) -> None:
                                                                  "top_k": 8}}]
     assert turns[-1][-1]["name"] == "finish" and row["reward"] == pytest.approx(1.0)
     results = [m for m in row["messages"] if m["role"] == "tool"]
-    setting_hits = "\n".join(m["content"] for m in results[1:] if m["name"] == "search_memory")
+    setting_hits = transcript_hits([m for m in results[1:] if m["name"] == "search_memory"])
     assert row["supported"] == supported([c.to_json() for c in task.gold_calls], setting_hits)
     # the required vehicle call lets the order through: finish is withheld, call_vehicle forced only at the end
     messages = row["messages"]

@@ -15,22 +15,25 @@ from vmb_agents.llm.chat import ToolChatPolicy
 from vmb_agents.llm.compact_view import (
     COMPACT_SYSTEM,
     COMPACT_TEMPLATE,
-    chronological,
     CompactView,
     compact_tools,
     context_block,
     full_name,
     install,
     render_result,
+    render_search,
     short_name,
+    shown_bodies,
 )
 from vmb_agents.llm.hf import HFPolicy, adapter_settings, load_adapter
 from vmb_agents.llm.trl_env import CompactToolEnv, compact_prompt
 from vmb_agents.train.lm import Args, add_lm_arguments, args_from_namespace, build_tiny_model, main
 from vmb_agents.train.lm_data import function_words, supported, teacher_episode, teacher_query
 from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
+from vmb_agents.train.lm_failures import transcript_hits
 from vmb_agents.train.lm_sft import tokenize_rows
 from vmb_gym.errors import ConfigError
+from tests.agents.llm.readings import memory_hits
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +111,7 @@ def test_teacher_episode_is_exact_and_masked(env: gym.Env, tiny) -> None:
     turns = [[c["function"]["name"] for c in m["tool_calls"]] for m in row["messages"] if m["role"] == "assistant"]
     assert set(turns[0]) == {"list_module_tools"} and set(turns[1]) == {"search_memory"}
     assert turns[2][-1] == "finish" and set(turns[2][:-1]) == {"call_vehicle"}
-    search = "\n".join(m["content"] for m in row["messages"] if m["role"] == "tool" and m["name"] == "search_memory")
+    search = transcript_hits(row["messages"])  # the saved transcript's search lines, read back from its text
     assert row["supported"] == supported([c.to_json() for c in env.unwrapped.tasks.queries[0].gold_calls], search)
     _, tok = tiny
     [enc] = tokenize_rows([row], tok, max_length=100_000)
@@ -123,16 +126,21 @@ def test_teacher_episode_is_exact_and_masked(env: gym.Env, tiny) -> None:
 def test_supported_needs_every_remembered_value_in_the_hits() -> None:
     calls = [{"name": "carcontrol_seat_set_heating_level", "arguments": {"seat": "driver", "level": 2}},
              {"name": "carcontrol_light_set_hazard", "arguments": {"enabled": True}}]
-    assert supported(calls, "1. [2025-01-02 10:00] Vera: seat heating at level 2 please")  # place and bool not needed
-    assert not supported(calls, "1. [2025-01-02 10:00] Vera: seat heating at level 3 please")
+    assert supported(calls, "Vera: seat heating at level 2 please")  # place and bool not needed
+    assert not supported(calls, "Vera: seat heating at level 3 please")
+    shown = shown_bodies(memory_hits("[2025-01-02 10:02] Vera: seat heating at level 3 please"))
+    assert shown == ["Vera: seat heating at level 3 please"]  # a rank and a time stamp are not values
+    assert not supported([{"name": "x", "arguments": {"level": 10}}], "\n".join(shown))  # not the hour of 10:02
+    assert supported([{"name": "x", "arguments": {"level": 10}}], "1. [2025-01-02 10:02] Vera: level 3")
     assert supported([{"name": "x", "arguments": {"level": "High"}}], "the level goes high")
 
 
 def test_hits_are_listed_oldest_first() -> None:
-    text = "1. [2025-03-01 11:23] Arthur: 21 degrees\n2. [2025-02-25 12:03] Frank: 25 percent"
-    assert chronological(text) == "1. [2025-02-25 12:03] Frank: 25 percent\n2. [2025-03-01 11:23] Arthur: 21 degrees"
-    assert render_result("search_memory", {"success": True, "memory_text": text}).startswith("1. [2025-02-25")
-    assert chronological("no matching memory") == "no matching memory"  # other text unchanged
+    hits = memory_hits("[2025-03-01 11:23] Arthur: 21 degrees", "[2025-02-25 12:03] Frank: 25 percent")
+    assert render_search(hits) == "1. [2025-02-25 12:03] Frank: 25 percent\n2. [2025-03-01 11:23] Arthur: 21 degrees"
+    assert render_search(hits, shown=1) == "1. [2025-03-01 11:23] Arthur: 21 degrees"  # the best-ranked, then in time
+    assert render_result("search_memory", {"success": True}, hits=hits) == render_search(hits)
+    assert render_search([]) == "no matching memory"
     assert "Modules: HUD," in COMPACT_SYSTEM and "steeringWheel, light." in COMPACT_SYSTEM
 
 
