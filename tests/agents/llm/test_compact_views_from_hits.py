@@ -4,8 +4,8 @@ showed when they re-read the env's ``memory_text``.
 
 ``compact_views_default.json`` holds, per memory, task and view, the sha256 of every ``search_memory`` message of one
 step of searches and of the lines its support is judged on (``lm_data.supported``), recorded from that earlier
-rendering. bm25 gives one-line hits; layered gives facts whose revisions span lines (shown whole, tagged on their
-first line).
+rendering. bm25 gives one-line hits; layered (with the hashing embedder, so the hits do not depend on the installed
+encoder) gives facts whose revisions span lines (shown whole, tagged on their first line).
 """
 
 from __future__ import annotations
@@ -37,6 +37,13 @@ from vmb_agents.train.lm_data import request_query, teacher_query
 
 GOLDEN = Path(__file__).with_name("compact_views_default.json")
 MEMORIES = ("bm25", "layered")
+
+
+def memory_kwargs(memory: str) -> dict[str, Any]:
+    """The memory's arguments: layered embeds with the deterministic hashing embedder (no model weights)."""
+    from vmb_gym.memory.retrieval import HashingEmbedder
+
+    return {"embedder": HashingEmbedder()} if memory == "layered" else {}
 #: view name -> (tags, evidence, shown)
 VARIANTS: dict[str, tuple[bool, bool, int]] = {"compact": (False, False, 0), "compact_tagged": (True, False, 0),
                                                "compact_evidence": (False, True, 0), "shown8": (False, False, 8),
@@ -48,7 +55,7 @@ EVERY = 40
 def episodes(memory: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(task_id, info)`` of one step of searches (the request, the teacher's queries, 8 and 20 deep, and a search
     that finds nothing) on every :data:`EVERY`-th task of the default set."""
-    env = gym.make("VehicleMem-v0", data="default", memory=memory, max_steps=50)
+    env = gym.make("VehicleMem-v0", data="default", memory=memory, memory_kwargs=memory_kwargs(memory), max_steps=50)
     tasks = env.unwrapped.tasks
     for query in tasks.queries[::EVERY]:
         env.reset(options={"task_id": query.task_id})
