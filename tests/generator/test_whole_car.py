@@ -34,7 +34,7 @@ def whole_queries(options: GeneratorOptions) -> tuple[list[tuple[dict, str]], li
     for k in range(options.scenarios):
         sc = build_scenario(options, k)
         items = sc.qa["related_to_vehicle_preference"]
-        for meta, item in zip(sc.meta["queries"], items):
+        for meta, item in zip(sc.meta["queries"], items, strict=True):
             every.append(meta)
             if gold_target(meta["gold_calls"][0]) == "all":
                 found.append((meta, item["query"]))
@@ -73,7 +73,8 @@ def test_share_one_sets_every_cabin_wide_request_for_the_whole_car() -> None:
     for meta, request in found:
         assert meta["situation"]["seat"] == "all"
         assert any(w in request for w in WHOLE_CAR), request
-        assert meta["qa"]["question"].endswith("for the whole car? Answer with the vehicle function and its argument values.")
+        assert meta["qa"]["question"].endswith(
+            "for the whole car? Answer with the vehicle function and its argument values.")
         calls = [ToolCall(c["name"], c["arguments"]) for c in meta["gold_calls"]]
         assert gold_changes_state(SimpleNamespace(gold_calls=calls))
     assert all(gold_target(m["gold_calls"][0]) != "all" for m in every if m not in [f for f, _ in found])
@@ -102,7 +103,8 @@ def test_written_sidecar_records_the_option(tmp_path: Path) -> None:
 def test_cli_refuses_the_option_for_the_embedded_benchmark(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "vmb_gym.cli", "generate", "--benchmark", "--whole-car", "0.5",
                           "--out", str(tmp_path)], capture_output=True, text=True, check=False)
-    assert out.returncode == 2 and "--whole-car, --device-requests, " in out.stdout and "go with --out DIR" in out.stdout
+    assert out.returncode == 2
+    assert "--whole-car, --device-requests, " in out.stdout and "go with --out DIR" in out.stdout
 
 
 def test_unsaid_share_keeps_the_target_without_the_words() -> None:
@@ -128,4 +130,5 @@ def test_training_split_with_the_option_gets_its_own_cache_folder(tmp_path: Path
     assert meta["generator"]["options"]["whole_car"] == 1.0 and meta["generator"]["options"]["scenarios"] == 1
     plain = generated_train(SimpleNamespace(train_scenarios=1, cache_dir=str(tmp_path), whole_car=0.0))
     assert plain.name == "train_1"
-    assert "whole_car" not in json.loads((plain / "meta" / "meta_1.json").read_text(encoding="utf-8"))["generator"]["options"]
+    plain_meta = json.loads((plain / "meta" / "meta_1.json").read_text(encoding="utf-8"))
+    assert "whole_car" not in plain_meta["generator"]["options"]
