@@ -22,6 +22,7 @@ import sys
 
 from vmb_gym import outdir
 from vmb_gym.errors import VmbError
+from vmb_gym.progress import show_progress
 
 #: Subcommand name -> module under ``vmb_gym.cli``.
 COMMANDS: dict[str, str] = {
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.extra_argv = extra
     outdir.forget_claims()
+    show_progress()  # the library's progress notes (resuming DIR: ...) as lines on stderr
     try:
         return int(args._run(args) or 0)
     except VmbError as exc:

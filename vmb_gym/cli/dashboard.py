@@ -41,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"vmb dashboard: error: {exc}", file=sys.stderr)
         return 2
     if args.serve:
-        serve_site(args.out, args.port)
+        serve_site(args.out, args.port, announce=lambda line: print(line, flush=True))
     return 0

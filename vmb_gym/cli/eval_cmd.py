@@ -36,7 +36,9 @@ def _json_object(text: str) -> dict[str, object]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"expected a JSON object such as '{{\"top_k\": 5}}', found {text!r} ({exc})") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a JSON object such as '{{\"top_k\": 5}}', found {text!r} ({exc})"
+        ) from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, found {type(value).__name__}")
     return value
@@ -61,8 +63,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
     parser.add_argument("--trials", type=int, default=1, help="episodes per task (K); K > 1 reports pass^k")
     parser.add_argument("--workers", type=int, default=1, help="processes; each builds its own env and policy")
-    parser.add_argument("--backend", choices=("local", "ray"), default="local",
-                        help="where episodes run: this machine (--workers processes) or Ray tasks (pip install vmb_gym[ray])")
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where episodes run: this machine (--workers processes) or Ray tasks (pip install vmb_gym[ray])",
+    )
     parser.add_argument("--address", default=None,
                         help="Ray cluster address for --backend ray (default: start a local Ray)")
     parser.add_argument("--out", required=True, help="run directory to write")

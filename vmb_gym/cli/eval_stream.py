@@ -38,8 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'default' (shipped set), 'official' ($VMB_OFFICIAL_DIR or "
                              "../shared/vehiclemembench), 'official:DIR' or a folder")
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
-    parser.add_argument("--window-days", type=float, default=None,
-                        help="episode = the N days up to one request (chosen by the seed) instead of the whole timeline")
+    parser.add_argument(
+        "--window-days",
+        type=float,
+        default=None,
+        help="episode = the N days up to one request (chosen by the seed) instead of the whole timeline",
+    )
     parser.add_argument("--memory-cost", type=float, default=0.0, help="reward cost per stored token")
     parser.add_argument("--store", default="bm25", help="searchable memory module the writer writes into")
     parser.add_argument("--top-k", type=int, default=10, help="hits per search of the reader")

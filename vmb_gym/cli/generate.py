@@ -7,9 +7,12 @@ import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vmb_gym.outdir import OVERWRITE_HELP
+
+if TYPE_CHECKING:
+    from vmb_gym.generator import GeneratorOptions
 
 HELP = "Generate scenarios (history/, qa_data/, meta/); --split regenerates a split of the default benchmark."
 #: What ``vmb generate`` writes into ``--out`` (removed first by ``--overwrite``).
@@ -133,8 +136,14 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
         from vmb_gym.memory.chat_backends import make_chat_backend
 
         backend, model, endpoint = make_chat_backend(args.renderer), args.renderer, ""
-    return LLMRenderer(backend, model, endpoint=endpoint, reader=gated(lambda api, text: extract_value(API_SPECS[api], text)),
-                       rerenders=args.render_retries, cache=ReplyCache(args.render_cache))
+    return LLMRenderer(
+        backend,
+        model,
+        endpoint=endpoint,
+        reader=gated(lambda api, text: extract_value(API_SPECS[api], text)),
+        rerenders=args.render_retries,
+        cache=ReplyCache(args.render_cache),
+    )
 
 
 def _offline_renderer(args: argparse.Namespace) -> str | None:
@@ -145,10 +154,46 @@ def _offline_renderer(args: argparse.Namespace) -> str | None:
     return args.render_base if ":" in args.renderer else args.renderer
 
 
+def _options(args: argparse.Namespace) -> tuple[GeneratorOptions, Path]:
+    """The generator options and the output folder of a ``--split`` or a custom set, with the switches applied."""
+    from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions, split_options
+
+    if args.split:
+        manifest: dict[str, Any] | None = None
+        default_manifest = Path(__file__).resolve().parents[2] / "benchmark" / "manifest.json"
+        mpath = Path(args.manifest) if args.manifest else default_manifest
+        if mpath.is_file():
+            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        opts = split_options(args.split, manifest)
+        out = Path(args.out or f"vmb_data/{args.split}")
+    else:
+        opts = GeneratorOptions(seed=args.seed, scenarios=args.scenarios,
+                                queries_per_scenario=args.queries_per_scenario, people=args.people,
+                                history_length=args.history_length, distractor_ratio=args.distractor_ratio,
+                                max_revision_depth=args.max_revision_depth, days=args.days)
+        out = Path(args.out or f"vmb_data/seed_{args.seed}")
+    if args.like:
+        like: dict[str, Any] = dict(OFFICIAL_LIKE)  # each value goes to the field of its name
+        opts = dataclasses.replace(opts, **like)
+    if args.whole_car:
+        opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
+    for name in ("valued_near_misses", "driver_seat", "restated_corrections", "returns_to_usual"):
+        if getattr(args, name) is not None:
+            opts = dataclasses.replace(opts, **{name: getattr(args, name)})
+    if args.device_requests:
+        opts = dataclasses.replace(opts, device_requests=args.device_requests)
+    if args.indirect_requests:
+        opts = dataclasses.replace(opts, indirect_requests=args.indirect_requests)
+    offline = _offline_renderer(args)
+    if offline is not None:
+        opts = dataclasses.replace(opts, renderer=offline)
+    return opts, out
+
+
 def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
     from vmb_gym.errors import ConfigError, VmbError
-    from vmb_gym.generator import OFFICIAL_LIKE, GeneratorOptions, generate, split_options, write_benchmark
+    from vmb_gym.generator import generate, split_options, write_benchmark
     from vmb_gym.outdir import DiskFull, claim_out, is_disk_full, write_atomic
 
     t0 = time.perf_counter()
@@ -174,33 +219,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {len(manifest['files'])} files and manifest.json to {out} "
                   f"in {time.perf_counter() - t0:.1f}s")
             return 0
-        if args.split:
-            manifest = None
-            mpath = Path(args.manifest) if args.manifest else Path(__file__).resolve().parents[2] / "benchmark" / "manifest.json"
-            if mpath.is_file():
-                manifest = json.loads(mpath.read_text(encoding="utf-8"))
-            opts = split_options(args.split, manifest)
-            out = Path(args.out or f"vmb_data/{args.split}")
-        else:
-            opts = GeneratorOptions(seed=args.seed, scenarios=args.scenarios,
-                                    queries_per_scenario=args.queries_per_scenario, people=args.people,
-                                    history_length=args.history_length, distractor_ratio=args.distractor_ratio,
-                                    max_revision_depth=args.max_revision_depth, days=args.days)
-            out = Path(args.out or f"vmb_data/seed_{args.seed}")
-        if args.like:
-            opts = dataclasses.replace(opts, **OFFICIAL_LIKE)
-        if args.whole_car:
-            opts = dataclasses.replace(opts, whole_car=args.whole_car, whole_car_words=args.whole_car_words)
-        for name in ("valued_near_misses", "driver_seat", "restated_corrections", "returns_to_usual"):
-            if getattr(args, name) is not None:
-                opts = dataclasses.replace(opts, **{name: getattr(args, name)})
-        if args.device_requests:
-            opts = dataclasses.replace(opts, device_requests=args.device_requests)
-        if args.indirect_requests:
-            opts = dataclasses.replace(opts, indirect_requests=args.indirect_requests)
-        offline = _offline_renderer(args)
-        if offline is not None:
-            opts = dataclasses.replace(opts, renderer=offline)
+        opts, out = _options(args)
         planned = opts.scenarios
         claim_out(out, "vmb generate", overwrite=args.overwrite, outputs=OUTPUTS)
         files = generate(opts, out, render=renderer)

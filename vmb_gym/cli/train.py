@@ -1,4 +1,5 @@
-"""``vmb train {sb3,lm,stream,reader,ensemble} ...``: train a policy (or a memory writer) and evaluate it on held-out data.
+"""``vmb train {sb3,lm,stream,reader,ensemble} ...``: train a policy (or a memory writer) and evaluate it on held-out
+data.
 
 The trainers live in ``agents`` and import torch, transformers or stable-baselines3, so this
 module imports them only when a trainer runs: ``vmb --help`` and ``vmb train --help`` import
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 HELP = ("train a policy (sb3: MaskablePPO over candidate slots, or the flat call catalogue with --design catalogue; "
-        "lm: SmolLM2 (or any causal LM) fine-tuned with TRL: SFTTrainer + a LoRA adapter on teacher episodes, then GRPO on the env's reward; "
+        "lm: SmolLM2 (or any causal LM) fine-tuned with TRL: SFTTrainer + a LoRA adapter on teacher episodes, then "
+        "GRPO on the env's reward; "
         "stream: the learned memory writer of VehicleMemStream-v0) and evaluate it")
 
 #: Set by :func:`vmb_gym.cli.main`: the command accepts arguments its own parser does not know.
@@ -131,9 +133,10 @@ class Trainer:
 TRAINERS: dict[str, Trainer] = {
     "sb3": Trainer("stable-baselines3 MaskablePPO / PPO, slot design by default (see agents/train/sb3_slots.py)",
                    _add_sb3, _run_sb3),
-    "lm": Trainer("HF causal LM: TRL SFT with a LoRA adapter on teacher episodes, then TRL GRPO (see agents/train/lm.py)", _add_lm, _run_lm),
-    "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO (see agents/train/stream_writer.py)",
-                      _add_stream, _run_stream),
+    "lm": Trainer("HF causal LM: TRL SFT with a LoRA adapter on teacher episodes, then TRL GRPO "
+                  "(see agents/train/lm.py)", _add_lm, _run_lm),
+    "stream": Trainer("the learned memory writer: behaviour cloning, calibration, PPO "
+                      "(see agents/train/stream_writer.py)", _add_stream, _run_stream),
     "reader": Trainer("the LM's line reader: SmolLM2 + a LoRA adapter (TRL SFTTrainer) that picks the memory line a "
                       "request's value comes from (see agents/train/lm_reader.py)", _add_reader, _run_reader),
     "ensemble": Trainer("merge slot checkpoints trained with different seeds into one checkpoint whose logits are the "

@@ -27,13 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", default="bm25", help="memory module for the retrieval audit ('none' skips it)")
     parser.add_argument("--train-scenarios", type=int, default=100,
                         help="train-split scenarios the baseline learns from")
-    parser.add_argument("--against", default=None, metavar="official:DIR",
-                        help="also measure the domain gap against this release ('official', 'official:DIR' "
-                             "or a folder with history/): cross-validated AUC of a line classifier telling "
-                             "generated from official lines (names, numbers, timestamps masked; 0.5 = "
-                             "indistinguishable), the 8-word copy share, words per line and vocabulary "
-                             "statistics, and what share of the requests name their setting, only its device or neither; "
-                             "printed and written into the report")
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="official:DIR",
+        help="also measure the domain gap against this release ('official', 'official:DIR' "
+        "or a folder with history/): cross-validated AUC of a line classifier telling "
+        "generated from official lines (names, numbers, timestamps masked; 0.5 = "
+        "indistinguishable), the 8-word copy share, words per line and vocabulary "
+        "statistics, and what share of the requests name their setting, only its device or neither; "
+        "printed and written into the report",
+    )
     parser.add_argument("--gap-lines", type=int, default=4000,
                         help="history lines sampled per side for the domain gap (default 4000)")
 

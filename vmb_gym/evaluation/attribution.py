@@ -6,14 +6,16 @@ pipeline retrieval -> use -> action):
 
 | label | meaning | evidence used |
 |---|---|---|
-| ``parse_error`` | a tool call the env could not read (a broken reply in a tool-call format) | ``episode["parse_errors"]`` |
-| ``evidence_not_retrieved`` | a searchable memory was available but no retrieved hit cites a gold evidence line (including: the policy never searched) | memory audit |
-| ``retrieved_but_unused`` | a search did retrieve a gold evidence line, yet no call used a gold API | memory audit + calls |
+| ``parse_error`` | a tool call the env could not read (a broken tool-call reply) | ``episode["parse_errors"]`` |
+| ``evidence_not_retrieved`` | searchable memory, yet no hit cites a gold evidence line (or no search) | memory audit |
+| ``retrieved_but_unused`` | a hit cites a gold evidence line, yet no call used a gold API | memory audit + calls |
 | ``no_action`` | the policy made no vehicle call | calls |
-| ``wrong_module_or_api`` | some gold API was never called (``detail`` says "wrong module" when none of the gold modules was touched) | calls vs gold calls |
-| ``wrong_value`` | the gold API was called, but with other values (or the gold fields ended with other values) | calls vs gold, state counts |
+| ``wrong_module_or_api`` | some gold API was never called (see ``detail`` below) | calls vs gold calls |
+| ``wrong_value`` | the gold API was called with other values (or its fields ended so) | calls vs gold, state counts |
 | ``extra_changes`` | fields that should not change were changed (FP > 0) | state counts |
 | ``other`` | none of the above explains the mismatch | |
+
+``wrong_module_or_api``'s ``detail`` says "wrong module" when none of the gold modules was touched.
 
 ``evidence`` records the retrieval status: ``retrieved``, ``not_retrieved`` (searched, no
 evidence line), ``not_searched`` (searchable memory, no search), ``in_context`` (a memory that
@@ -132,7 +134,9 @@ def attribute(record: Mapping[str, Any]) -> dict[str, Any] | None:
             "detail": "; ".join(details)}
 
 
-def _wrong_value_calls(gold: Sequence[tuple[str, dict[str, Any]]], pred: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+def _wrong_value_calls(
+    gold: Sequence[tuple[str, dict[str, Any]]], pred: Sequence[tuple[str, dict[str, Any]]]
+) -> list[str]:
     """Gold calls whose API was called, but never with the gold arguments."""
     out: list[str] = []
     for name, args in gold:

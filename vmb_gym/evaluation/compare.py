@@ -21,7 +21,7 @@ task set, so ``--against gold`` over default and official runs pairs each with i
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -80,7 +80,9 @@ def _scatter(cmp: Comparison, points: list[tuple[str, float, float]], xlabel: st
 
 def plot_tokens_vs_esm(cmp: Comparison, path: str | os.PathLike[str]) -> Path:
     """Scatter: mean memory tokens per episode (x) against ESM (y), one point per run."""
-    points = [(n, float(r["memory_tokens"] or 0.0), float(r["esm"] or 0.0)) for n, r in zip(cmp.names, cmp.rows, strict=True)]
+    points = [
+        (n, float(r["memory_tokens"] or 0.0), float(r["esm"] or 0.0)) for n, r in zip(cmp.names, cmp.rows, strict=True)
+    ]
     return _scatter(cmp, points, "memory tokens per episode (mean)", "Memory tokens vs ESM per run", path)
 
 
@@ -88,7 +90,9 @@ def plot_recall_vs_esm(cmp: Comparison, path: str | os.PathLike[str]) -> Path:
     """Scatter: mean recall@k of the audited runs (x) against ESM (y)."""
     k = cmp.recall[0]["k"] if cmp.recall else cmp.settings.get("recall_k", 10)
     points = [(r["run"], float(r["recall"]), float(r["esm"] or 0.0)) for r in cmp.recall]
-    return _scatter(cmp, points, f"evidence recall@{k} (mean over audited episodes)", f"Recall@{k} vs ESM per run", path)
+    return _scatter(
+        cmp, points, f"evidence recall@{k} (mean over audited episodes)", f"Recall@{k} vs ESM per run", path
+    )
 
 
 def write_plots(cmp: Comparison, out_dir: str | os.PathLike[str]) -> list[Path]:

@@ -193,7 +193,9 @@ def read_results(path: str | os.PathLike[str], *, repair: bool = False) -> list[
     while pos < len(data):
         nl = data.find(b"\n", pos)
         if nl < 0:
-            log.warning("%s: ignoring a truncated last line (%d bytes) left by an interrupted run", path, len(data) - pos)
+            log.warning(
+                "%s: ignoring a truncated last line (%d bytes) left by an interrupted run", path, len(data) - pos
+            )
             break
         line_no += 1
         line = data[pos:nl].strip()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vmb_gym.errors import DataError
+from vmb_gym.errors import ConfigError, DataError
 from vmb_gym.evaluation.attribution import attribute
 from vmb_gym.evaluation.records import (
     CONFIG_FILE,
@@ -91,7 +91,7 @@ def regrade(results: str | os.PathLike[str], out_dir: str | os.PathLike[str] | N
         if not rec.get("error_kind"):
             try:
                 query = tasks.queries[tasks.index_of(rec["task_id"])]
-            except Exception as exc:  # ConfigError from index_of
+            except ConfigError as exc:  # an id the data does not hold
                 raise DataError(src, f"task {rec['task_id']!r} is not in data {data or config['data']!r} ({exc}); "
                                 "fix: pass --data with the run's data") from None
             metrics = score_task(query, scored_calls(rec)).to_record()

@@ -84,7 +84,11 @@ def find_gold_run(run_dir: str | os.PathLike[str], config: Mapping[str, Any]) ->
     if not run.parent.is_dir():
         return None
     for sibling in sorted(run.parent.iterdir()):
-        if sibling.resolve() == run.resolve() or not (sibling / METRIC_FILE).exists() or not (sibling / CONFIG_FILE).exists():
+        if (
+            sibling.resolve() == run.resolve()
+            or not (sibling / METRIC_FILE).exists()
+            or not (sibling / CONFIG_FILE).exists()
+        ):
             continue
         try:
             other = read_json(sibling / CONFIG_FILE)
@@ -246,8 +250,13 @@ def render_report(metric: Mapping[str, Any], records: Sequence[Mapping[str, Any]
         "",
     ]
     audit = metric.get("memory_audit", {})
-    parts.append(_table(["figure", "value"], [(k, audit.get(k)) for k in ("episodes", *AUDIT_KEYS, "evidence_retrieved_rate")]
-                        + [("evidence status", ", ".join(f"{k}: {v}" for k, v in audit.get("evidence_status", {}).items()))]))
+    parts.append(
+        _table(
+            ["figure", "value"],
+            [(k, audit.get(k)) for k in ("episodes", *AUDIT_KEYS, "evidence_retrieved_rate")]
+            + [("evidence status", ", ".join(f"{k}: {v}" for k, v in audit.get("evidence_status", {}).items()))],
+        )
+    )
     if metric.get("memory_score_gold_run"):
         parts += ["", f"MemoryScore divides by the ESM of `{metric['memory_score_gold_run']}` "
                       f"({_fmt(metric.get('gold_exact_match_rate'))})."]
@@ -271,10 +280,18 @@ def render_report(metric: Mapping[str, Any], records: Sequence[Mapping[str, Any]
         parts.append("No failed episode.")
     errors = [r for r in records if r.get("error_kind")]
     if errors:
-        parts += ["", "## Infrastructure errors", "",
-                  _table(["task", "trial", "attempts", "error"],
-                         [(r["task_id"], r.get("trial", 0), r.get("attempts"), str(r.get("error"))[:200].replace("|", "/"))
-                          for r in errors])]
+        parts += [
+            "",
+            "## Infrastructure errors",
+            "",
+            _table(
+                ["task", "trial", "attempts", "error"],
+                [
+                    (r["task_id"], r.get("trial", 0), r.get("attempts"), str(r.get("error"))[:200].replace("|", "/"))
+                    for r in errors
+                ],
+            ),
+        ]
     if plots:
         parts += ["", "## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in plots]
     return "\n".join(parts) + "\n"

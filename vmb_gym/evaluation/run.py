@@ -21,13 +21,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,7 @@ from vmb_gym.evaluation.runner import (
     task_order,
 )
 from vmb_gym.outdir import DiskFull, claim_out, claimed_out, is_disk_full
+from vmb_gym.progress import progress_log
 
 __all__ = ["EVAL_OUTPUTS", "RESUME_KEYS", "AllEpisodesFailed", "run_evaluation"]
 
@@ -115,13 +115,17 @@ def _pool(config: EvalConfig, policy_factory: PolicyFactory, n: int) -> ProcessP
                                initializer=_init_worker, initargs=(asdict(config), policy_factory))
 
 
-def _run_pool(config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]]) -> Iterator[dict[str, Any]]:
+def _run_pool(
+    config: EvalConfig, policy_factory: PolicyFactory, pending: Sequence[tuple[str, int]]
+) -> Iterator[dict[str, Any]]:
     """Yield records as pool workers finish them; a crashed worker's episodes are retried once."""
     crashes: dict[tuple[str, int], int] = {}
     todo = list(pending)
     while todo:
         pool = _pool(config, policy_factory, min(config.workers, len(todo)))
-        futures: dict[Future[dict[str, Any]], tuple[str, int]] = {pool.submit(_run_in_worker, t, k): (t, k) for t, k in todo}
+        futures: dict[Future[dict[str, Any]], tuple[str, int]] = {
+            pool.submit(_run_in_worker, t, k): (t, k) for t, k in todo
+        }
         todo = []
         broken = False
         try:
@@ -191,7 +195,7 @@ def _write_config(out: Path, config: EvalConfig, saved_config: dict[str, Any], n
     """Save ``config.json``: the config, when the run was created and resumed, the task count and version."""
     import vmb_gym
 
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    now = datetime.now(UTC).isoformat(timespec="seconds")
     meta = config.to_json()
     meta["created"] = saved_config.get("created", now)
     meta["resumed"] = [*saved_config.get("resumed", []), now] if saved_config else []
@@ -224,7 +228,7 @@ def run_evaluation(
         policy_factory: ``factory(spec, env, **kwargs)`` building the policy (picklable when
             ``config.workers > 1``).
         resume: continue the run saved in ``out_dir`` (only missing or failed pairs run; how many
-            finished ones are skipped is printed on stderr).
+            finished ones are skipped is a :mod:`vmb_gym.progress` note, on stderr under ``vmb``).
         progress: show a tqdm progress bar (on stderr).
         backend: ``"local"`` (this process or a process pool) or ``"ray"`` (episodes as Ray tasks).
         address: the Ray cluster to join (``None`` starts a local Ray).
@@ -274,8 +278,8 @@ def _run_locked(config: EvalConfig, out: Path, policy_factory: PolicyFactory, *,
     _write_config(out, config, saved_config, len(task_ids))
 
     if resume and existing:
-        print(f"resuming {out}: skipping {len(done)} finished episodes of {len(task_ids) * config.trials}, "
-              f"running {len(pending)}", file=sys.stderr)
+        progress_log.info("resuming %s: skipping %d finished episodes of %d, running %d",
+                          out, len(done), len(task_ids) * config.trials, len(pending))
     if pending:
         _write_episodes(config, policy_factory, pending, results_path, done=len(done),
                         total=len(task_ids) * config.trials, progress=progress, backend=backend, address=address)

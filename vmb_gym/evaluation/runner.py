@@ -45,7 +45,9 @@ _SECRET_TEXT = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|hf_[A-Za-z0-9]{8,}|(?i:bearer
 def redact(value: Any) -> Any:
     """A copy of ``value`` with secrets hidden: values under secret-looking keys, key-like strings."""
     if isinstance(value, Mapping):
-        return {k: ("***" if _SECRET_KEY.search(str(k)) and v not in (None, "") else redact(v)) for k, v in value.items()}
+        return {
+            k: ("***" if _SECRET_KEY.search(str(k)) and v not in (None, "") else redact(v)) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
     if isinstance(value, str):
@@ -119,8 +121,15 @@ class EvalConfig:
 
     def env_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``gym.make("VehicleMem-v0", ...)``."""
-        return {"data": self.data, "files": self.files, "memory": self.memory, "memory_kwargs": dict(self.memory_kwargs),
-                "schema": self.schema, "max_steps": self.max_steps, "reward": self.reward}
+        return {
+            "data": self.data,
+            "files": self.files,
+            "memory": self.memory,
+            "memory_kwargs": dict(self.memory_kwargs),
+            "schema": self.schema,
+            "max_steps": self.max_steps,
+            "reward": self.reward,
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The config as saved in ``config.json`` (policy options redacted)."""

@@ -27,6 +27,7 @@ from vmb_gym.evaluation.interrupt import RunInterrupted
 from vmb_gym.evaluation.records import CONFIG_FILE, RESULTS_FILE, ResultsWriter, read_json, read_results, write_json
 from vmb_gym.outdir import DiskFull, claim_out, claimed_out, is_disk_full
 from vmb_gym.policy import run_stream_episode
+from vmb_gym.progress import progress_log
 
 __all__ = ["QUERY_KEYS", "STREAM_KEYS", "STREAM_OUTPUTS", "format_stream", "run_scenario", "run_stream_evaluation",
            "summarise"]
@@ -159,8 +160,8 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
         ids = list(env.scenario_ids)
         todo = [(i, sid) for i, sid in enumerate(ids) if sid not in done]
         if resume:
-            print(f"resuming {out}: {len(ids) - len(todo)} of {len(ids)} scenarios already done, "
-                  f"running {len(todo)}", file=sys.stderr)
+            progress_log.info("resuming %s: %d of %d scenarios already done, running %d",
+                              out, len(ids) - len(todo), len(ids), len(todo))
         write_json(out / CONFIG_FILE, dict(config))
         try:
             with ResultsWriter(out / RESULTS_FILE) as results, tqdm(todo, disable=not progress, unit="scenario",

@@ -260,7 +260,7 @@ class HeadlessChromium:
                 pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
-    def __enter__(self) -> HeadlessChromium:  # noqa: PYI034 (a final class in practice)
+    def __enter__(self) -> HeadlessChromium:
         return self
 
     def __exit__(self, *exc: object) -> None:

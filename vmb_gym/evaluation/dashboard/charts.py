@@ -54,7 +54,7 @@ def esm_by_group_svg(groups: Sequence[str], runs: Sequence[str],
         x = label_w + plot_w * tick
         parts.append(f'<line x1="{x}" y1="{top - 4}" x2="{x}" y2="{height - 16}" stroke="#ddd"/>')
         parts.append(f'<text x="{x}" y="{height - 2}" {_FONT} text-anchor="middle" fill="#666">{tick:g}</text>')
-    for g, (group, row) in enumerate(zip(groups, values)):
+    for g, (group, row) in enumerate(zip(groups, values, strict=False)):
         y0 = top + g * group_h
         parts.append(f'<text x="{label_w - 8}" y="{y0 + group_h / 2}" {_FONT} text-anchor="end">{escape(group)}</text>')
         for r, value in enumerate(row):
@@ -100,7 +100,7 @@ def tokens_vs_esm_svg(runs: Sequence[str], tokens: Sequence[float | None], esm: 
                  'memory tokens per episode</text>')
     parts.append(f'<text x="12" y="{top + plot_h / 2}" {_FONT} text-anchor="middle" '
                  f'transform="rotate(-90 12 {top + plot_h / 2})">ESM</text>')
-    for i, (name, tok, value) in enumerate(zip(runs, tokens, esm)):
+    for i, (name, tok, value) in enumerate(zip(runs, tokens, esm, strict=False)):
         cx = left + plot_w * (tok or 0.0) / x_max
         cy = top + plot_h * (1 - max(0.0, min(1.0, value)))
         parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="6" fill="{_colour(i)}" stroke="#333">'

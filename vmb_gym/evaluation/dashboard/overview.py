@@ -43,7 +43,7 @@ def run_names(runs: Sequence[Run]) -> list[str]:
     """A short distinct name per run: the directory name, made unique with its parent's name."""
     names = [run.path.name or str(run.path) for run in runs]
     counts = Counter(names)
-    return [f"{run.path.parent.name}/{n}" if counts[n] > 1 else n for n, run in zip(names, runs)]
+    return [f"{run.path.parent.name}/{n}" if counts[n] > 1 else n for n, run in zip(names, runs, strict=True)]
 
 
 def runs_table(cmp: Comparison, names: Sequence[str]) -> Table:
@@ -55,7 +55,7 @@ def runs_table(cmp: Comparison, names: Sequence[str]) -> Table:
         heads.append(f"pass^{k}")
         kinds.append("rate")
     rows = []
-    for name, row in zip(names, cmp.rows):
+    for name, row in zip(names, cmp.rows, strict=False):
         cells = [name, *(row.get(key) for _, key, _ in COLUMNS)]
         if k > 1:
             cells.append(row.get("pass_k") if int(row.get("k") or 1) == k else None)
@@ -90,7 +90,7 @@ def _interval(d: Mapping[str, Any]) -> str:
 
 def paired_table(cmp: Comparison, names: Sequence[str]) -> Table:
     """Paired differences (run - reference) on the same tasks: ESM with its 95% interval and sign test, value F1."""
-    by_name = dict(zip(cmp.names, names))
+    by_name = dict(zip(cmp.names, names, strict=False))
     rows = []
     for p in cmp.paired:
         esm, f1 = p["exact_match"], p["f1_change"]

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from html import escape
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -76,8 +76,8 @@ def _cell(value: Any, kind: str) -> str:
 def render_table(table: Table, table_id: str) -> str:
     """An HTML ``<table>`` of a :class:`Table` (every cell escaped)."""
     head = "".join(f'<th class="num">{escape(h)}</th>' if k != "text" else f"<th>{escape(h)}</th>"
-                   for h, k in zip(table.headings, table.kinds))
-    body = "\n".join("<tr>" + "".join(_cell(v, k) for v, k in zip(row, table.kinds)) + "</tr>"
+                   for h, k in zip(table.headings, table.kinds, strict=False))
+    body = "\n".join("<tr>" + "".join(_cell(v, k) for v, k in zip(row, table.kinds, strict=False)) + "</tr>"
                      for row in table.rows)
     if not table.rows:
         body = f'<tr><td colspan="{len(table.headings)}" class="none">nothing to show</td></tr>'
@@ -87,7 +87,10 @@ def render_table(table: Table, table_id: str) -> str:
 
 def _index(runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -> dict[str, Any]:
     """The task index: filters' choices and one compact row per task (see ``app.js``)."""
-    rows, types, modules, labels = [], set(), set(), set()
+    rows: list[list[Any]] = []
+    types: set[str] = set()
+    modules: set[str] = set()
+    labels: set[str] = set()
     for n, (task_id, cells) in enumerate(tasks.items()):
         first = next((c for c in cells if c is not None and c.modules), None) or next(c for c in cells if c is not None)
         request = request_and_gold(task_id, cells, runs, texts)[0]
@@ -101,7 +104,7 @@ def _index(runs: Sequence[Run], tasks: dict[str, list[Any]], texts: TaskTexts) -
     names = run_names(runs)
     return {
         "runs": [{"name": name, "policy": r.config.policy, "memory": r.config.memory, "data": r.config.data}
-                 for name, r in zip(names, runs)],
+                 for name, r in zip(names, runs, strict=True)],
         "types": sorted(types), "modules": sorted(modules), "labels": ordered_labels,
         "palette": list(PALETTE), "tasks": rows,
     }
@@ -166,7 +169,9 @@ def build_site(run_dirs: Sequence[str | os.PathLike[str]] | Sequence[Run], out: 
         DataError: a directory is not a run (see :func:`vmb_gym.evaluation.runs.load_run`).
     """
     items = list(run_dirs)
-    runs = items if all(isinstance(r, Run) for r in items) else load_runs(items)  # type: ignore[arg-type]
+    runs = [r for r in items if isinstance(r, Run)]
+    if len(runs) < len(items):
+        runs = load_runs(cast("list[str | os.PathLike[str]]", items))
     if not runs:
         raise ConfigError("expected at least one run directory for the dashboard, found none")
     tasks = tasks_by_id(runs)

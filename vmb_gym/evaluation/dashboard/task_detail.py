@@ -154,13 +154,19 @@ def _run_cell(rec: TaskRecord | None, run: Run, history: HistoryTexts) -> dict[s
     attribution = rec.raw.get("attribution") or {}
     return {
         "missing": False,
-        "exact_match": rec.exact_match, "f1_change": rec.f1_change, "tool_f1": rec.tool_f1,
-        "memory_tokens": rec.memory_tokens, "memory_searches": rec.memory_searches,
-        "label": rec.failure_label, "labels": list(attribution.get("labels") or []),
+        "exact_match": rec.exact_match,
+        "f1_change": rec.f1_change,
+        "tool_f1": rec.tool_f1,
+        "memory_tokens": rec.memory_tokens,
+        "memory_searches": rec.memory_searches,
+        "label": rec.failure_label,
+        "labels": list(attribution.get("labels") or []),
         "detail": attribution.get("detail"),
         "retrieved": _retrieved(rec, texts),
         "calls": _calls(rec),
-        "differences": [str(d) for d in rec.raw.get("differences") or (rec.raw.get("metrics") or {}).get("differences") or []],
+        "differences": [
+            str(d) for d in rec.raw.get("differences") or (rec.raw.get("metrics") or {}).get("differences") or []
+        ],
         "error": rec.raw.get("error"),
     }
 
@@ -171,7 +177,7 @@ def request_and_gold(task_id: str, cells: Sequence[TaskRecord | None], runs: Seq
     for rec in cells:
         if rec is not None and rec.raw.get("request"):
             return str(rec.raw["request"]), [dict(c) for c in rec.raw.get("gold_calls") or [] if isinstance(c, Mapping)]
-    run = next(r for r, c in zip(runs, cells) if c is not None)
+    run = next(r for r, c in zip(runs, cells, strict=False) if c is not None)
     return texts.get(run.config.data, task_id)
 
 
@@ -186,5 +192,5 @@ def task_payload(task_id: str, cells: Sequence[TaskRecord | None], runs: Sequenc
         "modules": list(first.modules),
         "request": request,
         "gold_calls": [{"name": str(c.get("name")), "arguments": _clip(c.get("arguments") or {})} for c in gold],
-        "runs": [_run_cell(rec, run, history) for rec, run in zip(cells, runs)],
+        "runs": [_run_cell(rec, run, history) for rec, run in zip(cells, runs, strict=False)],
     }
