@@ -198,7 +198,8 @@ def test_runs_without_a_marker_are_told_by_their_files(tmp_path: Path, files: di
     assert run_maker(tmp_path) in makers
     assert run_maker(tmp_path) == {
         "config.json": "vmb eval-stream", "results.jsonl": "vmb score", "history/history_1.txt": "vmb generate",
-        "audit.json": "vmb memory-audit", "report.json": "vmb validate-benchmark", "args.json": "vmb train sb3", "sft_log.csv": "vmb train lm",
+        "audit.json": "vmb memory-audit", "report.json": "vmb validate-benchmark", "args.json": "vmb train sb3",
+        "sft_log.csv": "vmb train lm",
         "adapter/reader.json": "vmb train reader", "bc.json": "vmb train stream",
         "final.safetensors": "vmb train ensemble"}[next(iter(files))]
 

@@ -48,7 +48,8 @@ def _files(seed: int, words: list[str], people: tuple[str, ...], numbers: range,
         for _ in range(per_file):
             who, other = rng.sample(people, 2)
             first = other.split()[0]
-            lines.append((who, f"{first}, {_sentence(rng, words)} Level {rng.choice(numbers)} at {rng.randint(1, 12)}:30."))
+            sentence = _sentence(rng, words)  # draws before the level and hour, as in one f-string
+            lines.append((who, f"{first}, {sentence} Level {rng.choice(numbers)} at {rng.randint(1, 12)}:30."))
         out.append(lines)
     return out
 

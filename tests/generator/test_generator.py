@@ -124,7 +124,7 @@ def test_evidence_lines_state_person_and_value(small_set) -> None:
 def test_loader_round_trip_matches_sidecar(small_dir: Path, small_set) -> None:
     for sc in small_set:
         meta = json.loads((small_dir / "meta" / f"meta_{sc.scenario_id}.json").read_text(encoding="utf-8"))
-        for q, m in zip(sc.queries, meta["queries"]):
+        for q, m in zip(sc.queries, meta["queries"], strict=True):
             assert [c.to_json() for c in q.gold_calls] == m["gold_calls"]
             assert q.evidence_line_ids == tuple(sorted(i for e in m["evidence"] for i in e["line_ids"]))
             assert q.as_of is not None and f"{q.as_of:%Y-%m-%dT%H:%M}" == m["as_of"]
