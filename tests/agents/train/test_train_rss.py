@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from vmb_agents.train import sb3_slots  # noqa: E402
-from vmb_agents.train.common import peak_rss_mib, print_peak_rss  # noqa: E402
+from vmb_agents.train import sb3_slots
+from vmb_agents.train.common import peak_rss_mib, print_peak_rss
 
 PHASES = {"catalogue": "fitting the catalogue", "demonstrations": "the demonstrations",
           "behaviour_cloning": "behaviour cloning", "ppo": "PPO", "evaluation": "the evaluation"}

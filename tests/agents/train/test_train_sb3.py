@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from vmb_agents.train import sb3_slots  # noqa: E402
-from vmb_agents.train.common import (  # noqa: E402
+from vmb_agents.train import sb3_slots
+from vmb_agents.train.common import (
     EVAL_MIN_EPISODES,
     SB3Args,
     accuracy_by_kind,
@@ -25,7 +25,7 @@ from vmb_agents.train.common import (  # noqa: E402
     prepare_out,
     summarise,
 )
-from vmb_gym.errors import ConfigError  # noqa: E402
+from vmb_gym.errors import ConfigError
 
 
 @pytest.mark.parametrize("timesteps", [0, -5])
@@ -46,7 +46,8 @@ def test_cli_reports_a_refused_setting_in_one_line(tmp_path: Path, capsys: pytes
     assert not (tmp_path / "run").exists()  # refused before anything is written
 
 
-def test_unknown_memory_is_refused_before_anything_is_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_memory_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from vmb_gym.cli import main
 
     assert main(["train", "sb3", "--memory", "bm2", "--timesteps", "8", "--out", str(tmp_path / "run")]) == 2
@@ -126,7 +127,8 @@ def test_evaluation_is_sized_to_the_run() -> None:
     assert [limit for *_, limit in sb3_slots.eval_sets(full, "d", None, 2)] == [200, 0]
 
 
-def test_official_data_is_found_from_the_package_or_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_official_data_is_found_from_the_package_or_the_variable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import vmb_gym
 
     monkeypatch.delenv("VMB_OFFICIAL_DIR", raising=False)

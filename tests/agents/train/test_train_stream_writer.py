@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from vmb_agents.train.common import args_from_namespace, field_docs  # noqa: E402
-from vmb_agents.train.stream_writer import Args, add_arguments  # noqa: E402
+from vmb_agents.train.common import args_from_namespace, field_docs
+from vmb_agents.train.stream_writer import Args, add_arguments
 
 
 def test_every_field_has_help_and_the_flags_give_the_defaults() -> None:
