@@ -14,7 +14,6 @@ import vmb_gym  # noqa: F401
 from vmb_agents.llm.chat import ToolChatPolicy
 from vmb_agents.llm.compact_view import (
     COMPACT_SYSTEM,
-    COMPACT_TEMPLATE,
     CompactView,
     compact_tools,
     context_block,
@@ -58,8 +57,8 @@ class Teacher(ToolChatPolicy):
     def chat(self, messages, tools=None):
         user = next(m["content"] for m in messages if m["role"] == "user")
         task = next(q for q in self.env.unwrapped.tasks.queries if q.text == user)
-        turns = [m for m in teacher_episode(gym.make("VehicleMem-v0", files=[1], memory="bm25"), task.task_id)["messages"]
-                 if m["role"] == "assistant"]
+        episode = teacher_episode(gym.make("VehicleMem-v0", files=[1], memory="bm25"), task.task_id)
+        turns = [m for m in episode["messages"] if m["role"] == "assistant"]
         turn = turns[sum(m["role"] == "assistant" for m in messages)]
         calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in turn["tool_calls"]]
         return {"content": "", "tool_calls": calls, "parse_errors": [], "raw": "", "usage": {}}
@@ -94,7 +93,8 @@ def test_view_maps_names_and_renders_results() -> None:
     listing = {"success": True, "tools": [{"type": "function", "function": {
         "name": "carcontrol_seat_set_heating_level", "description": "Set seat heating level (0-3). Extra words.",
         "parameters": {"type": "object", "properties": {"seat": {}, "level": {}}}}}]}
-    assert render_result("list_module_tools", listing) == "seat_set_heating_level(seat, level): Set seat heating level (0-3)"
+    assert render_result("list_module_tools", listing) == (
+        "seat_set_heating_level(seat, level): Set seat heating level (0-3)")
     assert render_result("carcontrol_x", {"success": False, "error": "level must be 0-3"}) == "error: level must be 0-3"
     assert render_result("carcontrol_x", {"success": True}) == "ok"
     system = "User preference memory:\n[March 1] Gary likes 2\n\nYou are the assistant.\n\nAvailable modules:\n- seat"
