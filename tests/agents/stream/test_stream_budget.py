@@ -9,7 +9,13 @@ import pytest
 
 from vmb_agents.stream.factory import make_writer, parse_writer_spec
 from vmb_agents.stream.features import BUDGET_NAMES, NUMERIC_NAMES, LineFeaturizer, line_tokens
-from vmb_agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_margin, keep_scores
+from vmb_agents.stream.imitation import (
+    behaviour_clone_writer,
+    calibrate_keep,
+    evidence_dataset,
+    keep_margin,
+    keep_scores,
+)
 from vmb_agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
 from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
 from vmb_gym.errors import ConfigError
@@ -172,7 +178,8 @@ def test_bc_warm_start_matches_the_labels_and_the_writer_keeps_evidence(scenario
     assert abs(per_timeline.mean() - 0.9 * budget) <= 20
 
     # the checkpoint as a writer keeps to its budget and stores evidence, not chatter
-    path = save_stream_checkpoint(model, tmp_path / "w", algo="maskable_ppo", featurizer=featurizer, budget_tokens=budget)
+    path = save_stream_checkpoint(model, tmp_path / "w", algo="maskable_ppo", featurizer=featurizer,
+                                  budget_tokens=budget)
     writer = load_stream_writer(path)
     assert writer.budget_tokens == budget and writer.overflow == "stop"
     inner = VehicleMemStreamEnv(held_out, max_chunk_steps=64)
@@ -191,7 +198,8 @@ def test_old_checkpoints_without_the_budget_block_still_load(scenarios, tmp_path
 
     featurizer = LineFeaturizer(hash_dim=32, budget_features=False)
     env = StreamWriteEnv(data=scenarios[:1], featurizer=featurizer)
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=8, seed=0, device="cpu", policy_kwargs={"net_arch": [8]})
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=8, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [8]})
     path = save_stream_checkpoint(model, tmp_path / "old", algo="maskable_ppo", featurizer=featurizer)
     meta = json.loads((tmp_path / "old.vmb.json").read_text())
     (tmp_path / "old.vmb.json").unlink()  # the sidecar as written before the budget block and the one format:
