@@ -11,8 +11,8 @@ FAN = API_SPECS["carcontrol_airConditioner_set_fan_speed"]
 
 
 def test_a_seat_request_that_names_no_seat_is_not_offered_all() -> None:
-    targets = selector_choices(MASSAGE, "driver", "At 2 PM, Matthew told the car: 'My back is stiff, give me a massage.'",
-                               "driver")
+    targets = selector_choices(MASSAGE, "driver",
+                               "At 2 PM, Matthew told the car: 'My back is stiff, give me a massage.'", "driver")
     assert targets[0] == "driver" and "all" not in targets
     assert len(targets) == 3  # the freed slot goes to the next seat
 

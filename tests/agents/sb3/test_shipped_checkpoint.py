@@ -8,11 +8,17 @@ from pathlib import Path
 import pytest
 
 from vmb_agents.sb3 import checkpoint
-from vmb_agents.sb3.checkpoint import read_sidecar, resolve_checkpoint, save_checkpoint, shipped_names, training_settings
+from vmb_agents.sb3.checkpoint import (
+    read_sidecar,
+    resolve_checkpoint,
+    save_checkpoint,
+    shipped_names,
+    training_settings,
+)
 from vmb_gym.errors import ConfigError
 
 
-def _FakeModel() -> object:  # noqa: N802  (a tiny real model: save_checkpoint writes its weights)
+def _FakeModel() -> object:  # a tiny real model: save_checkpoint writes its weights
     from tests.agents.sb3.tiny_models import tiny_model
 
     return tiny_model()

@@ -52,7 +52,8 @@ def test_per_step_columns_match_a_slot_by_slot_loop() -> None:
                 same_line += int(rows[:, featurizer.same_line_column].sum() > 0)
                 mask = env.action_masks()
                 calls = np.flatnonzero(mask[2:]) + 2
-                action = int(rng.choice(calls)) if len(calls) and rng.random() < 0.8 else int(rng.choice(np.flatnonzero(mask)))
+                action = (int(rng.choice(calls)) if len(calls) and rng.random() < 0.8
+                          else int(rng.choice(np.flatnonzero(mask))))
                 obs, _, terminated, truncated, _ = env.step(action)
                 done = terminated or truncated
             obs, _ = env.reset(options={"task_id": q.task_id})

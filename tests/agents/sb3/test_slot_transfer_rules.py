@@ -119,7 +119,8 @@ def test_a_switch_takes_the_state_the_request_says() -> None:
                 if (c := cat.resolve(int(i), an)) is not None and c["name"] == api]
 
     # the request asks for the lyrics (on): the remembered "off" is not offered
-    on = allowed("At 9:00 AM, Julian was driving, alone. Julian said: 'I want to sing along to the lyrics display again.'")
+    on = allowed("At 9:00 AM, Julian was driving, alone. "
+                 "Julian said: 'I want to sing along to the lyrics display again.'")
     assert {"enabled": True} in on and {"enabled": False} not in on
     # the request says off: the remembered "off" is
     off = allowed("At 9:00 AM, Julian was driving, alone. Julian said: 'Switch the lyrics display off like I had it.'")
