@@ -259,7 +259,8 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
     # retrieval brings the target's latest genuine line about *another* setting ("head restraint height")
     # to a request for the foot support height: the setting features keep to lines about the request's
     hits = _hits(
-        "[2025-06-08 11:25] Julian Abbott: I tried a few settings and 55 percent is the one for the foot support height.",
+        "[2025-06-08 11:25] Julian Abbott: I tried a few settings and 55 percent is the one for the foot support "
+        "height.",
         "[2025-06-11 16:24] Julian Abbott: Since I've been commuting on the highway, let's make the head restraint "
         "height 40 percent going forward.",
     )
@@ -278,7 +279,8 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
     assert values[40].latest_target  # the plain "latest mention" reading picks the other setting's line
     # both reach the observation
     feat = SlotFeaturizer()
-    rows = feat.features(an, SlotEpisodeText(request=request, searched=True, search_rounds=2)).reshape(feat.n_actions, -1)
+    text = SlotEpisodeText(request=request, searched=True, search_rounds=2)
+    rows = feat.features(an, text).reshape(feat.n_actions, -1)
     a = next(i for i, s in enumerate(an.apis) if s.api == foot)
     k55, k40 = (next(k for k, v in enumerate(an.apis[a].values) if v.value == x) for x in (55, 40))
     col = feat.same_line_column - 1  # setting_latest_target sits just before the per-step column
@@ -286,12 +288,15 @@ def test_the_api_prior_read_on_a_line_tells_which_setting_it_is_about() -> None:
 
 
 def test_the_target_the_request_names_is_marked_in_the_features() -> None:
-    hits = _hits("[2025-07-25 20:03] Aaron Patel: When it rains it's different for me: the right mirror height at 15 percent.")
-    request = "At 7:10 AM, Aaron was driving to Sunset Golf Club, alone. Aaron said: 'Adjust the right mirror height to my preference.'"
+    hits = _hits("[2025-07-25 20:03] Aaron Patel: When it rains it's different for me: "
+                 "the right mirror height at 15 percent.")
+    request = ("At 7:10 AM, Aaron was driving to Sunset Golf Club, alone. "
+               "Aaron said: 'Adjust the right mirror height to my preference.'")
     an = _read(request, hits)
     a = next(i for i, s in enumerate(an.apis) if s.api == "carcontrol_rearviewMirror_set_height_position")
     feat = SlotFeaturizer()
-    rows = feat.features(an, SlotEpisodeText(request=request, searched=True, search_rounds=2)).reshape(feat.n_actions, -1)
+    text = SlotEpisodeText(request=request, searched=True, search_rounds=2)
+    rows = feat.features(an, text).reshape(feat.n_actions, -1)
     t0 = BLOCK_KIND + BLOCK_GLOBAL + BLOCK_API + feat.value_width
     named = {an.apis[a].targets[t]: rows[SlotCatalogue.index(a, 0, t), t0 + 14] for t in range(len(an.apis[a].targets))}
     assert named == {"right": 1.0}  # a side the request names is the slot's only target, and marked so
@@ -316,7 +321,8 @@ def test_learned_companion_classifier_names_routine_clauses_the_vocabulary_misse
     # the companion call is read from the routine clause of the chosen value's line
     hits = _hits("[2025-03-21 15:01] Julian Abbott: Ugh, level 6 is overkill. Level 4 is better for the AC fan. "
                  "Same routine: the left indicator switched on.")
-    request = "At 7:40 PM, Julian was driving to Harbor Airport, alone. Julian said: 'Set the AC fan for me. Do my whole routine.'"
+    request = ("At 7:40 PM, Julian was driving to Harbor Airport, alone. "
+               "Julian said: 'Set the AC fan for me. Do my whole routine.'")
     an = analyse(request, hits, SPEAKERS, True, cat.api_scores(request, SPEAKERS), cat.classify)
     companion = next(a for a in an.apis if a.companion)
     assert companion.api == "carcontrol_light_set_left_turn" and companion.values[0].value is True
