@@ -170,5 +170,6 @@ def test_memory_audit_runs_each_embedding_module_per_encoder():
     assert [label for _, label, _ in runs] == ["bm25", "dense[static]", "dense[minilm]",
                                               "layered:facts+changes[static]", "layered:facts+changes[minilm]"]
     assert runs[2][2] == {"encoder": "minilm"}
+    assert [label for _, label, _ in audit_runs(["hybrid"], None)] == ["hybrid[minilm]", "hybrid[static]"]
     with pytest.raises(ConfigError, match="--encoder"):
         audit_runs(["dense"], "static,onnx")

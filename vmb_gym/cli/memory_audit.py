@@ -22,10 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", default="bm25,dense,hybrid,layered",
                         help="comma-separated module names; layered variants as layered:LAYER+LAYER "
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
-    parser.add_argument("--encoder", default="static,minilm",
+    parser.add_argument("--encoder", default=None,
                         help="comma-separated encoders of the modules that embed (dense, hybrid, layered): minilm "
                              "(the default encoder) and/or static (model2vec distilled from MiniLM); each such "
-                             "module is audited once per encoder, as NAME[ENCODER]")
+                             "module is audited once per encoder, as NAME[ENCODER] (default: both; static only "
+                             "where model2vec is installed)")
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if all(r["violations"] == 0 for r in report["modules"].values()) else 1
 
 
-def audit_runs(names: list[str], encoders: str) -> list[tuple[str, str, dict[str, Any]]]:
+def audit_runs(names: list[str], encoders: str | None) -> list[tuple[str, str, dict[str, Any]]]:
     """``(module name, label, extra kwargs)`` per audited run: one per encoder for the modules that
     take one (label ``NAME[ENCODER]``), one plain run for the others.
 
@@ -89,6 +90,10 @@ def audit_runs(names: list[str], encoders: str) -> list[tuple[str, str, dict[str
     from vmb_gym.memory.registry import memory_options
     from vmb_gym.memory.retrieval import ENCODERS
 
+    if encoders is None:  # both, the static one where it can be built
+        import importlib.util
+
+        encoders = "minilm,static" if importlib.util.find_spec("model2vec") is not None else "minilm"
     chosen = list(dict.fromkeys(e.strip().lower() for e in str(encoders).split(",") if e.strip()))
     bad = [e for e in chosen if e not in ENCODERS]
     if not chosen or bad:
