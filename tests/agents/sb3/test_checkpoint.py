@@ -18,7 +18,7 @@ from vmb_agents.sb3.checkpoint import (
 from vmb_gym.errors import ConfigError
 
 
-def _FakeModel() -> object:  # noqa: N802  (a tiny real model: save_checkpoint writes its weights)
+def _FakeModel() -> object:  # a tiny real model: save_checkpoint writes its weights
     from tests.agents.sb3.tiny_models import tiny_model
 
     return tiny_model()
@@ -38,7 +38,8 @@ def test_algo_map_names_the_two_algorithms() -> None:
 
 
 def test_save_writes_safetensors_and_versioned_sidecar(tmp_path: Path) -> None:
-    path = save_checkpoint(_FakeModel(), tmp_path / "ck", design="slots", algo="maskable_ppo", meta={"catalogue": {"k": 1}})
+    path = save_checkpoint(_FakeModel(), tmp_path / "ck", design="slots", algo="maskable_ppo",
+                           meta={"catalogue": {"k": 1}})
     assert path == tmp_path / "ck.safetensors" and path.read_bytes()[8:9] == b"{"  # safetensors: size, JSON header
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.safetensors", "ck.vmb.json"]
     side = json.loads((tmp_path / "ck.vmb.json").read_text())

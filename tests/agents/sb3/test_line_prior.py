@@ -60,9 +60,12 @@ def test_json_round_trip_and_bad_input() -> None:
 def test_prior_features_pick_the_latest_real_statement_of_the_target() -> None:
     prior = LinePrior.fit(_examples(range(10, 60, 5)))
     hits = hit_records(*[
-        "[2025-08-09 14:44] Julian Abbott: In my work van the trunk opening is always stuck at 10 percent, nobody knows why.",
-        "[2025-08-14 12:46] Julian Abbott: Update on the trunk opening: 25 percent from today, because I've been getting headaches.",
-        "[2025-08-22 08:41] Julian Abbott: Update on the trunk opening: 40 percent from today, because I've been getting headaches.",
+        "[2025-08-09 14:44] Julian Abbott: In my work van the trunk opening is always stuck at 10 percent, "
+        "nobody knows why.",
+        "[2025-08-14 12:46] Julian Abbott: Update on the trunk opening: 25 percent from today, "
+        "because I've been getting headaches.",
+        "[2025-08-22 08:41] Julian Abbott: Update on the trunk opening: 40 percent from today, "
+        "because I've been getting headaches.",
         "[2025-08-23 09:00] Hugo Yamada: Funny, the taxi this morning had the trunk opening at 70 percent.",
     ])
     request = "At 7:45 PM, Julian was driving to Old Town Hall, alone. Julian said: 'Set the trunk opening for me.'"

@@ -53,7 +53,8 @@ def test_each_kind_fits_ranks_and_round_trips(kind: str) -> None:
              "both": N_FEATURES + 64 + N_CUES}[kind]
     assert prior.coef.shape == (width,) and prior.width() == width
     again = LinePrior.from_json(prior.to_json())
-    assert again.kind == kind and again(CHATTER[0].format(v=3)) == pytest.approx(prior(CHATTER[0].format(v=3)), abs=1e-6)
+    line = CHATTER[0].format(v=3)
+    assert again.kind == kind and again(line) == pytest.approx(prior(line), abs=1e-6)
 
 
 def test_old_sidecar_reads_words_and_bad_kinds_are_refused() -> None:

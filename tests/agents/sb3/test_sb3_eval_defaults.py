@@ -11,14 +11,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from vmb_agents.sb3.checkpoint import save_checkpoint, training_settings  # noqa: E402
-from vmb_agents.sb3.policies import eval_settings, setting_differences  # noqa: E402
+from vmb_agents.sb3.checkpoint import save_checkpoint, training_settings
+from vmb_agents.sb3.policies import eval_settings, setting_differences
 
 DEFAULTS = {"memory": "none", "max_steps": 20, "schema": "official"}
 UNSET = {"memory": None, "max_steps": None, "schema": None}
 
 
-def _FakeModel() -> object:  # noqa: N802  (a tiny real model: save_checkpoint writes its weights)
+def _FakeModel() -> object:  # a tiny real model: save_checkpoint writes its weights
     from tests.agents.sb3.tiny_models import tiny_model
 
     return tiny_model()
