@@ -148,7 +148,8 @@ def test_grpo_trainer_logs_component_columns(tmp_path) -> None:
     config = GRPOConfig(output_dir=str(tmp_path / "trl"), max_steps=1, per_device_train_batch_size=2, num_generations=2,
                         max_completion_length=8, beta=0.0, logging_steps=1, save_strategy="no", report_to=[],
                         use_cpu=True, max_tool_calling_iterations=2, reward_weights=[0.0] * len(REWARD_COMPONENTS))
-    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=datasets.Dataset.from_list(rows),
+    trainer = GRPOTrainer(model=model, processing_class=tok, args=config,
+                          train_dataset=datasets.Dataset.from_list(rows),
                           reward_funcs=component_rewards(),
                           environment_factory=partial(VehicleMemToolEnv, files=[1], memory="gold", max_steps=2))
     trainer.train()

@@ -34,7 +34,8 @@ QA = {
         {
             "gold_memory": "[March 1, 2025] At 8:00 AM, Gary set the seat heating to level 3.",
             "reasoning_type": "preference_conflict",
-            "query": "At 8:10 AM, Gary got into the driver's seat with Nina. He told the car: 'Warm my seat the way I like it.'",
+            "query": "At 8:10 AM, Gary got into the driver's seat with Nina. "
+                     "He told the car: 'Warm my seat the way I like it.'",
             "new_answer": ['carcontrol_seat_set_heating_level(seat="driver", level=3)'],
         },
         {
@@ -129,7 +130,8 @@ def test_value_extraction_uses_the_vocabulary() -> None:
     panel = API_SPECS["carcontrol_instrumentPanel_set_color"]
     assert extract_value(panel, "Green is too dark for me at night. I prefer white.") == "white"
     nav = API_SPECS["carcontrol_navigation_navigate_to"]
-    assert extract_value(nav, "Take me to Riverside Library tomorrow.") == "Riverside Library"  # "tomorrow" says when, not where
+    # "tomorrow" says when, not where
+    assert extract_value(nav, "Take me to Riverside Library tomorrow.") == "Riverside Library"
     assert [n.value for n in numbers_in("At 8:30 AM set it to forty-four, then 5 percent more")] == [44, 5]
     assert enable_api("carcontrol_seat_set_massage_level") == ("carcontrol_seat_set_massage_mode", {"enabled": True})
     # a correction that names both numbers: the rejected one loses, wherever it stands

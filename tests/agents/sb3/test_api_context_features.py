@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from vmb_agents.reader import read_request
 from vmb_agents.sb3.slots.features import API_CALLED, BLOCK_API, api_block
 from vmb_agents.sb3.slots.records import ApiSlot, ValueSlot
 
