@@ -6,8 +6,8 @@ figure has one panel per set: ESM and event recall@k of each variant, the full m
 with the paired ESM difference to it (wins/losses) over each variant's bar.
 
     .venv/bin/python scripts/trilink_ablation.py \\
-        --set default=/work/runs17/g6/default/comparison.json \\
-        --set "official 1-40"=/work/runs17/g6/official40/comparison.json \\
+        --set default=runs/ablation/default/comparison.json \\
+        --set "official 1-40"=runs/ablation/official40/comparison.json \\
         --out docs/trilink_ablation.png
 """
 
