@@ -15,7 +15,6 @@ from vmb_agents.llm.constrained import (
     CallGrammar,
     ConstraintLogitsProcessor,
     NameConstraint,
-    TokenIndex,
     call_slot,
     grammar_for,
     listed_functions,
@@ -31,16 +30,6 @@ LISTING = ("seat_set_heating_level(seat, level): Set seat heating level (0-3)\n"
 LISTED = {"seat_set_heating_level": ("seat", "level"), "seat_set_ventilation_level": ("seat", "level"),
           "seat_get_position": ("seat",)}
 CALL = '<tool_call>\n{"name": "call_vehicle", "arguments": {"name":'
-
-
-@pytest.fixture(scope="module")
-def tiny(sharp_tiny_lm):
-    return sharp_tiny_lm(5)
-
-
-@pytest.fixture(scope="module")
-def index(tiny):
-    return TokenIndex(tiny[1])
 
 
 def grammar() -> CallGrammar:

@@ -27,7 +27,7 @@ from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 from vmb_agents.train.lm_failures import classify, model_calls
-from tests.agents.llm.test_constrained_decoding import PrefixedConstraint, index, tiny  # noqa: F401  (fixtures)
+from tests.agents.llm.test_constrained_decoding import PrefixedConstraint  # tiny, index: tests/agents/llm/conftest.py
 from vmb_gym.errors import ConfigError
 
 LISTING = ("seat_set_heating_level(seat, level): Set seat heating level (1-3)\n"

@@ -16,7 +16,6 @@ from vmb_agents.llm.line_reader import ANSWERS, MAX_LINES, LineReader, reader_pr
 from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.guide import RulesGuide
 from tests.agents.llm.readings import memory_hits, reading
-from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 
 HITS = ("1. [2025-03-02 14:00] Aaron Patel: Hypothetically, would level 1 for the wheel warmer level drain the "
@@ -65,7 +64,7 @@ def test_the_pick_is_the_likeliest_line() -> None:
     assert LineReader.pick(_Probabilities([0.1, 0.9, 0.1]), [REQUEST, REQUEST], [[], lines]) == [None, 1]
 
 
-def test_the_request_part_is_computed_once_with_the_same_probabilities(tiny) -> None:  # noqa: F811
+def test_the_request_part_is_computed_once_with_the_same_probabilities(tiny) -> None:
     model, tok = tiny
     reader = object.__new__(LineReader)  # the tiny tokenizer has no one-token answers: two of its tokens stand in
     reader.model, reader.tokenizer, reader.yes_id, reader.no_id = model, tok, 5, 6
@@ -107,7 +106,7 @@ class _LastOfAaron:
         return [max(i for i, ln in enumerate(ls) if "Aaron" in ln) for ls in lines]
 
 
-def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monkeypatch) -> None:  # noqa: F811
+def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monkeypatch) -> None:
     from vmb_agents.llm import hf
     from vmb_agents.llm.hf import HFPolicy
 
@@ -139,7 +138,7 @@ def test_the_policy_reads_the_lines_that_state_a_value_after_a_search(tiny, monk
     assert (off.line_reader, getattr(off.view, "depth", 0)) == (None, 0)
 
 
-def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:  # noqa: F811  (the fixture)
+def test_a_tokenizer_without_one_token_labels_is_refused(tiny) -> None:
     model, tok = tiny
     with pytest.raises(ConfigError, match="one token"):
         LineReader(model, tok)
@@ -172,7 +171,7 @@ def test_a_training_task_points_at_the_evidence_line_with_the_gold_value() -> No
         assert sum(valued) == min(3, others)
 
 
-def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypatch) -> None:  # noqa: F811
+def test_the_model_reads_the_best_hits_and_the_reader_all_of_them(tiny, monkeypatch) -> None:
     from vmb_agents.llm import hf
     from vmb_agents.llm.hf import HFPolicy
 
@@ -235,7 +234,7 @@ def test_a_vehicle_call_is_followed_by_the_companions_its_value_line_states() ->
         "name": "carcontrol_rearviewMirror_set_heating_enabled", "arguments": {"enabled": True, "side": "left"}}
 
 
-def test_the_policy_adds_companions_when_its_guide_asks(tiny) -> None:  # noqa: F811  (the fixture)
+def test_the_policy_adds_companions_when_its_guide_asks(tiny) -> None:
     from vmb_agents.llm.hf import HFPolicy
 
     model, tok = tiny

@@ -16,7 +16,7 @@ from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.kv_decode import PrefixCacheDecoder
 from vmb_agents.llm.query_names import request_names
 from tests.agents.llm.readings import reading
-from tests.agents.llm.test_constrained_decoding import PrefixedConstraint, index, tiny  # noqa: F401  (fixtures)
+from tests.agents.llm.test_constrained_decoding import PrefixedConstraint  # tiny, index: tests/agents/llm/conftest.py
 
 SEARCH = '<tool_call>\n{"name": "search_memory", "arguments": {"query":'
 REQUEST = ("At 8:00 AM, Jack Hall was driving Samantha to Oakwood Stadium. He muttered: 'Restore my standard view, "

@@ -13,7 +13,6 @@ from vmb_agents.llm.request_seat import place_choices
 from vmb_agents.llm.hf import Decoding
 from vmb_agents.llm.guide import RulesGuide
 from tests.agents.llm.readings import reading
-from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 from vmb_gym.errors import ConfigError
 
 ALONE = "At 4:55 PM, Iris was driving to Bayview Pier, alone. Iris said: 'Put the seat massage back to my usual.'"
@@ -60,7 +59,7 @@ def test_the_grammar_narrows_the_seat_only_with_the_option() -> None:
     assert narrowed.names(mode) == free.names(mode)
 
 
-def test_the_guide_needs_the_value_constraint_for_it(tiny) -> None:  # noqa: F811  (the fixture)
+def test_the_guide_needs_the_value_constraint_for_it(tiny) -> None:
     from vmb_agents.llm.hf import HFPolicy
 
     model, tok = tiny

@@ -17,7 +17,6 @@ from vmb_agents.llm.guide import RulesGuide
 from vmb_agents.llm.tool_shortlist import shortlist
 from vmb_gym.errors import ConfigError
 from tests.agents.llm.readings import reading
-from tests.agents.llm.test_constrained_decoding import tiny  # noqa: F401  (fixture)
 
 REQUEST = {"role": "user", "content": "At 8:00 AM, Gary Allen was driving alone. Gary said: 'Let's get back to my "
                                       "usual calming atmosphere.'"}
@@ -80,7 +79,7 @@ def test_the_grammar_allows_only_the_shortlists_modules_and_functions() -> None:
         grammar_for(view, [REQUEST, HITS], tools, shortlist=1)
 
 
-def test_the_guides_shortlist_reaches_the_grammar_and_needs_name_constraints(tiny) -> None:  # noqa: F811
+def test_the_guides_shortlist_reaches_the_grammar_and_needs_name_constraints(tiny) -> None:
     model, tok = tiny
     assert HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4)).guide is None
     policy = HFPolicy(model, tok, view="compact", decoding=Decoding(max_new_tokens=4),
