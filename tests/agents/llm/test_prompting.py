@@ -24,8 +24,10 @@ from vmb_gym.errors import ConfigError
 
 
 def test_hermes_blocks_several_calls_and_content() -> None:
-    text = ('Let me look.\n<tool_call>\n{"name": "list_module_tools", "arguments": {"module_name": "seat"}}\n</tool_call>\n'
-            '<tool_call>{"name": "carcontrol_seat_set_heating_level", "arguments": "{\\"seat\\": \\"driver\\", \\"level\\": 3}"}</tool_call>')
+    text = ('Let me look.\n<tool_call>\n{"name": "list_module_tools", "arguments": {"module_name": "seat"}}\n'
+            '</tool_call>\n'
+            '<tool_call>{"name": "carcontrol_seat_set_heating_level", '
+            '"arguments": "{\\"seat\\": \\"driver\\", \\"level\\": 3}"}</tool_call>')
     r = parse_tool_calls(text)
     assert r.calls == [
         {"name": "list_module_tools", "arguments": {"module_name": "seat"}},
@@ -68,7 +70,8 @@ def test_bare_json_object_list_fenced_and_openai_shape() -> None:
 
 
 def test_json_call_embedded_in_prose() -> None:
-    r = parse_tool_calls('I will call {"name": "list_module_tools", "arguments": {"module_name": "HUD"}} now. {not json}')
+    r = parse_tool_calls('I will call {"name": "list_module_tools", "arguments": {"module_name": "HUD"}} now. '
+                         '{not json}')
     assert r.calls == [{"name": "list_module_tools", "arguments": {"module_name": "HUD"}}]
     assert "I will call" in r.content and "now." in r.content
 
@@ -99,7 +102,8 @@ def test_plain_prose_is_no_call_no_error() -> None:
 
 # --------------------------------------------------------------------------------------- rendering
 
-TOOLS = [{"type": "function", "function": {"name": "finish", "description": "End.", "parameters": {"type": "object", "properties": {}}}}]
+TOOLS = [{"type": "function", "function": {"name": "finish", "description": "End.",
+                                           "parameters": {"type": "object", "properties": {}}}}]
 
 
 def test_text_tool_messages_alternate_and_carry_tools() -> None:
@@ -119,7 +123,8 @@ def test_text_tool_messages_alternate_and_carry_tools() -> None:
     assert out[2]["content"].count("<tool_call>") == 2 and '"arguments": {"x": 1}' in out[2]["content"]
     assert out[3]["content"].count("<tool_response>") == 2
     # Round trip: what the block tells the model to write is what the parser reads.
-    assert parse_tool_calls(out[2]["content"]).calls == [{"name": "f", "arguments": {"x": 1}}, {"name": "g", "arguments": {}}]
+    assert parse_tool_calls(out[2]["content"]).calls == [{"name": "f", "arguments": {"x": 1}},
+                                                         {"name": "g", "arguments": {}}]
     assert "<tool_call>" in tools_system_block(TOOLS)
 
 
@@ -159,7 +164,8 @@ def env(scenarios):
 
 def test_official_loop_grows_tools_and_stops_at_plain_reply(env) -> None:
     policy = ScriptedPolicy([
-        {"content": "", "tool_calls": [_call("list_module_tools", module_name="seat")], "usage": {"prompt_tokens": 10, "completion_tokens": 3}},
+        {"content": "", "tool_calls": [_call("list_module_tools", module_name="seat")],
+         "usage": {"prompt_tokens": 10, "completion_tokens": 3}},
         {"content": "", "tool_calls": [_call("carcontrol_seat_set_heating_level", seat="driver", level=3)],
          "usage": {"prompt_tokens": 20, "completion_tokens": 4}},
         {"content": "Done.", "tool_calls": []},
@@ -180,7 +186,8 @@ def test_official_loop_grows_tools_and_stops_at_plain_reply(env) -> None:
 
 
 def test_max_turns_finishes_without_asking(env) -> None:
-    policy = ScriptedPolicy([{"content": "", "tool_calls": [_call("list_module_tools", module_name="HUD")]}] * 5, max_turns=2)
+    policy = ScriptedPolicy([{"content": "", "tool_calls": [_call("list_module_tools", module_name="HUD")]}] * 5,
+                            max_turns=2)
     ep = run_episode(env, policy, task_id="1_0")
     assert len(policy.requests) == 2
     assert ep.actions[-1] == FINISH and ep.terminated
