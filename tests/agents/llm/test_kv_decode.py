@@ -28,7 +28,8 @@ def test_batched_replies_equal_generate_and_later_turns_reuse_the_cache(tiny):
     stops = {tok.eos_token_id}
     dec = PrefixCacheDecoder(model, sorted(stops), pad_id=0)
     prompts = [tok.encode('<|im_start|>user\nset the seat heating', add_special_tokens=False),
-               tok.encode('<|im_start|>system\nYou are the car assistant. List tools, then call them.', add_special_tokens=False),
+               tok.encode('<|im_start|>system\nYou are the car assistant. List tools, then call them.',
+                          add_special_tokens=False),
                tok.encode('{"name": "call_vehicle"}', add_special_tokens=False)]
     replies = dec.generate(prompts, max_new_tokens=12)
     assert replies == [reference(model, p, 12, stops) for p in prompts]

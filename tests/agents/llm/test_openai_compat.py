@@ -60,7 +60,7 @@ def server() -> Iterator[tuple[str, Script]]:
         def log_message(self, *args: Any) -> None:  # keep test output clean
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server API
+        def do_POST(self) -> None:  # the http.server API names it
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length))
             with script.lock:
@@ -242,7 +242,8 @@ def test_act_batch_sends_concurrently(server, scenarios) -> None:
 
 def test_wire_messages_and_config_errors() -> None:
     msgs = to_openai_messages([
-        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]},
         {"role": "tool", "name": "f", "content": {"success": True}},
     ])
     assert msgs[0]["content"] == "" and msgs[0]["tool_calls"][0]["function"]["arguments"] == '{"a": 1}'
@@ -327,7 +328,8 @@ def test_public_endpoint_without_key_fails_at_construction(monkeypatch) -> None:
     """api.openai.com needs a key: no $OPENAI_API_KEY is one clear error at once; a local server needs none."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with pytest.raises(ConfigError, match=r"https://api.openai.com/v1 needs an API key, but \$OPENAI_API_KEY is not set"):
+    with pytest.raises(ConfigError,
+                       match=r"https://api.openai.com/v1 needs an API key, but \$OPENAI_API_KEY is not set"):
         OpenAIPolicy("gpt-4o-mini")
     with pytest.raises(ConfigError, match=r"\$VMB_TEST_KEY is not set.*base_url"):
         OpenAIClient("m", "https://API.openai.com/v1", api_key_env="VMB_TEST_KEY")
