@@ -55,7 +55,8 @@ def _corpus() -> list[str]:
         lines.append(f'<tool_call>\n{{"name": "{name}", "arguments": {{}}}}\n</tool_call>')
         lines.append(f'{name}(level=2, seat="driver", is_on=true)')
     for i in range(100):
-        lines.append(f"At {i % 12 + 1}:{i % 60:02d} AM, Gary got into the driver's seat and said: 'make it warm, level {i % 5}'.")
+        lines.append(f"At {i % 12 + 1}:{i % 60:02d} AM, Gary got into the driver's seat and said: "
+                     f"'make it warm, level {i % 5}'.")
         lines.append(f'{{"success": true, "message": "Loaded {i} tools from seat module", "count": {i}}}')
     lines.append('<tool_response> </tool_response> list_module_tools finish search_memory module_name query top_k')
     return lines

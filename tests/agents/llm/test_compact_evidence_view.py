@@ -1,5 +1,6 @@
-"""The evidence compact view (``HFPolicy(view="compact_evidence")``, ``vmb train lm --view compact_evidence``): every
-memory search is 20 deep and shows only the lines the shipped line prior reads as someone's real setting, at most six."""
+"""The evidence compact view (``HFPolicy(view="compact_evidence")``, ``vmb train lm --view compact_evidence``):
+every memory search is 20 deep and shows only the lines the shipped line prior reads as someone's real setting, at
+most six."""
 
 from __future__ import annotations
 
@@ -36,9 +37,10 @@ def test_only_the_lines_the_prior_reads_as_real_settings_are_shown_oldest_first(
     kept = evidence_choice(HITS)
     assert [h.text.split(": ", 1)[1][:12] for h in kept] == ["Update on th", "Please set t"]  # in the env's order
     shown = render_result("search_memory", {"success": True}, evidence=True, hits=HITS)
-    assert shown.splitlines() == ["1. [2025-06-23 07:07] Arthur Rossi: Please set the sunroof opening to 85 percent for me "
-                                  "from now on.", "2. [2025-06-29 14:43] Arthur Rossi: Update on the sunroof opening: 25 "
-                                  "percent from today, I started the early shift."]
+    assert shown.splitlines() == [
+        "1. [2025-06-23 07:07] Arthur Rossi: Please set the sunroof opening to 85 percent for me from now on.",
+        "2. [2025-06-29 14:43] Arthur Rossi: Update on the sunroof opening: 25 percent from today, "
+        "I started the early shift."]
     prior = evidence_prior()
     scores = prior.many([h.text.split(": ", 1)[1] for h in HITS])
     assert scores[1] > 0.5 and scores[3] > 0.5 and max(scores[0], scores[2], scores[4]) < 0.5
