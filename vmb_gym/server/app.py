@@ -148,12 +148,15 @@ def create_vmb_app(config: ServeConfig) -> Any:
 
     concurrency = ConcurrencyConfig(max_concurrent_envs=config.max_sessions, session_timeout=config.session_timeout)
     app = create_fastapi_app(factory, VmbAction, VmbObservation, concurrency_config=concurrency)
-    sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions)  # /ws on the lean path
-    served: Any = sessions
-    if mcp_unavailable() is None:  # /mcp: the env's tools over MCP, one session one episode
-        from vmb_gym.server.mcp_tools import McpEndpoint
+    missing = mcp_unavailable()
+    if missing is None:  # /mcp and /ws mcp messages: the env's tools over MCP, one session one episode
+        from vmb_gym.server.mcp_tools import McpEndpoint, ws_message
 
-        served = McpEndpoint(sessions, sessions, session_timeout=config.session_timeout)
+        sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions, mcp_handler=ws_message)
+        served: Any = McpEndpoint(sessions, sessions, session_timeout=config.session_timeout)
+    else:
+        sessions = SessionEndpoint(app, factory, max_sessions=config.max_sessions, mcp_missing=missing)
+        served = sessions  # /ws on the lean path
     guarded = GuardMiddleware(served, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  # tests and the load test read it
     return guarded

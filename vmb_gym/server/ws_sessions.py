@@ -28,7 +28,7 @@ wrapped app (OpenEnv's FastAPI app: ``/health``, ``/schema``, HTTP ``/reset`` / 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -82,17 +82,14 @@ def _invalid(loc: list[Any], msg: str) -> dict[str, Any]:
     return _error("VALIDATION_ERROR", "Invalid message", errors=[{"type": "envelope", "loc": loc, "msg": msg}])
 
 
-async def _mcp_reply(env: VehicleMemEnvironment, data: dict[str, Any]) -> dict[str, Any]:
-    """The JSON-RPC reply to an ``mcp`` message: the env's tools (``tools/list``, ``tools/call``) on this session."""
-    from vmb_gym.server.app import mcp_unavailable
+#: Answers an ``mcp`` message on a session's env (:func:`vmb_gym.server.mcp_tools.ws_message`).
+McpHandler = Callable[[VehicleMemEnvironment, dict[str, Any]], Awaitable[dict[str, Any]]]
 
-    missing = mcp_unavailable()
-    if missing is not None:
-        return {"jsonrpc": "2.0", "id": data.get("id"), "error": {"code": -32601, "data": None, "message":
-                f"MCP tools are not served here: {missing}; use reset/step messages"}}
-    from vmb_gym.server.mcp_tools import ws_message
 
-    return await ws_message(env, data)
+def _mcp_unserved(data: dict[str, Any], why: str) -> dict[str, Any]:
+    """The JSON-RPC error for an ``mcp`` message where no MCP handler is installed."""
+    return {"jsonrpc": "2.0", "id": data.get("id"), "error": {"code": -32601, "data": None, "message":
+            f"MCP tools are not served here: {why}; use reset/step messages"}}
 
 
 class SessionEndpoint:
@@ -116,10 +113,13 @@ class SessionEndpoint:
         max_sessions: most concurrent sessions, batched ones included (one more gets ``CAPACITY_REACHED``).
     """
 
-    def __init__(self, app: ASGIApp, factory: Callable[[], VehicleMemEnvironment], *, max_sessions: int) -> None:
+    def __init__(self, app: ASGIApp, factory: Callable[[], VehicleMemEnvironment], *, max_sessions: int,
+                 mcp_handler: McpHandler | None = None, mcp_missing: str = "no MCP handler installed") -> None:
         self.app = app
         self.factory = factory
         self.max_sessions = int(max_sessions)
+        self.mcp_handler = mcp_handler
+        self.mcp_missing = mcp_missing
         self.sessions: set[VehicleMemEnvironment] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -245,7 +245,9 @@ class SessionEndpoint:
             elif kind == "close":
                 return None
             elif kind == "mcp":
-                return {"type": "mcp", "data": await _mcp_reply(env, data)}
+                handler = self.mcp_handler
+                reply = await handler(env, data) if handler else _mcp_unserved(data, self.mcp_missing)
+                return {"type": "mcp", "data": reply}
             else:
                 return _error("UNKNOWN_TYPE", f"Unknown message type: {kind}")
         except ValidationError as e:
