@@ -53,7 +53,7 @@ import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,11 @@ def _read_marker(out: Path) -> str | None:
 def _legacy_maker(out: Path) -> str | None:
     """The command that wrote ``out`` before markers existed, told by its files (None: none recognised)."""
     names = {p.name for p in out.iterdir()}
+    return _run_or_data_maker(out, names) or _trainer_maker(out, names) or _report_maker(names)
+
+
+def _run_or_data_maker(out: Path, names: set[str]) -> str | None:
+    """An evaluation, scoring, generation or memory-audit folder's command."""
     if "config.json" in names:
         try:
             config = json.loads((out / "config.json").read_text(encoding="utf-8"))
@@ -122,6 +127,11 @@ def _legacy_maker(out: Path) -> str | None:
         return "vmb generate"
     if "audit.json" in names:
         return "vmb memory-audit"
+    return None
+
+
+def _trainer_maker(out: Path, names: set[str]) -> str | None:
+    """A training folder's ``vmb train`` command, told by its logs and checkpoints."""
     if names & {"sft_log.csv", "grpo_log.csv", "adapter_grpo"}:
         return "vmb train lm"
     if "reader_loss.png" in names or (out / "adapter" / "reader.json").is_file():
@@ -137,6 +147,11 @@ def _legacy_maker(out: Path) -> str | None:
         return "vmb train ensemble"
     if (out / "checkpoints").is_dir() and any((out / "checkpoints").iterdir()):
         return "vmb train sb3"
+    return None
+
+
+def _report_maker(names: set[str]) -> str | None:
+    """A benchmark validation's or a comparison's command."""
     if "report.json" in names:
         return "vmb validate-benchmark"
     if names & {"comparison.json", "comparison.md"}:
@@ -260,7 +275,7 @@ def claim_out(out: str | os.PathLike[str], command: str, *, overwrite: bool = Fa
     if _read_marker(path) != command:
         import vmb_gym
 
-        marker = {"command": command, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        marker = {"command": command, "created": datetime.now(UTC).isoformat(timespec="seconds"),
                   "vmb_gym_version": vmb_gym.__version__}
         write_atomic(path / MARKER, json.dumps(marker, indent=1) + "\n")
     _CLAIMS.append(Claim(path, command))

@@ -49,12 +49,14 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "carcontrol_HUD_set_height_level": ("the head-up display height", "the HUD height"),
     "carcontrol_HUD_switch": ("the head-up display", "the HUD"),
     "carcontrol_centerInformationDisplay_set_auto_brightness": ("auto-brightness on the centre screen",),
-    "carcontrol_centerInformationDisplay_set_brightness": ("the centre screen brightness", "the centre display brightness"),
+    "carcontrol_centerInformationDisplay_set_brightness": ("the centre screen brightness", ("the centre display "
+                                                                                            "brightness")),
     "carcontrol_centerInformationDisplay_set_language": ("the centre screen language",),
     "carcontrol_centerInformationDisplay_set_power": ("the centre screen",),
     "carcontrol_centerInformationDisplay_set_time_format": ("the clock on the centre screen",),
     "carcontrol_instrumentPanel_set_auto_brightness": ("auto-brightness on the instrument panel",),
-    "carcontrol_instrumentPanel_set_behavior_mode": ("the instrument panel lighting mode", "the dashboard light behaviour"),
+    "carcontrol_instrumentPanel_set_behavior_mode": ("the instrument panel lighting mode", ("the dashboard light "
+                                                                                            "behaviour")),
     "carcontrol_instrumentPanel_set_brightness": ("the instrument panel brightness", "the dashboard brightness"),
     "carcontrol_instrumentPanel_set_color": ("the instrument panel colour", "the dashboard colour"),
     "carcontrol_instrumentPanel_set_language": ("the instrument panel language",),
@@ -133,7 +135,8 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "carcontrol_music_set_play_mode": ("the music play mode", "the playback mode"),
     "carcontrol_music_set_volume": ("the music volume",),
     "carcontrol_music_switch": ("the music player",),
-    "carcontrol_overheadScreen_set_brightness_level": ("the rear overhead screen brightness", "the ceiling screen brightness"),
+    "carcontrol_overheadScreen_set_brightness_level": ("the rear overhead screen brightness", ("the ceiling screen "
+                                                                                               "brightness")),
     "carcontrol_overheadScreen_set_language": ("the overhead screen language",),
     "carcontrol_overheadScreen_set_time_format": ("the overhead screen clock",),
     "carcontrol_overheadScreen_switch": ("the overhead screen",),
@@ -267,6 +270,28 @@ def _changes(calls: list[tuple[str, dict[str, Any]]]) -> bool:
     return True
 
 
+def _value_changes(api: str, val: dict[str, Any], targets: list[dict[str, Any]], situational: tuple[str, ...]) -> bool:
+    """Whether ``api`` with value ``val`` changes the car for every seat/fixed target (after its prerequisite
+    or companion call); each target is tried."""
+    prereq = PREREQUISITES.get(api)
+    after = COMPANION_ONLY_AFTER.get(api)
+    ok = True
+    for target in targets:
+        args: dict[str, Any] = dict(target)
+        for s in situational:
+            args[s] = banks.DESTINATIONS[0]
+        args.update(val)
+        calls: list[tuple[str, dict[str, Any]]] = []
+        if prereq:
+            calls.append((prereq[0], dict(prereq[1])))
+        if after:
+            calls.append((after, {"song_name": banks.SONGS[0][0], "artist": banks.SONGS[0][1]}))
+        calls.append((api, args))
+        if not _changes(calls):
+            ok = False
+    return ok
+
+
 def _build(api: str) -> SlotType | None:
     spec = API_SPECS[api]
     names = [p.name for p in spec.params]
@@ -290,31 +315,10 @@ def _build(api: str) -> SlotType | None:
         c = spec.param(seat_param).constraint
         seat_choices = tuple(s for s in SEAT_LABELS if c is None or s in c.choices)
     fixed_choices = list(FIXED_LABELS[fixed_param]) if fixed_param else [None]
-    prereq = PREREQUISITES.get(api)
-    after = COMPANION_ONLY_AFTER.get(api)
-    values = []
-    for val in raw:
-        ok = True
-        for seat in seat_choices or (None,):
-            for fx in fixed_choices:
-                args: dict[str, Any] = {}
-                if seat is not None:
-                    args[seat_param] = seat  # type: ignore[index]
-                if fx is not None:
-                    args[fixed_param] = fx  # type: ignore[index]
-                for s in situational:
-                    args[s] = banks.DESTINATIONS[0]
-                args.update(val)
-                calls: list[tuple[str, dict[str, Any]]] = []
-                if prereq:
-                    calls.append((prereq[0], dict(prereq[1])))
-                if after:
-                    calls.append((after, {"song_name": banks.SONGS[0][0], "artist": banks.SONGS[0][1]}))
-                calls.append((api, args))
-                if not _changes(calls):
-                    ok = False
-        if ok:
-            values.append(val)
+    targets = [{**({seat_param: seat} if seat_param is not None and seat is not None else {}),
+                **({fixed_param: fx} if fixed_param is not None and fx is not None else {})}
+               for seat in seat_choices or (None,) for fx in fixed_choices]
+    values = [val for val in raw if _value_changes(api, val, targets, situational)]
     if not values:
         return None
     numeric = len(value_params) == 1 and spec.param(value_params[0]).py_type is int

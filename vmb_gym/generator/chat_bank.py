@@ -82,7 +82,7 @@ def line_problem(text: str) -> str | None:
         return "long"
     if _DIGIT.search(text):
         return "number"
-    if _BROKEN.search(text.replace("{a}", "A").replace("{b}", "B")) or not text.rstrip()[-1:] in ".!?\"'\u2019\u201d":
+    if _BROKEN.search(text.replace("{a}", "A").replace("{b}", "B")) or text.rstrip()[-1:] not in ".!?\"'\u2019\u201d":
         return "broken"
     if len(_FOREIGN.findall(text)) >= 2:
         return "foreign"

@@ -160,7 +160,7 @@ def assemble(builder: ScenarioBuilder) -> Rendered:
         starts = sorted(rng.sample(_SLOTS, min(len(group), len(_SLOTS))))
         base = datetime(builder.start.year, builder.start.month, builder.start.day) + timedelta(days=day)
         last = base
-        for (_, a, b, utts), start in zip(group, starts):
+        for (_, a, b, utts), start in zip(group, starts, strict=False):
             t = base + timedelta(minutes=start + rng.randint(0, 5))
             if natural and t <= last:
                 t = last + timedelta(minutes=rng.randint(2, 9))

@@ -82,7 +82,9 @@ class DistractorPlanner:
         (names the setting only); ``options.valued_near_misses`` sets the valued share (9 in 12 by default)."""
         share = self.o.valued_near_misses
         # the default keeps the integer weights: the same draws, so the embedded benchmark keeps its bytes
-        weights = (4, 3, 2, 3) if share == DEFAULT_VALUED_NEAR_MISSES else (4 * share, 3 * share, 2 * share, 9 * (1 - share))
+        weights = (
+            (4, 3, 2, 3) if share == DEFAULT_VALUED_NEAR_MISSES else (4 * share, 3 * share, 2 * share, 9 * (1 - share))
+        )
         return self.r_pref.choices(("own", "other", "relative", "mention"), weights)[0]
 
     def plan_near_misses(self, queried: list[tuple[Slot, QueryPlan]]) -> None:
@@ -154,7 +156,7 @@ class DistractorPlanner:
     def plan_life(self) -> None:
         for p, person in enumerate(self.people):
             for story in self.r_pref.sample(banks.LIFE_STORIES, 2):
-                for stage, d in zip(story, self.days(len(story))):
+                for stage, d in zip(story, self.days(len(story)), strict=False):
                     listener = self.other(p)
                     text = fill(stage, weekday=self.r_ph.choice(banks.FILL["weekday"]),
                                 district=self.r_ph.choice(banks.DISTRICTS))

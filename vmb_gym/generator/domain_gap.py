@@ -3,7 +3,8 @@
 :func:`domain_gap` answers "could a reader tell our text from the real thing?" with four numbers:
 
 * **AUC**: a bag-of-words line classifier (TF-IDF of word 1-2 grams, logistic regression) is
-  cross-validated (5 folds; a text on both sides keeps its copies in one fold) on equal samples of generated and official lines; 0.5 means it cannot
+  cross-validated (5 folds; a text on both sides keeps its copies in one fold) on equal samples of generated and
+  official lines; 0.5 means it cannot
   tell them apart, 1.0 that every line gives itself away. Timestamps and speaker names are cut off,
   and the household's names (full, first and last) and every number are masked in the text, so
   the classifier has to learn the *wording*, not who speaks or which value is said.

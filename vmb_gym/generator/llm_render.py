@@ -11,7 +11,8 @@ hf:PATH`` generates scenarios with the offline renderer and then passes each one
 3. the reply is verified (:func:`~vmb_gym.generator.render_verify.verify`): same line count,
    every value-bearing line still states its value and keeps its names, no other value stated
    for a setting the queries ask or the sidecar mentions, no line repeating another line of the
-   conversation (a shifted copy would put words in the wrong mouth), no empty or multi-line text. Times and speakers are never the model's:
+   conversation (a shifted copy would put words in the wrong mouth), no empty or multi-line text. Times and speakers
+   are never the model's:
    only the texts are replaced, so the sidecar's line ids and times stay aligned;
 4. a conversation that fails is asked again once (the request names what was wrong), then falls
    back to the offline text. :class:`RenderStats` counts rendered, re-rendered and fallback
@@ -20,7 +21,8 @@ hf:PATH`` generates scenarios with the offline renderer and then passes each one
 
 Gold memories (``qa_data`` ``gold_memory`` and ``meta`` evidence texts) are rewritten from the new
 line texts, and ``meta.generator.paraphrased`` turns true (this post-pass replaced the old
-per-line paraphrase hook of the builder). Replies are cached by content (:mod:`vmb_gym.generator.render_cache`), so a rerun
+per-line paraphrase hook of the builder). Replies are cached by content (:mod:`vmb_gym.generator.render_cache`), so a
+rerun
 is resumable. A failed request (timeout, HTTP error, malformed reply) is a failed attempt, never
 a crash. The backend is any :class:`~vmb_gym.memory.llm.ChatBackend`; the API key is the
 backend's business and is never written here (error texts are scrubbed of it).
@@ -231,11 +233,11 @@ class LLMRenderer:
                    leave=False)
         for group in bar:
             new = self.render_conversation(group, rules, watched, stats)
-            for line, text in zip(group, new):
+            for line, text in zip(group, new, strict=False):
                 texts[line.index] = text
         stats.conversations = len(groups)
         stats.lines = len(lines)
-        stats.lines_changed = sum(t != line.text for t, line in zip(texts, lines))
+        stats.lines_changed = sum(t != line.text for t, line in zip(texts, lines, strict=True))
         self.stats.add(stats)
         return self._apply(scenario, lines, texts, stats), stats
 
@@ -289,11 +291,11 @@ class LLMRenderer:
 
     def _apply(self, sc: GeneratedScenario, lines: Sequence[TalkLine], texts: Sequence[str],
                stats: RenderStats) -> GeneratedScenario:
-        history = "".join(render_line(line, t) + "\n" for line, t in zip(lines, texts))
+        history = "".join(render_line(line, t) + "\n" for line, t in zip(lines, texts, strict=True))
         meta = json.loads(json.dumps(sc.meta))
         qa = json.loads(json.dumps(sc.qa))
         items = qa.get("related_to_vehicle_preference", [])
-        for q, item in zip(meta.get("queries", []), items):
+        for q, item in zip(meta.get("queries", []), items, strict=False):
             for ev in q.get("evidence", []):
                 old_text = ev["text"]
                 for lid in ev.get("line_ids", []):

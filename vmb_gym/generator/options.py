@@ -63,10 +63,12 @@ class GeneratorOptions:
             (a conditional rule that holds, a state-shift revision with its reason) that name neither the
             setting nor its device, only the situation or the reason ("My back is acting up again. Put things
             back the way I had them then."): the function is for the memory to tell, as in 30% of the
-            official requests (:mod:`vmb_gym.generator.request_profile`). 0 (the default, the embedded benchmark's behaviour) names the setting.
+            official requests (:mod:`vmb_gym.generator.request_profile`). 0 (the default, the embedded benchmark's
+            behaviour) names the setting.
         valued_near_misses: share of a queried setting's near-miss lines that state a value (a hypothetical,
             another car, another person's or a relative's setting); the others name the setting without one
-            ("Who touched the fan again?"). 0.75 (the default, the embedded benchmark's behaviour). Official histories state a value for the asked setting outside its
+            ("Who touched the fan again?"). 0.75 (the default, the embedded benchmark's behaviour). Official histories
+            state a value for the asked setting outside its
             evidence in 1.5-2.4 lines per task, the default mix in 13-14 (the vocabulary or the rules reader's matcher)
             (:mod:`vmb_gym.generator.conflict_profile`).
         driver_seat: share of the queries on a person's seat or zone (not a relative's, not the whole car)
@@ -115,7 +117,9 @@ class GeneratorOptions:
             raise ConfigError(f"scenarios and queries_per_scenario must be >= 1, got "
                               f"{self.scenarios} and {self.queries_per_scenario}")
         if self.queries_per_scenario > 40:
-            raise ConfigError(f"queries_per_scenario must be <= 40 (distinct APIs per car), got {self.queries_per_scenario}")
+            raise ConfigError(
+                f"queries_per_scenario must be <= 40 (distinct APIs per car), got {self.queries_per_scenario}"
+            )
         if self.distractor_ratio < 0:
             raise ConfigError(f"distractor_ratio must be >= 0, got {self.distractor_ratio}")
         if self.history_length < 50:

@@ -80,7 +80,9 @@ def parse_history(history: str) -> list[TalkLine]:
     for i, raw in enumerate(history.splitlines()):
         m = _LINE.match(raw)
         if m is None:
-            raise DataError("history", f"line {i + 1}: expected '[YYYY-MM-DD HH:MM] Full Name: text', found {raw[:80]!r}")
+            raise DataError(
+                "history", f"line {i + 1}: expected '[YYYY-MM-DD HH:MM] Full Name: text', found {raw[:80]!r}"
+            )
         out.append(TalkLine(i, m.group(1), datetime.strptime(m.group(2), "%Y-%m-%d %H:%M"), m.group(3), m.group(4)))
     return out
 
@@ -231,7 +233,7 @@ def verify(old: Sequence[TalkLine], new: Sequence[str], rules: Mapping[int, Line
     watched = sorted(watched)
     problems: list[str] = []
     problems += repeated_lines(old, new)
-    for k, (line, text) in enumerate(zip(old, new), start=1):
+    for k, (line, text) in enumerate(zip(old, new, strict=True), start=1):
         if not isinstance(text, str) or not text.strip():
             problems.append(f"line {k} is empty")
             continue

@@ -47,7 +47,8 @@ _QUOTE = re.compile(r"(?<![\w])['\u2018](.+?)['\u2019](?![\w])")
 
 
 def request_naming(request: str, function: str) -> str:
-    """``"setting"``, ``"device"`` or ``"neither"``: what ``request`` names of ``function`` (see the module docstring)."""
+    """``"setting"``, ``"device"`` or ``"neither"``: what ``request`` names of ``function`` (see the module
+    docstring)."""
     quotes = _QUOTE.findall(request)
     said = " ".join(quotes) if quotes else request
     spec = API_SPECS.get(function)

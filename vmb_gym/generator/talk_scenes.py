@@ -38,8 +38,24 @@ from vmb_gym.errors import DataError
 from vmb_gym.generator.bank_data import frozen, load, validate
 from vmb_gym.generator.records import Person
 
-__all__ = ["CAR_WORDS", "EVERYDAY", "INTEREST", "JOB", "KIND_WEIGHTS", "MAX_LINES", "MIN_LINES", "OTHER_WEIGHT",
-           "Scene", "SceneBank", "SceneDraw", "bank_problems", "build_bank", "load_bank", "scene_problems", "vehicle_line"]
+__all__ = [
+    "CAR_WORDS",
+    "EVERYDAY",
+    "INTEREST",
+    "JOB",
+    "KIND_WEIGHTS",
+    "MAX_LINES",
+    "MIN_LINES",
+    "OTHER_WEIGHT",
+    "Scene",
+    "SceneBank",
+    "SceneDraw",
+    "bank_problems",
+    "build_bank",
+    "load_bank",
+    "scene_problems",
+    "vehicle_line",
+]
 
 #: Lines a scene may have.
 MIN_LINES, MAX_LINES = 4, 24

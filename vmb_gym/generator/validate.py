@@ -107,7 +107,7 @@ def validate(data: str | Path, out: str | Path, train: GeneratorOptions | None =
     oracle = [score_task(q, list(q.gold_calls)).exact_match for q in queries]
     base = [score_task(q, baseline_calls(q, table)).exact_match for q in queries]
     by_type_base: dict[str, list[bool]] = defaultdict(list)
-    for q, ok in zip(queries, base):
+    for q, ok in zip(queries, base, strict=True):
         by_type_base[q.reasoning_type].append(ok)
     apis = Counter(c.name for q in queries for c in q.gold_calls)
     modules = Counter(API_SPECS[a].module for a in apis.elements())
@@ -164,7 +164,7 @@ def _retrieval(scenarios: Sequence[Scenario], memory: str | None) -> dict[str, A
         from vmb_gym.memory.registry import make_memory
 
         result = run_audit(scenarios, make_memory(memory), ks=(5, 10, 20))
-    except Exception as exc:  # the audit is optional: report why it was skipped
+    except Exception as exc:  # noqa: BLE001 - the audit is optional: report why it was skipped
         return {"memory": memory, "skipped": f"{type(exc).__name__}: {exc}"}
     return {"memory": memory, "overall": result["overall"], "by_reasoning_type": result["by_reasoning_type"]}
 

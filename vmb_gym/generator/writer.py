@@ -74,7 +74,7 @@ def build_scenario(options: GeneratorOptions, ordinal: int) -> GeneratedScenario
             "reasoning_type": plan.reasoning_type,
             "gold_calls": [c.to_json() for c in plan.calls],
             "evidence": [{"text": m, "when": f"{line.when:%Y-%m-%dT%H:%M}", "line_ids": [line.line_id]}
-                         for m, line in zip(memory, ev_lines)],
+                         for m, line in zip(memory, ev_lines, strict=False)],
             "qa": {"question": plan.question, "answer": plan.answer.to_json()},
             "situation": plan.info,
         })
@@ -180,7 +180,8 @@ def verify_manifest(root: str | Path) -> list[str]:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DataError(path, f"expected a readable manifest.json ({exc}); regenerate with `vmb generate --benchmark`")
+        raise DataError(path, f"expected a readable manifest.json ({exc}); "
+                              "regenerate with `vmb generate --benchmark`") from None
     bad = []
     for rel, digest in manifest["files"].items():
         p = root / rel
