@@ -5,15 +5,16 @@ heavy; torch, transformers and Stable-Baselines3 load only with the class that n
 
 | name | what | lives in |
 |---|---|---|
-| ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec (``"rules"``, ``"oracle"``, ``"hf:PATH"``, ...) | :mod:`vmb_agents.factory` |
+| ``make_policy(spec, env, **options)`` | a policy from a ``vmb eval --policy`` spec | :mod:`vmb_agents.factory` |
 | ``RulesPolicy`` | the reader acting alone (``rules``): keyword rules, no LLM | :mod:`vmb_agents.reader` |
 | ``Reading`` | one reading of a request per step, hits included | :mod:`vmb_agents.reader.reading` |
 | ``OraclePolicy``, ``NoopPolicy``, ``RandomPolicy`` | gold calls, nothing, random calls | :mod:`vmb_agents.baselines` |
-| ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies on the tool-chat loop | :mod:`vmb_agents.llm` |
+| ``ToolChatPolicy``, ``HFPolicy``, ``OpenAIPolicy`` | language-model policies (tool chat) | :mod:`vmb_agents.llm` |
 | ``Decoding``, ``RulesGuide`` | ``HFPolicy``'s decoding config, its optional rule guidance | :mod:`vmb_agents.llm` |
 | ``load_sb3_policy(path, env)`` | a Stable-Baselines3 checkpoint as a policy | :mod:`vmb_agents.sb3.policies` |
 | ``make_writer(spec)`` | a memory writer for ``VehicleMemStream-v0`` | :mod:`vmb_agents.stream.factory` |
-| ``run_episode``, ``run_episodes``, ``list_tasks``, ``Episode``, ``Policy`` | the episode loop and the policy contract | :mod:`vmb_gym.policy` |
+| ``run_episode``, ``run_episodes``, ``list_tasks`` | the episode loop | :mod:`vmb_gym.policy` |
+| ``Episode``, ``Policy`` | an episode's record, the policy contract | :mod:`vmb_gym.policy` |
 
 Example (the README's "Python API" section runs more):
     >>> import gymnasium as gym, vmb_gym, vmb_agents

@@ -10,7 +10,10 @@ Specs:
 | ``rules`` | ``RulesPolicy(memory=<env memory name>)`` | ``vmb_agents.reader`` |
 | ``hf:PATH`` | ``HFPolicy(PATH, ...)`` (a local Hugging Face model folder, or a named model) | ``vmb_agents.llm.hf`` |
 | ``openai:MODEL`` | ``OpenAIPolicy(MODEL, ...)`` (an OpenAI-compatible endpoint) | ``vmb_agents.llm.openai_compat`` |
-| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint (flat catalogue or slot design, read from its sidecar), or a shipped one by name (``sb3:slots``, ``agents/sb3/checkpoints/``) | ``vmb_agents.sb3.policies`` |
+| ``sb3:CHECKPOINT`` | a Stable-Baselines3 checkpoint, or a shipped one (``sb3:slots``) | ``vmb_agents.sb3.policies`` |
+
+An ``sb3:`` checkpoint is of the flat catalogue or the slot design (read from its sidecar); the shipped ones are
+in ``agents/sb3/checkpoints/``.
 
 Named models (``hf:NAME``, :data:`vmb_agents.llm.hf.NAMED_MODELS`): ``smollm2``, ``smollm2-vmb`` (the fine-tuned
 adapter guided by the reader, :data:`~vmb_agents.llm.hf.SMOLLM2_VMB_GUIDE`) and ``smollm2-vmb-unguided`` (the same
@@ -71,8 +74,10 @@ def policy_kind(spec: str) -> tuple[str, str]:
     kind = kind.lower()
     if sep and kind in _PREFIXED:
         if not arg.strip():
-            raise ConfigError(f"expected {kind}:<value> in policy spec, found {spec!r} with nothing after the colon; "
-                              f"e.g. {dict(hf='hf:/models/qwen', openai='openai:gpt-4o-mini', sb3='sb3:runs/ppo.zip')[kind]}")
+            raise ConfigError(
+                f"expected {kind}:<value> in policy spec, found {spec!r} with nothing after the colon; "
+                f"e.g. {dict(hf='hf:/models/qwen', openai='openai:gpt-4o-mini', sb3='sb3:runs/ppo.zip')[kind]}"
+            )
         return kind, arg.strip()
     raise ConfigError(f"expected a policy spec among {', '.join(POLICY_KINDS)}, found {spec!r}"
                       f"{did_you_mean(text, POLICY_KINDS)}")

@@ -163,55 +163,86 @@ def _scan(text: str) -> Slot | None:
                 continue
             stack[-1][2] = "after"
         if ch == '"':
-            j, buf = i + 1, []
-            while j < n and text[j] != '"':
-                if text[j] == "\\" and j + 1 < n:
-                    j += 1
-                buf.append(text[j])
-                j += 1
-            s = "".join(buf)
+            j, s = _read_string(text, i + 1)
             if not stack:
                 return None
-            top = stack[-1]
-            is_key = top[0] and top[2] == "key"
             if j >= n:  # the string is still being written
-                if is_key:
-                    return Slot("key", top[1], s, dict(values), frozenset(top[4]), after_comma=top[5], depth=len(stack))
-                if top[0] and top[2] == "value":
-                    return Slot("value", (*top[1], top[3]), s, dict(values), frozenset(top[4]), depth=len(stack))
-                return None
-            if is_key:
-                top[3], top[2] = s, "colon"
-                top[4].add(s)
-            else:
-                if top[0] and top[2] == "value":
-                    values[(*top[1], top[3])] = s
-                top[2] = "after"
+                return _string_slot(stack, s, values)
+            _end_string(stack[-1], s, values)
             i = j + 1
             continue
         if ch in "{[":
-            path: tuple[str, ...] = ()
-            if stack:
-                top = stack[-1]
-                path = (*top[1], top[3]) if top[0] else top[1]
-                top[2] = "after"
-            stack.append([ch == "{", path, "key" if ch == "{" else "value", None, set(), False, ""])
+            _open_container(stack, ch)
         elif ch in "}]":
-            if not stack:
-                return None
+            if len(stack) <= 1:
+                return None  # a stray close, or the call object is complete
             stack.pop()
-            if not stack:
-                return None  # the call object is complete
-        elif ch == ":":
-            if stack and stack[-1][0] and stack[-1][2] == "colon":
-                stack[-1][2] = "value"
-        elif ch == ",":
-            if stack:
-                stack[-1][2] = "key" if stack[-1][0] else "value"
-                stack[-1][5] = True
-        elif not ch.isspace() and stack and stack[-1][2] == "value":
-            stack[-1][2], stack[-1][6] = "literal", ch  # a number, true/false/null: a value that is not a name
+        else:
+            _punctuation(stack[-1] if stack else None, ch)
         i += 1
+    return _end_slot(stack, values)
+
+
+def _read_string(text: str, j: int) -> tuple[int, str]:
+    """The characters of the JSON string starting at ``j`` (after its quote), escapes resolved to the escaped
+    character, and the position of its closing quote (``len(text)``: not closed yet)."""
+    n = len(text)
+    buf: list[str] = []
+    while j < n and text[j] != '"':
+        if text[j] == "\\" and j + 1 < n:
+            j += 1
+        buf.append(text[j])
+        j += 1
+    return j, "".join(buf)
+
+
+def _string_slot(stack: list[list[Any]], s: str, values: dict[tuple[str, ...], str]) -> Slot | None:
+    """The slot of a string still being written: a key or a value of the innermost object, else None."""
+    top = stack[-1]
+    if top[0] and top[2] == "key":
+        return Slot("key", top[1], s, dict(values), frozenset(top[4]), after_comma=top[5], depth=len(stack))
+    if top[0] and top[2] == "value":
+        return Slot("value", (*top[1], top[3]), s, dict(values), frozenset(top[4]), depth=len(stack))
+    return None
+
+
+def _end_string(top: list[Any], s: str, values: dict[tuple[str, ...], str]) -> None:
+    """A complete string: a key (a colon is next) or a value (recorded by path when an object holds it)."""
+    if top[0] and top[2] == "key":
+        top[3], top[2] = s, "colon"
+        top[4].add(s)
+    else:
+        if top[0] and top[2] == "value":
+            values[(*top[1], top[3])] = s
+        top[2] = "after"
+
+
+def _open_container(stack: list[list[Any]], ch: str) -> None:
+    """Push the frame of an object (``{``) or an array (``[``), a value of the frame below it."""
+    path: tuple[str, ...] = ()
+    if stack:
+        top = stack[-1]
+        path = (*top[1], top[3]) if top[0] else top[1]
+        top[2] = "after"
+    stack.append([ch == "{", path, "key" if ch == "{" else "value", None, set(), False, ""])
+
+
+def _punctuation(top: list[Any] | None, ch: str) -> None:
+    """A colon, a comma, white space or the first character of a bare literal, in the innermost frame."""
+    if top is None:
+        return
+    if ch == ":":
+        if top[0] and top[2] == "colon":
+            top[2] = "value"
+    elif ch == ",":
+        top[2] = "key" if top[0] else "value"
+        top[5] = True
+    elif not ch.isspace() and top[2] == "value":
+        top[2], top[6] = "literal", ch  # a number, true/false/null: a value that is not a name
+
+
+def _end_slot(stack: list[list[Any]], values: dict[tuple[str, ...], str]) -> Slot | None:
+    """The slot where the text ends inside the innermost open object (None inside an array or outside)."""
     if not stack:
         return None
     top = stack[-1]

@@ -105,7 +105,8 @@ def resolve_base_url(base_url: str | None = None) -> str:
 
 
 def check_api_key(base_url: str, api_key_env: str = "OPENAI_API_KEY") -> None:
-    """Fail at once when ``base_url`` is an endpoint that needs a key (:data:`KEYED_HOSTS`) and ``$api_key_env`` is unset.
+    """Fail at once when ``base_url`` is an endpoint that needs a key (:data:`KEYED_HOSTS`) and ``$api_key_env`` is
+    unset.
 
     Raises:
         ConfigError: the key is missing; the message says how to set it or use a local server.

@@ -284,7 +284,9 @@ class RulesPolicy:
         times = sorted({h.timestamp for h in hits if h.timestamp is not None})
         rank_of_time = {t: i / max(1, len(times) - 1) for i, t in enumerate(times)}
         out: list[Candidate] = []
-        req_words = content_words(" ".join(req.quotes) + " " + req.text) - {w.lower() for p in req.people for w in p.split()}
+        req_words = content_words(" ".join(req.quotes) + " " + req.text) - {
+            w.lower() for p in req.people for w in p.split()
+        }
         unnamed = unnamed_setting_modules(api_text(req)) if device_alike else {}  # "my HUD settings": lines tell
         # a place is rarely said with the navigation's words ("my meeting moved to the Grand Hall")
         places = {api: 0.0 for api, rs in req_scores.items() if rs >= 2.0 and _names_a_place(api)}

@@ -50,7 +50,9 @@ def read_request(text: str, speakers: Sequence[str]) -> Request:
     # "for Samuel's ...", "the theme Samuel likes" inside a quote name the person the setting is for
     for q in quotes:
         for form, full in names:
-            if re.search(rf"(?<!not )\b{re.escape(form)}(?:'s|’s|\s+(?:likes|prefers|loves|wants|uses|chose|picked))\b", q):
+            if re.search(
+                rf"(?<!not )\b{re.escape(form)}(?:'s|’s|\s+(?:likes|prefers|loves|wants|uses|chose|picked))\b", q
+            ):
                 target = full
                 break
         if target:
@@ -113,8 +115,11 @@ def _driver(body: str, names: list[tuple[str, str]]) -> str | None:
     """The person the text says is driving, if any."""
     for form, full in names:
         f = re.escape(form)
-        if re.search(rf"\b{f}\b[^.]{{0,40}}?\b(got into the driver|got in the driver|sat in the driver|drove\b|was driving|"
-                     rf"is driving|driving\b|took the wheel|behind the wheel)", body):
+        if re.search(
+            rf"\b{f}\b[^.]{{0,40}}?\b(got into the driver|got in the driver|sat in the driver|drove\b|was driving|"
+            rf"is driving|driving\b|took the wheel|behind the wheel)",
+            body,
+        ):
             return full
         if re.search(rf"\bwith {f} driving\b|\bwhile {f} drove\b|\b{f} (?:was )?in the driver", body):
             return full

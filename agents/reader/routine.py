@@ -31,7 +31,10 @@ from vmb_gym.vehicle import API_SPECS
 NAMES_API = 1.5
 _QUOTE = re.compile(r'^\s*"(.*)"\s*$')
 #: A companion clause that switches something (the generator's and people's wording).
-_SWITCH = re.compile(r"\b(?:switched on|switched off|turned on|turned off|locked|unlocked|open|opened|saved|folded flat|on|off)\b", re.IGNORECASE)
+_SWITCH = re.compile(
+    r"\b(?:switched on|switched off|turned on|turned off|locked|unlocked|open|opened|saved|folded flat|on|off)\b",
+    re.IGNORECASE,
+)
 #: A device said in the plural ("the sunshades", "the side mirrors"): every one of them.
 _PLURAL = re.compile(r"\b(?:sunshades|wipers|side mirrors|mirrors|windows)\b", re.IGNORECASE)
 _OFF = re.compile(r"\b(?:switched off|turned off|unlocked|off|closed)\b", re.IGNORECASE)

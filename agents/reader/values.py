@@ -114,8 +114,10 @@ def _station_value(text: str) -> str | None:
 
 def _song_value(text: str) -> Any:
     """``{"song_name", "artist"}`` of ```'Title' by Artist```, else the quoted title alone (as a string)."""
-    m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])\s+by\s+([A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*)",
-                  text)
+    m = re.search(
+        r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])\s+by\s+([A-Z][\w'’&-]*(?:\s+[A-Z][\w'’&-]*)*)",
+        text,
+    )
     if m:
         return {"song_name": m.group(1).strip(), "artist": m.group(2).strip()}
     m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])", text)
@@ -133,7 +135,10 @@ def _route_value(spec: ApiSpec, text: str) -> dict[str, str] | None:
 
 def _big_number(text: str) -> int | None:
     """A large count (odometer readings: "56100", "56,100 km"), the last one in the text."""
-    found = [int(m.group(0).replace(",", "")) for m in re.finditer(r"(?<![\w.:])\d{1,3}(?:,\d{3})+(?!\d)|(?<![\w.:])\d{4,7}(?!\d)", text)]
+    found = [
+        int(m.group(0).replace(",", ""))
+        for m in re.finditer(r"(?<![\w.:])\d{1,3}(?:,\d{3})+(?!\d)|(?<![\w.:])\d{4,7}(?!\d)", text)
+    ]
     found = [n for n in found if not 1900 <= n <= 2100] or found  # years are rarely readings
     return found[-1] if found else None
 
@@ -261,8 +266,12 @@ def _free_text(spec: ApiSpec, vp: ParamSpec, text: str) -> str | None:
         m = re.search(r"(?:^|(?<=[\s(:,]))['‘\"“]([^'‘’\"“”]{2,60}?)['’\"”](?![A-Za-z])", text)
         if m:
             return m.group(1).strip()
-        m = re.search(r"\b(?:play|watch|put on)\s+(?:the\s+|some\s+|a\s+|my\s+)?([A-Za-z][\w\s'-]{1,40}?)(?=[.,!?]|$| on\b| at\b| in\b)",
-                      text, re.IGNORECASE)
+        m = re.search(
+            (r"\b(?:play|watch|put on)\s+(?:the\s+|some\s+|a\s+|my\s+)?([A-Za-z][\w\s'-]{1,40}?)(?=[.,!?]|$| on\b| "
+             r"at\b| in\b)"),
+            text,
+            re.IGNORECASE,
+        )
         if m and m.group(1).strip().lower() not in ("video", "music", "song", "it", "that", "this"):
             return m.group(1).strip()
     return None
@@ -305,8 +314,11 @@ def request_value(api: str, req: Request) -> Any:
 
 
 #: A mirror named by its side ("the left mirror", "left rearview mirror", "the mirror on the right").
-_MIRROR_SIDE = re.compile(r"\b(left|right)(?:[\s-]+(?:side|hand|rearview|rear-view|wing|side-view|outside))*[\s-]+mirrors?\b"
-                          r"|\bmirrors? on the (left|right)\b", re.IGNORECASE)
+_MIRROR_SIDE = re.compile(
+    r"\b(left|right)(?:[\s-]+(?:side|hand|rearview|rear-view|wing|side-view|outside))*[\s-]+mirrors?\b"
+    r"|\bmirrors? on the (left|right)\b",
+    re.IGNORECASE,
+)
 
 
 def mirror_side(text: str) -> str | None:

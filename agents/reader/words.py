@@ -26,7 +26,8 @@ from vmb_gym.vehicle.lexicon import (
 
 _NUM_RE = re.compile(
     r"(?<![\w.:])(\d{1,3})(?!\d)(?!:\d)(?:\s*(?:%|percent|degrees?|°c?|c\b))?"
-    r"|\b((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?"
+    r"|\b((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- "
+    r"](?:one|two|three|four|five|six|seven|eight|nine))?"
     r"|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
     r"|seventeen|eighteen|nineteen|hundred)\b",
     re.IGNORECASE,

@@ -27,7 +27,9 @@ def _is_old(name: str) -> bool:
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds ``agents.X`` as the already importable ``vmb_agents.X``."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if not _is_old(fullname):
             return None
         return importlib.util.spec_from_loader(fullname, self)

@@ -35,7 +35,8 @@ def parse_writer_spec(spec: str) -> tuple[str, int | None, str | None]:
 
 
 def make_writer(spec: str, top_k: int = READER_TOP_K, *, trust_checkpoint: bool = False) -> Writer:
-    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or ``sb3:CHECKPOINT``.
+    """A writer from its name (``everything``, ``nothing``, ``rules``, ``layered``), ``sb3:stream`` or
+    ``sb3:CHECKPOINT``.
 
     ``sb3:stream`` is the learned writer shipped in the package (:data:`vmb_agents.stream.learned.NAMED_WRITERS`).
 

@@ -13,8 +13,9 @@ household member named) and, optionally, the budget block
 already streamed).
 
 ``style_features=False`` zeroes the hashed text and the line-shape features (:data:`STYLE_NAMES`:
-length, position, chunk size, speaker; and the budget block's ``line_tokens``): they describe *how* generated text is written (its lines
-are half as long as real ones, its wording templated; see ``vmb validate-benchmark --against``)
+length, position, chunk size, speaker; and the budget block's ``line_tokens``): they describe *how* generated
+text is written (its lines are half as long as real ones, its wording templated; see ``vmb validate-benchmark
+--against``)
 and do not carry to real conversations, so a writer trained on generated data reads only the
 simulator-vocabulary features, which do.
 
@@ -60,7 +61,8 @@ _LETTERS = re.compile(r"[a-z]+")
 
 
 class LineFeaturizer:
-    """Features of each line of a chunk: hashed text, :data:`NUMERIC_NAMES`, :data:`CUE_NAMES`, then :data:`BUDGET_NAMES` (all in [-1, 1]).
+    """Features of each line of a chunk: hashed text, :data:`NUMERIC_NAMES`, :data:`CUE_NAMES`, then
+    :data:`BUDGET_NAMES` (all in [-1, 1]).
 
     :meth:`chunk` fills the text and numeric blocks; the budget block depends on the decisions
     taken so far and is written per line with :meth:`set_budget`.
@@ -113,9 +115,11 @@ class LineFeaturizer:
         """
         if self.budget_features:
             start = self._budget_start
-            row[start:start + len(BUDGET_NAMES)] = (float(np.clip(budget_left, 0.0, 1.0)),
-                                                    min(line_tokens / _LINE_TOKEN_SCALE, 1.0) if self.style_features else 0.0,
-                                                    float(np.clip(progress, 0.0, 1.0)))
+            row[start : start + len(BUDGET_NAMES)] = (
+                float(np.clip(budget_left, 0.0, 1.0)),
+                min(line_tokens / _LINE_TOKEN_SCALE, 1.0) if self.style_features else 0.0,
+                float(np.clip(progress, 0.0, 1.0)),
+            )
         return row
 
     def chunk(self, lines: Sequence[Mapping[str, Any]], speakers: Sequence[str]) -> np.ndarray:
@@ -155,7 +159,10 @@ class LineFeaturizer:
                 start = self.hash_dim + len(NUMERIC_NAMES)
                 words = set(_LETTERS.findall(text.lower()))
                 other = any(p != who and p.split()[0].lower() in words for p in speakers if p)
-                out[pos, start:start + len(CUE_NAMES)] = [*(float(bool(c.search(text))) for c in self._cues), float(other)]
+                out[pos, start : start + len(CUE_NAMES)] = [
+                    *(float(bool(c.search(text))) for c in self._cues),
+                    float(other),
+                ]
         return out
 
 

@@ -49,7 +49,9 @@ def evidence_dataset(data: Any, files: Sequence[int] | None, featurizer: LineFea
             feats = featurizer.chunk(lines, speakers)
             for row, ln in zip(feats, lines, strict=True):
                 t = line_tokens(ln)
-                featurizer.set_budget(row, budget_left=float(rng.uniform()), line_tokens=t, progress=k / max(len(chunks), 1))
+                featurizer.set_budget(
+                    row, budget_left=float(rng.uniform()), line_tokens=t, progress=k / max(len(chunks), 1)
+                )
                 tok_l.append(t)
                 lab_l.append(int(ln["line_id"] in evidence))
                 grp_l.append(g)
@@ -97,7 +99,8 @@ def keep_margin(model: Any, obs: np.ndarray, batch: int = 8192) -> np.ndarray:
 
 
 def keep_scores(model: Any, dataset: Mapping[str, np.ndarray]) -> dict[str, float]:
-    """Keep decisions of the policy's argmax against the labels: accuracy, balanced accuracy, recall, precision, keep rate."""
+    """Keep decisions of the policy's argmax against the labels: accuracy, balanced accuracy, recall, precision, keep
+    rate."""
     labels = dataset["labels"]
     keep = keep_margin(model, dataset["obs"]) > 0
     pos = labels == 1
@@ -134,6 +137,7 @@ def calibrate_keep(model: Any, dataset: Mapping[str, np.ndarray], budget_tokens:
 
 
 def pacing_prior(model: Any, dataset: Mapping[str, np.ndarray], *, fill: float = 0.9) -> PacingPrior:
-    """The pacing prior of the policy on training lines: their margins' token-weighted quantiles, tokens per chunk and line."""
+    """The pacing prior of the policy on training lines: their margins' token-weighted quantiles, tokens per chunk and
+    line."""
     chunk = dataset["chunk"] if "chunk" in dataset else dataset["group"]
     return PacingPrior.fit(keep_margin(model, dataset["obs"]), dataset["tokens"], chunk, fill=fill)

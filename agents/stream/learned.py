@@ -1,4 +1,5 @@
-"""The learned memory writer: the SB3 bridge for the write phase of ``VehicleMemStream-v0``: learn *what to keep*, line by line.
+"""The learned memory writer: the SB3 bridge for the write phase of ``VehicleMemStream-v0``: learn *what to keep*, line
+by line.
 
 :class:`StreamWriteEnv` turns a stream timeline into a fixed-size RL problem:
 
@@ -109,7 +110,9 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         elif stream_kwargs:
             raise ConfigError(f"give either env or stream arguments, not both (got {sorted(stream_kwargs)})")
         if memory_budget_tokens is not None and (isinstance(memory_budget_tokens, bool) or memory_budget_tokens < 0):
-            raise ConfigError(f"memory_budget_tokens must be a non-negative integer or None, got {memory_budget_tokens!r}")
+            raise ConfigError(
+                f"memory_budget_tokens must be a non-negative integer or None, got {memory_budget_tokens!r}"
+            )
         self.inner = _unwrap_stream(env)
         self._mask = cue_pattern(tuple(mask_cues))
         self.memory_budget_tokens = None if memory_budget_tokens is None else int(memory_budget_tokens)
@@ -129,7 +132,9 @@ class StreamWriteEnv(gym.Env[np.ndarray, np.int64]):
         self._used = 0
 
     # ------------------------------------------------------------------ gym API
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a timeline; runs any requests before its first chunk with the fixed reader."""
         super().reset(seed=seed)
         if seed is not None:

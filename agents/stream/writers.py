@@ -12,7 +12,8 @@ A writer decides, chunk by chunk, which streamed lines go into the policy's own 
 
 **Memory budget.** Every writer takes an optional cap on its store, ``budget_tokens`` (cl100k
 tokens of the active entries it wrote, counted exactly as the env counts a ``store``), set with
-:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of a writer spec (:func:`vmb_agents.stream.factory.make_writer`: ``everything@2000``,
+:meth:`Writer.set_budget` or the ``@TOKENS`` suffix of a writer spec (:func:`vmb_agents.stream.factory.make_writer`:
+``everything@2000``,
 ``rules@2000/stop``, ``sb3:CKPT@2000``). What happens to a store that does not fit is the
 ``overflow`` policy:
 
@@ -314,7 +315,9 @@ class RuleWriter(Writer):
 
 
 #: Value words a bare follow-up line states ("level 2", "20 degrees", "max").
-VALUE_WORDS = re.compile(r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE)
+VALUE_WORDS = re.compile(
+    r"\b(level \d+|\d+ (?:percent|degrees?)|\d+|max|maximum|minimum|lowest|highest)\b", re.IGNORECASE
+)
 #: Another vehicle or a hypothetical: the line states settings, but not preferences for this car.
 ELSEWHERE = re.compile(
     r"\b(rental|(?:work |old |her |his |their )?(?:van|truck)|(?:\w+'s|her|his|their|my old|my work) car|"
@@ -360,7 +363,9 @@ class LayeredWriter(Writer):
         """Observe the chunk; store the module's new derived entries."""
         for ln in lines:
             self._seen.add(ln["line_id"])
-            self.module.observe(HistoryLine(ln["line_id"], datetime.fromisoformat(ln["timestamp"]), ln["speaker"], ln["text"]))
+            self.module.observe(
+                HistoryLine(ln["line_id"], datetime.fromisoformat(ln["timestamp"]), ln["speaker"], ln["text"])
+            )
         out = []
         for e in getattr(self.module, "entries", []):
             if e.source == "history" or e.entry_id in self._written or e.status != "active":

@@ -38,11 +38,35 @@ import numpy as np
 from vmb_agents.sb3.imitation import accuracy_by_kind, behaviour_clone, demo_hits, format_accuracy
 from vmb_gym.errors import ConfigError
 
-__all__ = ["EVAL_MIN_EPISODES", "EVAL_PER_SCENARIO", "SB3_CHOICES", "SB3Args", "accuracy_by_kind",
-           "add_dataclass_arguments", "args_from_namespace", "behaviour_clone", "check_sb3_args", "demo_hits",
-           "GENERATED_STAMP", "eval_limit", "evaluate", "field_docs", "format_accuracy", "format_score", "generated_train",
-           "learn_with_log", "peak_rss_mib", "plot_curve", "prepare_out", "print_peak_rss", "seed_everything", "summarise",
-           "train_settings", "train_split_options", "write_csv"]
+__all__ = [
+    "EVAL_MIN_EPISODES",
+    "EVAL_PER_SCENARIO",
+    "SB3_CHOICES",
+    "SB3Args",
+    "accuracy_by_kind",
+    "add_dataclass_arguments",
+    "args_from_namespace",
+    "behaviour_clone",
+    "check_sb3_args",
+    "demo_hits",
+    "GENERATED_STAMP",
+    "eval_limit",
+    "evaluate",
+    "field_docs",
+    "format_accuracy",
+    "format_score",
+    "generated_train",
+    "learn_with_log",
+    "peak_rss_mib",
+    "plot_curve",
+    "prepare_out",
+    "print_peak_rss",
+    "seed_everything",
+    "summarise",
+    "train_settings",
+    "train_split_options",
+    "write_csv",
+]
 
 #: Evaluation sized to the run (``--eval-episodes -1``): this many tasks per training scenario, at least
 #: :data:`EVAL_MIN_EPISODES` (a 2-scenario run evaluates 10 tasks per set, a 100-scenario run 500).
@@ -268,7 +292,9 @@ def train_split_options(scenarios: int, renderer: str = "template", whole_car: f
 
     manifest_path = Path(vmb_gym.__file__).resolve().parents[1] / "benchmark" / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-    opts = dataclasses.replace(split_options("train", manifest), scenarios=scenarios, renderer=renderer, **(extra or {}))
+    opts = dataclasses.replace(
+        split_options("train", manifest), scenarios=scenarios, renderer=renderer, **(extra or {})
+    )
     shares = {"whole_car": whole_car, "device_requests": device_requests, "indirect_requests": indirect_requests}
     return dataclasses.replace(opts, **{k: v for k, v in shares.items() if v})
 

@@ -63,7 +63,8 @@ OUTPUTS = ("adapter", "adapter_grpo", "sft", "trl", "sft_log.csv", "grpo_log.csv
 
 # ----------------------------------------------------------------------------------------- model
 def build_tiny_model(seed: int = 0, vocab_size: int = 1500) -> tuple[Any, Any]:
-    """A 2-layer Llama (hidden 64) with random weights and a byte-level BPE tokenizer trained on the compact view's texts."""
+    """A 2-layer Llama (hidden 64) with random weights and a byte-level BPE tokenizer trained on the compact view's
+    texts."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 

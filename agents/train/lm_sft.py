@@ -48,7 +48,9 @@ def lora_config(model: Any, *, rank: int, alpha: int, layers: int) -> Any:
                       layers_to_transform=top, task_type="CAUSAL_LM")
 
 
-def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: Any) -> tuple[Any, list[dict[str, Any]]]:
+def sft_train(
+    model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: Any
+) -> tuple[Any, list[dict[str, Any]]]:
     """Fine-tune ``model`` on the teacher episodes with TRL's ``SFTTrainer`` and a LoRA adapter.
 
     ``rows`` are teacher episodes (``messages`` + ``tools``, :mod:`vmb_agents.train.lm_data`) or prompt-completion
@@ -66,7 +68,9 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
         from datasets import Dataset
         from trl import SFTConfig, SFTTrainer
     except ImportError as exc:
-        raise ConfigError(f"the supervised phase needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'") from exc
+        raise ConfigError(
+            f"the supervised phase needs trl, peft and datasets ({exc}); fix: pip install 'vmb_gym[lm]'"
+        ) from exc
     import torch
 
     # prompt-completion rows (the line reader's) are tokenized by TRL itself, with the loss on the completion
@@ -78,12 +82,22 @@ def sft_train(model: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], args: 
     steps = max(1, math.ceil(len(data) * args.sft_epochs / (args.sft_batch * args.grad_accum)))
     save_steps = int(getattr(args, "sft_save_steps", 0) or 0)
     config = SFTConfig(
-        output_dir=str(Path(args.out) / "sft"), num_train_epochs=args.sft_epochs, learning_rate=args.sft_lr,
-        per_device_train_batch_size=args.sft_batch, gradient_accumulation_steps=args.grad_accum,
-        lr_scheduler_type="cosine", warmup_steps=max(1, steps // 20), logging_steps=1,
-        save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500,
-        report_to=[], seed=args.seed, max_length=args.max_length, use_cpu=args.device == "cpu" or not torch.cuda.is_available(),
-        dataloader_num_workers=0, disable_tqdm=False,
+        output_dir=str(Path(args.out) / "sft"),
+        num_train_epochs=args.sft_epochs,
+        learning_rate=args.sft_lr,
+        per_device_train_batch_size=args.sft_batch,
+        gradient_accumulation_steps=args.grad_accum,
+        lr_scheduler_type="cosine",
+        warmup_steps=max(1, steps // 20),
+        logging_steps=1,
+        save_strategy="steps" if save_steps else "no",
+        save_steps=save_steps or 500,
+        report_to=[],
+        seed=args.seed,
+        max_length=args.max_length,
+        use_cpu=args.device == "cpu" or not torch.cuda.is_available(),
+        dataloader_num_workers=0,
+        disable_tqdm=False,
         # TRL defaults to bf16 autocast and activation checkpointing: on a CPU without bf16 units that is
         # emulated (a 900-token step took > 3 min instead of ~4 s)
         bf16=bool(torch.cuda.is_available() and args.device != "cpu" and torch.cuda.is_bf16_supported()),

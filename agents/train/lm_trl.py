@@ -46,8 +46,10 @@ def grpo_reward(text: str) -> str | Mapping[str, float]:
         try:
             reward = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"--reward: expected a reward name or a JSON object of components to weights, "
-                              f"got {text!r:.80} ({exc}); e.g. '{{\"state_f1_change\": 1, \"format_share\": 0.2}}'") from exc
+            raise ConfigError(
+                f"--reward: expected a reward name or a JSON object of components to weights, "
+                f'got {text!r:.80} ({exc}); e.g. \'{{"state_f1_change": 1, "format_share": 0.2}}\''
+            ) from exc
     RewardSpec.parse(reward)
     return reward
 
@@ -79,7 +81,9 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
     env_class = compact_tool_env(args.view)
     probe = env_class(data, memory=args.memory, max_steps=args.max_steps)
     n_rows = args.grpo_steps * args.prompts_per_step
-    rows = [{"prompt": compact_prompt(probe, tid), "task_id": tid} for tid in (rng.choice(task_ids) for _ in range(n_rows))]
+    rows = [
+        {"prompt": compact_prompt(probe, tid), "task_id": tid} for tid in (rng.choice(task_ids) for _ in range(n_rows))
+    ]
     config = GRPOConfig(
         output_dir=str(Path(args.out) / "trl"), max_steps=args.grpo_steps, learning_rate=args.grpo_lr,
         per_device_train_batch_size=args.prompts_per_step * args.group_size, num_generations=args.group_size,

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import gymnasium as gym
 import numpy as np
 
-import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
+import vmb_gym  # registers VehicleMem-v0
 from vmb_agents.baselines import NoopPolicy
 from vmb_agents.reader import RulesPolicy
 from vmb_agents.sb3.checkpoint import algo_class, save_checkpoint
@@ -100,7 +100,8 @@ class Args(SB3Args):
     line_prior: bool = True
     """slots: fit the line prior (real preference vs chatter) on the training evidence"""
     line_prior_kind: str = "words"
-    """slots: what the line prior reads: words, vocab, cues, words+cues, minilm or both (agents/sb3/slots/line_prior.py)"""
+    """slots: what the line prior reads: words, vocab, cues, words+cues, minilm or both
+    (agents/sb3/slots/line_prior.py)"""
     search_context: int = 2
     """slots: neighbouring same-day lines each memory search shows around a hit (0-3)"""
     device_alike: bool = False
@@ -238,7 +239,7 @@ def demo_episode(env: Any, q: Any) -> list[tuple[np.ndarray, np.ndarray, int, np
     plan = [by_key.get(k) for k in gold_keys]
     if not plan or any(i is None for i in plan):
         return None
-    for key, i in zip(gold_keys, plan):
+    for key, i in zip(gold_keys, plan, strict=True):
         m = env.action_masks()
         right = np.zeros(len(m), dtype=bool)
         for j in np.flatnonzero(m):
@@ -413,16 +414,21 @@ def official_spec(value: str) -> str:
     if value != "auto":
         return value
     env = os.environ.get("VMB_OFFICIAL_DIR")
-    folder = Path(env).expanduser() if env else Path(vmb_gym.__file__).resolve().parents[2] / "shared" / "vehiclemembench"
+    folder = (
+        Path(env).expanduser() if env else Path(vmb_gym.__file__).resolve().parents[2] / "shared" / "vehiclemembench"
+    )
     if not folder.is_dir():
-        print(f"official data skipped: {folder} is not a folder (set $VMB_OFFICIAL_DIR or --official-data official:DIR)")
+        print(
+            f"official data skipped: {folder} is not a folder (set $VMB_OFFICIAL_DIR or --official-data official:DIR)"
+        )
         return ""
     return f"official:{folder.resolve()}"
 
 
 def set_policies(set_name: str, env: Any, args: Args, catalogue: SlotCatalogue, final: Path,
                  out: Path) -> dict[str, Any]:
-    """The policies evaluated on one set: the trained and BC-only checkpoints; rules, random and no-op off the train set."""
+    """The policies evaluated on one set: the trained and BC-only checkpoints; rules, random and no-op off the train
+    set."""
     policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
     if (out / "checkpoints" / "bc.safetensors").is_file():
         policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
@@ -452,9 +458,11 @@ def evaluate_sets(args: Args, data: str, train_files: list[int] | None, catalogu
                 task_ids = list(np.random.default_rng(args.seed).permutation(task_ids)[:limit]) if set_name == "train" \
                     else task_ids[:limit]
             policies = set_policies(set_name, env, args, catalogue, final, out)
-            print(f"evaluating {set_name}: {len(task_ids)} of {n_all} tasks x {len(policies)} policies "
-                  f"({', '.join(policies)})" + ("" if len(task_ids) == n_all else "; --eval-episodes 0 runs every task"),
-                  flush=True)
+            print(
+                f"evaluating {set_name}: {len(task_ids)} of {n_all} tasks x {len(policies)} policies "
+                f"({', '.join(policies)})" + ("" if len(task_ids) == n_all else "; --eval-episodes 0 runs every task"),
+                flush=True,
+            )
             results[set_name] = {}
             for name, pol in policies.items():
                 t1 = time.perf_counter()

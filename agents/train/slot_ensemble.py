@@ -41,7 +41,7 @@ def check_members(paths: Sequence[str | Path], sidecars: Sequence[dict[str, Any]
     if len(paths) < 2:
         raise ConfigError(f"an ensemble needs at least two member checkpoints, found {len(paths)}; fix: pass "
                           "--members with the final checkpoints of two or more seeds")
-    for path, sidecar in zip(paths[1:], sidecars[1:]):
+    for path, sidecar in zip(paths[1:], sidecars[1:], strict=True):
         for key in SHARED_KEYS:
             if sidecar.get(key) != sidecars[0].get(key):
                 raise ConfigError(f"{sidecar_path(path)}: its {key!r} differs from {sidecar_path(paths[0])}'s; members "
@@ -104,8 +104,10 @@ def merge_checkpoints(members: Sequence[str | Path], out: str | Path, *, trust_c
         raise ConfigError(f"members must all be maskable_ppo slot checkpoints; found {algos}")
     spaces = [(int(m.action_space.n), tuple(m.observation_space.shape)) for m, _ in loaded]
     if len(set(spaces)) != 1:
-        raise ConfigError(f"members must have the same action count and feature width (one featuriser version); found "
-                          f"{dict(zip(map(str, members), spaces))}; fix: retrain the older members with this version")
+        raise ConfigError(
+            f"members must have the same action count and feature width (one featuriser version); found "
+            f"{dict(zip(map(str, members), spaces, strict=False))}; fix: retrain the older members with this version"
+        )
     model = merge_models([m for m, _ in loaded])
     meta = sidecar_meta(sidecars[0])
     meta["ensemble"] = {"members": [str(p) for p in members],

@@ -75,7 +75,7 @@ class SparseRows:
     @property
     def nbytes(self) -> int:
         """Bytes held by the rows' columns and values."""
-        return sum(c.nbytes + v.nbytes for c, v in zip(self._columns, self._values))
+        return sum(c.nbytes + v.nbytes for c, v in zip(self._columns, self._values, strict=True))
 
     def __getitem__(self, key: Any) -> np.ndarray:
         if isinstance(key, (int, np.integer)):

@@ -66,7 +66,13 @@ from sb3_contrib import MaskablePPO
 
 from vmb_agents.stream.factory import make_writer
 from vmb_agents.stream.features import LineFeaturizer
-from vmb_agents.stream.imitation import behaviour_clone_writer, calibrate_keep, evidence_dataset, keep_scores, pacing_prior
+from vmb_agents.stream.imitation import (
+    behaviour_clone_writer,
+    calibrate_keep,
+    evidence_dataset,
+    keep_scores,
+    pacing_prior,
+)
 from vmb_agents.stream.learned import StreamWriteEnv, load_stream_writer, save_stream_checkpoint
 from vmb_agents.train.common import add_dataclass_arguments, args_from_namespace, generated_train, write_csv
 from vmb_gym.data import parse_file_range
@@ -247,10 +253,22 @@ def train(args: Args) -> int:
     eval_env = VehicleMemStreamEnv(data, files=holdout_files, memory_cost=args.memory_cost,
                                    max_chunk_steps=args.eval_max_chunk_steps)
     holdout = list(eval_env.scenario_ids)
-    model = MaskablePPO("MlpPolicy", train_env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
-                        gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-                        ent_coef=args.ent_coef, learning_rate=args.learning_rate, seed=args.seed, verbose=0,
-                        device="cpu", policy_kwargs={"net_arch": net_arch})
+    model = MaskablePPO(
+        "MlpPolicy",
+        train_env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        gae_lambda=args.gae_lambda,
+        clip_range=args.clip_range,
+        ent_coef=args.ent_coef,
+        learning_rate=args.learning_rate,
+        seed=args.seed,
+        verbose=0,
+        device="cpu",
+        policy_kwargs={"net_arch": net_arch},
+    )
 
     rows: list[dict[str, Any]] = []
 
@@ -264,7 +282,9 @@ def train(args: Args) -> int:
         log("baseline", 0, name, evaluate_writer(eval_env, make_writer(spec), holdout, seed=args.seed))
 
     # the generated split by name, not by the cache path it was written to on this machine
-    data_name = f"generated:train (train split, {args.train_scenarios} scenarios)" if args.data == "generated:train" else data
+    data_name = (
+        f"generated:train (train split, {args.train_scenarios} scenarios)" if args.data == "generated:train" else data
+    )
     stream_kwargs = {"data": data_name, "files": train_files, "memory_cost": args.memory_cost}
     bc, dataset = warm_start(model, data, train_files, featurizer, args)
     (out / "bc.json").write_text(json.dumps(bc, indent=2))
@@ -274,8 +294,9 @@ def train(args: Args) -> int:
                  "fill": args.fill, "mask_cues": mask_cues}
         if args.pacing and dataset is not None:  # the margins of the model as saved
             extra["pacing"] = pacing_prior(model, dataset, fill=args.fill).to_json()
-        return save_stream_checkpoint(model, out / name, algo="maskable_ppo", featurizer=featurizer, budget_tokens=budget,
-                                      extra=extra)
+        return save_stream_checkpoint(
+            model, out / name, algo="maskable_ppo", featurizer=featurizer, budget_tokens=budget, extra=extra
+        )
 
     def evaluate_model(stage: str) -> float:
         path = save("last")

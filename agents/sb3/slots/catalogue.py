@@ -44,7 +44,7 @@ from vmb_agents.sb3.slots.layout import (
 )
 from vmb_agents.sb3.slots.line_prior import LinePrior
 from vmb_agents.sb3.slots.reading import NOW, companion_clause, prior_text, relation_words
-from vmb_agents.sb3.slots.records import SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
+from vmb_agents.sb3.slots.records import ApiSlot, SlotAnalysis, SlotEpisodeText, hits_key, search_rounds
 from vmb_agents.reader import module_words, selector_param, value_param
 from vmb_gym.errors import ConfigError
 from vmb_gym.vehicle import API_SPECS
@@ -325,6 +325,7 @@ class SlotCatalogue:
         if t >= len(slot.targets):
             return None
         target = slot.targets[t]
+        args: dict[str, Any] | None
         if v == VALUE_MINIMAL:
             if slot.minimal is None:
                 return None
@@ -333,31 +334,10 @@ class SlotCatalogue:
         else:
             name = slot.api
             vp = value_param(API_SPECS[name])
-            if v == VALUE_EXPLICIT:
-                if slot.explicit is None and vp is not None:
-                    return None
-                value = slot.explicit
-            else:
-                k = v % N_MEMORY_VALUES
-                if k >= len(slot.values):
-                    return None
-                value = slot.values[k].value
-                if isinstance(value, dict) and is_relative_value(v):
-                    return None
-                if is_relative_value(v):  # the relative-change copy
-                    if not (analysis.delta and vp is not None and vp.py_type is int and isinstance(value, int)
-                            and not isinstance(value, bool)):
-                        return None
-                    value = clamp_to_param(value + analysis.delta, vp)
-            if isinstance(value, dict):
-                args = dict(value)
-                if name == "carcontrol_navigation_navigate_to" and "destination" not in args:
-                    dest = request_destination(analysis.request)
-                    if dest is None:
-                        return None
-                    args["destination"] = dest
-            else:
-                args = {vp.name: value} if vp is not None and value is not None else {}
+            found, value = _slot_value(v, slot, analysis, vp)
+            args = _value_args(name, value, vp, analysis.request) if found else None
+            if args is None:
+                return None
         sel = selector_param(API_SPECS[name])
         if sel is not None:
             if target is None:
@@ -449,6 +429,38 @@ def _overrules_the_request(index: int, analysis: SlotAnalysis) -> bool:
         return False
     vp = value_param(API_SPECS[slot.api])
     return vp is not None and vp.py_type is bool and slot.values[v % N_MEMORY_VALUES].value != slot.explicit
+
+
+def _slot_value(v: int, slot: ApiSlot, analysis: SlotAnalysis, vp: Any) -> tuple[bool, Any]:
+    """``(found, value)`` of value action ``v`` of a call slot: the request's explicit value, or a remembered
+    one (its relative-change copy shifts an integer by the request's delta). ``found`` is False for an empty slot."""
+    if v == VALUE_EXPLICIT:
+        return not (slot.explicit is None and vp is not None), slot.explicit
+    k = v % N_MEMORY_VALUES
+    if k >= len(slot.values):
+        return False, None
+    value = slot.values[k].value
+    if not is_relative_value(v):
+        return True, value
+    # the relative-change copy
+    if isinstance(value, dict) or not (analysis.delta and vp is not None and vp.py_type is int
+                                       and isinstance(value, int) and not isinstance(value, bool)):
+        return False, None
+    return True, clamp_to_param(value + analysis.delta, vp)
+
+
+def _value_args(name: str, value: Any, vp: Any, request: Any) -> dict[str, Any] | None:
+    """The arguments a value gives function ``name`` (a dict value is the arguments themselves; a navigation
+    without a destination takes the request's); None when there is none to take."""
+    if not isinstance(value, dict):
+        return {vp.name: value} if vp is not None and value is not None else {}
+    args = dict(value)
+    if name == "carcontrol_navigation_navigate_to" and "destination" not in args:
+        dest = request_destination(request)
+        if dest is None:
+            return None
+        args["destination"] = dest
+    return args
 
 
 class _SpeakersOnly:

@@ -141,7 +141,9 @@ class SlotFeatureWrapper(gym.Wrapper[np.ndarray, Any, Any, Any]):
         inner = self.env
         return self.featurizer.features(inner.analysis, inner.episode)  # type: ignore[attr-defined]
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset and describe the slots."""
         _, info = self.env.reset(seed=seed, options=options)
         return self._obs(), info

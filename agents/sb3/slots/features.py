@@ -144,11 +144,19 @@ class SlotFeaturizer:
         if analysis.features is None or analysis.features.shape != (self.n_actions, self.row):
             analysis.features = self._static(analysis)
         out = analysis.features.copy()
-        g = np.array([min(search_rounds(episode), 2) / 2.0, min(episode.steps, 5) / 5.0, min(len(episode.made_names), 3) / 3.0,
-                      float(bool(analysis.delta)), min(analysis.n_hits, 40) / 40.0,
-                      float(bool(_ROUTINE.search(episode.request))),
-                      float(any(a.explicit is not None for a in analysis.apis)), float(episode.last_error)],
-                     dtype=np.float32)
+        g = np.array(
+            [
+                min(search_rounds(episode), 2) / 2.0,
+                min(episode.steps, 5) / 5.0,
+                min(len(episode.made_names), 3) / 3.0,
+                float(bool(analysis.delta)),
+                min(analysis.n_hits, 40) / 40.0,
+                float(bool(_ROUTINE.search(episode.request))),
+                float(any(a.explicit is not None for a in analysis.apis)),
+                float(episode.last_error),
+            ],
+            dtype=np.float32,
+        )
         out[:, BLOCK_KIND:BLOCK_KIND + BLOCK_GLOBAL] = g
         made = set(episode.made_names)
         if made:

@@ -51,8 +51,14 @@ N_FEATURES = 2 ** 14
 #: What a prior reads (see the module docstring).
 KINDS = ("words", "vocab", "cues", "words+cues", "minilm", "both")
 #: The feature blocks of each kind, in the order of the weights.
-PARTS: dict[str, tuple[str, ...]] = {"words": ("words",), "vocab": ("vocab",), "cues": ("cues",), "words+cues": ("words", "cues"),
-                                     "minilm": ("minilm", "cues"), "both": ("words", "minilm", "cues")}
+PARTS: dict[str, tuple[str, ...]] = {
+    "words": ("words",),
+    "vocab": ("vocab",),
+    "cues": ("cues",),
+    "words+cues": ("words", "cues"),
+    "minilm": ("minilm", "cues"),
+    "both": ("words", "minilm", "cues"),
+}
 #: The kinds fitted on every history line (the others read candidate lines, see :func:`fit_line_prior`).
 EVERY_LINE_KINDS = ("words", "vocab")
 #: The kinds that embed lines (a :class:`LineEmbedder`).
@@ -65,8 +71,11 @@ _COMMAND = re.compile(r"(?:^|[.!?;:,]\s*|\b(?:please|can you|could you|would you
                       r"|lower|raise|increase|decrease|put|make|keep|limit|adjust|open|close|lock|unlock|play|bump"
                       r"|drop|crank|dial|move|bring|reduce|boost|activate|enable|disable|start|stop)\b", re.IGNORECASE)
 #: A wish about the setting itself ("I need it at 4", "leave it on").
-_WISH = re.compile(r"\b(?:i need it|i want it|i'd like it|i need the|i want the|i'd like the|i prefer the|let's (?:go|keep"
-                   r"|set|try|put|make|switch|change)|leave it|keep it|set it|put it|make it)\b", re.IGNORECASE)
+_WISH = re.compile(
+    r"\b(?:i need it|i want it|i'd like it|i need the|i want the|i'd like the|i prefer the|let's (?:go|keep"
+    r"|set|try|put|make|switch|change)|leave it|keep it|set it|put it|make it)\b",
+    re.IGNORECASE,
+)
 #: A line is "genuine" for the slot features when its probability reaches this.
 GENUINE = 0.5
 
@@ -157,7 +166,7 @@ class LineEmbedder:
                     save_array(path, arr)
             if len(self._cache) > 200_000:
                 self._cache.clear()
-            self._cache.update(zip(todo, arr))
+            self._cache.update(zip(todo, arr, strict=True))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts])

@@ -86,7 +86,7 @@ def line_hash(body: str) -> np.ndarray:
     """Hashed words and word pairs of a line (numbers and names masked), L2-normalised."""
     words = re.findall(r"[a-z']+|\d+|[?!]", re.sub(r"\d+", "0", body.lower()))
     vec = np.zeros(N_LINE_HASH, dtype=np.float32)
-    for tok in [*words, *(a + " " + b for a, b in zip(words, words[1:]))]:
+    for tok in [*words, *(a + " " + b for a, b in zip(words, words[1:], strict=False))]:
         h = zlib.crc32(tok.encode())
         vec[h % N_LINE_HASH] += 1.0 if (h >> 16) & 1 else -1.0
     n = float(np.linalg.norm(vec))
@@ -150,7 +150,9 @@ def reason_words(text: str) -> set[str]:
     """Four-letter stems of the words of a text that give a reason ("flu", "back", "shoulder", "baby"):
     words of 3+ letters, without function words, request wording and the vocabulary's setting words."""
     text = NO_REASON_RE.sub(" ", RELATION_RE.sub(" ", text).lower())  # "my goddaughter" is who, not why
-    words = {w for w in re.findall(r"[a-z]{3,}", text) if (w not in STOP_WORDS or w == "back") and w not in REQUEST_WORDS}
+    words = {
+        w for w in re.findall(r"[a-z]{3,}", text) if (w not in STOP_WORDS or w == "back") and w not in REQUEST_WORDS
+    }
     setting = setting_stems()
     return {w[:4] for w in words if w == "back" or w[:4] not in setting}  # "my back" is a reason, "backrest" no
 

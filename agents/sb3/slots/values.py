@@ -280,7 +280,7 @@ def prior_features(values: Sequence[ValueSlot], by_render: Mapping[str, Any], sp
     genuine = [r for r in rows if r[3] >= GENUINE and r[2] is not None]
     latest_any = max((r[2] for r in genuine), default=None)
     latest_target = max((r[2] for r in genuine if r[1]), default=None)
-    for k, is_target, when, p in genuine:
+    for k, is_target, when, _ in genuine:
         values[k].prior_latest_any |= when == latest_any
         values[k].prior_latest_target |= is_target and when == latest_target
     for v in values:
