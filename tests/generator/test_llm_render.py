@@ -134,11 +134,11 @@ def test_good_replies_change_text_and_keep_structure(serve: Any, scenario: Any) 
     old_lines, new_lines = parse_history(scenario.history), parse_history(new.history)
     assert len(new_lines) == len(old_lines)
     assert [(a.stamp, a.speaker) for a in old_lines] == [(b.stamp, b.speaker) for b in new_lines]
-    assert all(b.text == "Honestly \u2014 " + a.text for a, b in zip(old_lines, new_lines))
+    assert all(b.text == "Honestly \u2014 " + a.text for a, b in zip(old_lines, new_lines, strict=True))
     assert stats.rendered == stats.conversations == len(conversations(old_lines)) == len(server.bodies)
     assert stats.fallback == stats.re_rendered == 0 and stats.lines_changed == len(old_lines)
     assert new.meta["events"] == scenario.meta["events"]
-    for q, item in zip(new.meta["queries"], new.qa["related_to_vehicle_preference"]):
+    for q, item in zip(new.meta["queries"], new.qa["related_to_vehicle_preference"], strict=True):
         for ev in q["evidence"]:
             text = new_lines[ev["line_ids"][0] - 1].text
             assert ev["text"].endswith(f'"{text}"') and ev["text"] in item["gold_memory"]

@@ -35,7 +35,9 @@ pytestmark = pytest.mark.slow
 def llama_python() -> str | None:
     """A Python that imports ``llama_cpp.server`` ($VMB_LLAMA_PYTHON first), or None."""
     for py in (os.environ.get("VMB_LLAMA_PYTHON"), sys.executable):
-        if py and subprocess.run([py, "-c", "import llama_cpp.server"], capture_output=True, check=False).returncode == 0:
+        if not py:
+            continue
+        if subprocess.run([py, "-c", "import llama_cpp.server"], capture_output=True, check=False).returncode == 0:
             return py
     return None
 
