@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from vmb_agents.llm.openai_compat import OpenAIClient
-from vmb_agents.rules.values import extract_value
+from vmb_agents.reader.values import extract_value
 from vmb_gym.cli import main as vmb_main
 from vmb_gym.generator import GeneratorOptions, build_scenario
 from vmb_gym.generator.catalog import catalogue, render_value

@@ -82,7 +82,7 @@ def llama_url() -> Iterator[str]:
 
 def test_llama_cpp_server_renders_verified_conversations(llama_url: str) -> None:
     from vmb_agents.llm.openai_compat import OpenAIClient
-    from vmb_agents.rules.values import extract_value
+    from vmb_agents.reader.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     sc = build_scenario(GeneratorOptions(seed=5, scenarios=1, queries_per_scenario=2, history_length=50, days=7), 0)

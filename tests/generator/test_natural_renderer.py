@@ -153,7 +153,7 @@ def test_domain_gap_smaller_than_template(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("k", [0, 1])
 def test_restyled_queries_read_the_same(k: int) -> None:
-    from vmb_agents.rules.request import read_request, request_destination
+    from vmb_agents.reader.request import read_request, request_destination
 
     tpl = build_scenario(GeneratorOptions(**SMALL), k)
     nat = _natural(k)

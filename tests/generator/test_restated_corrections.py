@@ -66,7 +66,7 @@ def test_restated_corrections_name_the_setting_and_change_nothing_else() -> None
 
 
 def test_a_reader_keyed_on_the_setting_finds_the_corrected_value_only_in_restated_lines() -> None:
-    from vmb_agents.rules.values import extract_value
+    from vmb_agents.reader.values import extract_value
     from vmb_gym.vehicle import API_SPECS
 
     def read_right(event: dict, line: str) -> bool:

@@ -18,7 +18,7 @@ lines, one conversation at a time, and keeps their times and speakers. This modu
 Values are read by a :data:`ValueReader` ``reader(api, text) -> value or None``. The default,
 :func:`vocabulary_reader`, uses the simulator vocabulary (the generator catalogue's value
 wordings and the lexicon's words for each function); ``vmb generate`` passes the rules reader's
-value matcher (``vmb_agents.rules.values.extract_value``), the one the baselines read lines with.
+value matcher (``vmb_agents.reader.values.extract_value``), the one the baselines read lines with.
 """
 
 from __future__ import annotations
