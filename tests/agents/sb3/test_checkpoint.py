@@ -15,13 +15,8 @@ from vmb_agents.sb3.checkpoint import (
     save_checkpoint,
     sidecar_path,
 )
+from tests.agents.sb3.tiny_models import tiny_model
 from vmb_gym.errors import ConfigError
-
-
-def _FakeModel() -> object:  # a tiny real model: save_checkpoint writes its weights
-    from tests.agents.sb3.tiny_models import tiny_model
-
-    return tiny_model()
 
 
 def test_sidecar_path_for_name_and_zip() -> None:
@@ -38,7 +33,7 @@ def test_algo_map_names_the_two_algorithms() -> None:
 
 
 def test_save_writes_safetensors_and_versioned_sidecar(tmp_path: Path) -> None:
-    path = save_checkpoint(_FakeModel(), tmp_path / "ck", design="slots", algo="maskable_ppo",
+    path = save_checkpoint(tiny_model(), tmp_path / "ck", design="slots", algo="maskable_ppo",
                            meta={"catalogue": {"k": 1}})
     assert path == tmp_path / "ck.safetensors" and path.read_bytes()[8:9] == b"{"  # safetensors: size, JSON header
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.safetensors", "ck.vmb.json"]
@@ -54,9 +49,9 @@ def test_save_writes_safetensors_and_versioned_sidecar(tmp_path: Path) -> None:
 
 def test_save_refuses_unknown_design_and_reserved_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown SB3 design"):
-        save_checkpoint(_FakeModel(), tmp_path / "x", design="flat", algo="ppo")
+        save_checkpoint(tiny_model(), tmp_path / "x", design="flat", algo="ppo")
     with pytest.raises(ConfigError, match="may not set"):
-        save_checkpoint(_FakeModel(), tmp_path / "x", design="slots", algo="ppo", meta={"algo": "ppo"})
+        save_checkpoint(tiny_model(), tmp_path / "x", design="slots", algo="ppo", meta={"algo": "ppo"})
 
 
 def test_old_sidecars_read_as_version_one(tmp_path: Path) -> None:

@@ -15,18 +15,13 @@ from vmb_agents.sb3.checkpoint import (
     shipped_names,
     training_settings,
 )
+from tests.agents.sb3.tiny_models import tiny_model
 from vmb_gym.errors import ConfigError
-
-
-def _FakeModel() -> object:  # a tiny real model: save_checkpoint writes its weights
-    from tests.agents.sb3.tiny_models import tiny_model
-
-    return tiny_model()
 
 
 def test_a_bare_name_resolves_to_the_shipped_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shipped = tmp_path / "shipped"
-    save_checkpoint(_FakeModel(), shipped / "slots", design="slots", algo="maskable_ppo",
+    save_checkpoint(tiny_model(), shipped / "slots", design="slots", algo="maskable_ppo",
                     meta={"settings": {"memory": "bm25", "max_steps": 6}})
     monkeypatch.setattr(checkpoint, "SHIPPED_DIR", shipped)
     work = tmp_path / "work"
@@ -39,7 +34,7 @@ def test_a_bare_name_resolves_to_the_shipped_checkpoint(tmp_path: Path, monkeypa
     # a path, a .zip or a local checkpoint of that name is read as given
     assert resolve_checkpoint("runs/slots") == Path("runs/slots")
     assert resolve_checkpoint("slots.zip") == Path("slots.zip")
-    save_checkpoint(_FakeModel(), work / "slots", design="catalogue", algo="maskable_ppo")
+    save_checkpoint(tiny_model(), work / "slots", design="catalogue", algo="maskable_ppo")
     assert resolve_checkpoint("slots") == Path("slots")
     assert read_sidecar("slots")["design"] == "catalogue"
     # saving never writes into the shipped folder
@@ -48,7 +43,7 @@ def test_a_bare_name_resolves_to_the_shipped_checkpoint(tmp_path: Path, monkeypa
 
 def test_an_unknown_name_lists_the_shipped_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shipped = tmp_path / "shipped"
-    save_checkpoint(_FakeModel(), shipped / "slots", design="slots", algo="maskable_ppo")
+    save_checkpoint(tiny_model(), shipped / "slots", design="slots", algo="maskable_ppo")
     monkeypatch.setattr(checkpoint, "SHIPPED_DIR", shipped)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=r"name a shipped one \(slots\)"):
