@@ -41,7 +41,8 @@ import numpy as np
 import vmb_gym  # registers VehicleMem-v0
 from vmb_agents.baselines import NoopPolicy
 from vmb_agents.reader import RulesPolicy
-from vmb_agents.sb3.checkpoint import algo_class, save_checkpoint
+from vmb_agents.sb3.checkpoint import algo_class, load_checkpoint, save_checkpoint, sidecar_meta
+from vmb_agents.sb3.kl_ppo import add_kl_to_start
 from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
 from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
 from vmb_agents.sb3.slots.line_prior import fit_line_prior
@@ -112,6 +113,12 @@ class Args(SB3Args):
     drop_features: str = ""
     """slots: comma-separated feature groups trained as zeros, an ablation (line_prior, line_hash, cues, ...:
     SlotFeaturizer.feature_groups); kept in the checkpoint, so its evaluation drops them too"""
+    start: str = ""
+    """slots: PPO from this slot checkpoint ("slots" = the shipped one): its catalogue, features and weights, no
+    catalogue fitting and no imitation; "" = fit and imitate here"""
+    kl_to_start: float = 0.0
+    """slots: PPO loss + this weight x KL(policy || the policy it started from, frozen) (agents/sb3/kl_ppo.py);
+    0 = off"""
 
 
 def drop_list(value: str) -> list[str]:
@@ -310,6 +317,40 @@ def fit_catalogue(train_tasks: TaskSet, scenario_ids: list[int], args: Args) -> 
         context=args.search_context, device_alike=args.device_alike)
 
 
+def start_sidecar(args: Args) -> dict[str, Any]:
+    """The sidecar of ``--start`` (a slot checkpoint), checked against the run's env settings.
+
+    Raises:
+        ConfigError: not a slot checkpoint, a non-MaskablePPO run, or a memory or step limit other than the
+            checkpoint was trained with; ``--kl-to-start`` without ``--start``.
+    """
+    if not args.start:
+        if args.kl_to_start:
+            raise ConfigError("--kl-to-start penalises the distance to a start policy; fix: add --start CHECKPOINT "
+                              "(e.g. --start slots, the shipped one)")
+        return {}
+    if args.algo != "maskable_ppo":
+        raise ConfigError(f"--start continues a MaskablePPO slot checkpoint; found --algo {args.algo}")
+    _, sidecar = load_checkpoint(args.start, design="slots")
+    trained = dict(sidecar.get("settings") or {})
+    for key in ("memory", "max_steps"):
+        if key in trained and str(trained[key]) != str(getattr(args, key)):
+            flag = "--" + key.replace("_", "-")
+            raise ConfigError(f"--start {args.start} was trained with {key} {trained[key]}, this run has "
+                              f"{getattr(args, key)}; fix: {flag} {trained[key]}")
+    return sidecar
+
+
+def start_from(model: Any, args: Args, out: Path, meta: dict[str, Any]) -> None:
+    """Put the ``--start`` weights into ``model``, save them as ``checkpoints/start`` (evaluated beside the
+    trained one), and add the ``--kl-to-start`` penalty."""
+    start, _ = load_checkpoint(args.start, design="slots")
+    model.policy.load_state_dict(start.policy.state_dict())
+    save_checkpoint(model, out / "checkpoints" / "start", design="slots", algo=args.algo, meta=meta)
+    if args.kl_to_start:
+        add_kl_to_start(model, args.kl_to_start)
+
+
 def main(args: Args) -> dict[str, Any]:
     """Train the pointer policy (warm start, then PPO), evaluate, plot; return the summary."""
     if args.design == "catalogue":
@@ -317,6 +358,7 @@ def main(args: Args) -> dict[str, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     check_sb3_args(args)
+    started = start_sidecar(args)
     SlotFeaturizer(drop=drop_list(args.drop_features))  # an unknown group fails before any work
     SlotFeaturizer(drop=drop_list(args.bc_dropout_groups))
     if not 0.0 <= args.bc_group_dropout < 1.0:
@@ -331,7 +373,11 @@ def main(args: Args) -> dict[str, Any]:
     train_files = parse_file_range(args.train_files) if args.train_files else None
     train_tasks = TaskSet.load(data, files=train_files)
     scenario_ids = sorted(train_tasks.scenarios)
-    catalogue = fit_catalogue(train_tasks, scenario_ids, args)
+    if started:
+        catalogue = SlotCatalogue.from_json(started["catalogue"])
+        args = dataclasses.replace(args, drop_features=",".join((started.get("featurizer") or {}).get("drop") or []))
+    else:
+        catalogue = fit_catalogue(train_tasks, scenario_ids, args)
     peaks = {"catalogue": print_peak_rss("fitting the catalogue")}
     n_envs = args.n_envs or min(len(scenario_ids), 100)
     shards = [scenario_ids[i::n_envs] for i in range(n_envs)]
@@ -341,13 +387,22 @@ def main(args: Args) -> dict[str, Any]:
           f"slot actions: {catalogue.n}; features: {vec_env.observation_space.shape[0]}")
 
     # --- agent, imitation warm start, PPO
-    demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 else None
+    demos = collect_slot_demos(vec_env) if args.bc_epochs > 0 and not started else None
     peaks["demonstrations"] = print_peak_rss("the demonstrations")
     policy = SlotPointerPolicy if args.algo == "maskable_ppo" else "MlpPolicy"
+    policy_kwargs = dict(started["sb3"].get("policy_kwargs") or {}) if started else None
     model = algo_class(args.algo)(policy, vec_env, n_steps=max(args.n_steps, 8), batch_size=args.batch_size,
                                   n_epochs=args.n_epochs, learning_rate=args.learning_rate, ent_coef=args.ent_coef,
-                                  gamma=args.gamma, seed=args.seed, device="cpu", verbose=0)
-    meta = {**SlotSB3Policy.checkpoint_meta(catalogue, drop_list(args.drop_features)), "settings": train_settings(args)}
+                                  gamma=args.gamma, seed=args.seed, device="cpu", verbose=0,
+                                  policy_kwargs=policy_kwargs)
+    if started:
+        meta = {**{k: v for k, v in sidecar_meta(started).items() if k != "ensemble"}, "settings": train_settings(args),
+                "start": {"checkpoint": args.start, "kl_to_start": args.kl_to_start,
+                          "ensemble": started.get("ensemble")}}
+        start_from(model, args, out, meta)
+    else:
+        meta = {**SlotSB3Policy.checkpoint_meta(catalogue, drop_list(args.drop_features)),
+                "settings": train_settings(args)}
     bc_seconds, bc_accuracy = 0.0, {}
     if demos is not None and args.algo == "maskable_ppo":
         t_bc = time.perf_counter()
@@ -427,11 +482,12 @@ def official_spec(value: str) -> str:
 
 def set_policies(set_name: str, env: Any, args: Args, catalogue: SlotCatalogue, final: Path,
                  out: Path) -> dict[str, Any]:
-    """The policies evaluated on one set: the trained and BC-only checkpoints; rules, random and no-op off the train
-    set."""
+    """The policies evaluated on one set: the trained, BC-only and ``--start`` checkpoints; rules, random and no-op
+    off the train set."""
     policies: dict[str, Any] = {"trained": SlotSB3Policy.load(final, env)}
-    if (out / "checkpoints" / "bc.safetensors").is_file():
-        policies["bc_only"] = SlotSB3Policy.load(out / "checkpoints" / "bc", env)
+    for name, file in (("bc_only", "bc"), ("start", "start")):
+        if (out / "checkpoints" / f"{file}.safetensors").is_file():
+            policies[name] = SlotSB3Policy.load(out / "checkpoints" / file, env)
     if set_name != "train":
         policies.update({"rules": RulesPolicy(args.memory, source=env),
                          "random": RandomSlotPolicy(catalogue, env, args.seed), "noop": NoopPolicy()})
