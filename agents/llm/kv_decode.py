@@ -9,8 +9,9 @@ prompt that starts with a kept sequence computes only its new tokens (one forwar
 the replies of all rows are then decoded together in one batch whose caches are left-padded to
 the same length (padding masked out, each row's positions its own).
 
-Greedy only (``argmax``); the result is the same tokens ``generate(do_sample=False)`` picks, up
-to floating-point ties (tested against it). Works with any causal LM of transformers whose
+Greedy by default (``argmax``): the result is the same tokens ``generate(do_sample=False)`` picks, up
+to floating-point ties (tested against it). ``temperature > 0`` samples instead (GRPO rollouts,
+:mod:`vmb_agents.train.lm_rollouts`); rows of one call with the same prompt (a GRPO group) share one prefill. Works with any causal LM of transformers whose
 forward takes ``cache=`` (``DynamicCache``) and ``position_ids``: Llama, SmolLM2, Qwen, Mistral.
 """
 
@@ -54,12 +55,16 @@ class PrefixCacheDecoder:
         self.entries.clear()
 
     def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
-                 constraints: Sequence[Any | None] | None = None) -> list[list[int]]:
-        """The greedy reply tokens of each prompt (ending with a stop id when one was produced).
+                 constraints: Sequence[Any | None] | None = None, *, temperature: float = 0.0,
+                 generator: Any | None = None) -> list[list[int]]:
+        """The reply tokens of each prompt (ending with a stop id when one was produced).
 
         ``constraints``: one per prompt, None or an object whose ``allowed(reply_ids)`` gives the
         token ids the next token must be among (None: any), e.g.
         :class:`vmb_agents.llm.constrained.NameConstraint`; the greedy pick is then the best allowed token.
+        ``temperature``: 0 picks greedily; above 0 each token is drawn from ``softmax(logits / temperature)``
+        with ``generator`` (a ``torch.Generator``; None: torch's global one); constraints then apply to greedy
+        picks only.
         """
         import torch
 
@@ -69,10 +74,15 @@ class PrefixCacheDecoder:
         if len(rules) != len(prompts):
             raise ValueError(f"expected one constraint per prompt ({len(prompts)}), found {len(rules)}")
         with torch.inference_mode():
-            logits, caches = zip(*(self._prefill(list(p)) for p in prompts), strict=True)
-            firsts = [pick(row, rule.allowed([]) if rule is not None else None)
+            done: dict[tuple[int, ...], tuple[Any, LayerKV]] = {}
+            for p in prompts:  # identical prompts (a GRPO group's first turn) share one prefill
+                if tuple(p) not in done:
+                    done[tuple(p)] = self._prefill(list(p))
+            logits, caches = zip(*(done[tuple(p)] for p in prompts), strict=True)
+            sampler = _Sampler(temperature, generator)
+            firsts = [sampler.one(row, rule.allowed([]) if rule is not None else None)
                       for row, rule in zip(logits, rules, strict=True)]
-            replies, kept = self._decode(firsts, list(caches), max_new_tokens, rules)
+            replies, kept = self._decode(firsts, list(caches), max_new_tokens, rules, sampler)
         for prompt, reply, kv in zip(prompts, replies, kept, strict=True):
             self._keep(tuple(prompt) + tuple(reply[:-1]), kv)
         return replies
@@ -113,7 +123,7 @@ class PrefixCacheDecoder:
 
     # -- all rows' replies together ------------------------------------------------------------------
     def _decode(self, firsts: list[int], caches: list[LayerKV], max_new_tokens: int,
-                rules: list[Any | None]) -> tuple[list[list[int]], list[LayerKV]]:
+                rules: list[Any | None], sampler: _Sampler) -> tuple[list[list[int]], list[LayerKV]]:
         """Greedy replies of every row from their first tokens, and each row's KV of prompt + fed reply tokens."""
         import torch
         from transformers import DynamicCache
@@ -137,10 +147,10 @@ class PrefixCacheDecoder:
             out = self.model(input_ids=tokens, position_ids=positions, attention_mask=mask, cache=cache, use_cache=True)
             steps += 1
             last = out.logits[:, -1]
-            picks = last.argmax(dim=-1).tolist()
+            picks = sampler.rows(last)
             for i, rule in enumerate(rules):
                 if rule is not None and not done[i]:
-                    picks[i] = pick(last[i], rule.allowed(replies[i]))
+                    picks[i] = sampler.one(last[i], rule.allowed(replies[i]))
             for i, tok in enumerate(picks):
                 if not done[i]:
                     replies[i].append(int(tok))
@@ -154,6 +164,29 @@ class PrefixCacheDecoder:
     def _keep(self, ids: tuple[int, ...], kv: LayerKV) -> None:
         self.entries.append((ids, [(k.clone(), v.clone()) for k, v in kv]))
         del self.entries[:-self.max_entries]
+
+
+class _Sampler:
+    """The next token of logit rows: greedy at temperature 0, else drawn from ``softmax(logits / temperature)``."""
+
+    def __init__(self, temperature: float, generator: Any | None) -> None:
+        self.temperature = float(temperature)
+        self.generator = generator
+
+    def rows(self, logits: Any) -> list[int]:
+        """One token per row of ``logits`` (``[rows, vocab]``)."""
+        import torch
+
+        if self.temperature <= 0:
+            return logits.argmax(dim=-1).tolist()
+        probs = torch.softmax(logits.float() / self.temperature, dim=-1)
+        return torch.multinomial(probs, 1, generator=self.generator)[:, 0].tolist()
+
+    def one(self, logits: Any, allowed: list[int] | None) -> int:
+        """The token of one row (``[vocab]``), among ``allowed`` when given (then always greedy)."""
+        if self.temperature <= 0 or allowed is not None:
+            return pick(logits, allowed)
+        return self.rows(logits[None])[0]
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -291,8 +291,10 @@ def add_lm_arguments(parser: argparse.ArgumentParser) -> None:
     from vmb_agents.llm.compact_view import VIEWS
     from vmb_agents.train.lm_data import ORDERS
 
+    from vmb_agents.train.lm_trl import ROLLOUTS
+
     add_dataclass_arguments(parser, Args, {"device": ["auto", "cpu", "cuda"], "teacher_order": list(ORDERS),
-                                           "view": list(VIEWS)})  # --reward: checked by grpo_reward
+                                           "view": list(VIEWS), "rollouts": list(ROLLOUTS)})  # --reward: grpo_reward
 
 
 def args_from_namespace(ns: argparse.Namespace) -> Args:

@@ -90,6 +90,10 @@ class Args:
     """rollouts per task (G)"""
     temperature: float = 1.0
     """sampling temperature of GRPO rollouts"""
+    rollouts: str = "kv"
+    """how GRPO rollouts are generated: "kv" (a step's episodes sampled together, each conversation's KV cache kept
+    across its turns: vmb_agents.train.lm_rollouts) or "trl" (TRL's environment_factory loop, which re-reads the
+    whole conversation every turn; with vLLM on a GPU)"""
     max_new_tokens: int = 200
     """most tokens per model turn (GRPO completions and evaluation)"""
     grpo_lr: float = 1e-5

@@ -1,8 +1,11 @@
-"""The GRPO phase of :mod:`vmb_agents.train.lm`: TRL's ``GRPOTrainer`` with ``environment_factory``.
+"""The GRPO phase of :mod:`vmb_agents.train.lm`: TRL's ``GRPOTrainer`` over the compact tool env.
 
 Each rollout runs the real multi-turn tool loop of :class:`vmb_agents.llm.trl_env.CompactToolEnv` (the
-compact chat view the supervised phase trained on), scored by its ``get_reward()`` (the env's
-final reward). The model is trained as a peft LoRA model: the SFT adapter when there is one, else
+compact chat view the supervised phase trained on), scored by the env's final reward. ``--rollouts kv``
+(the default) generates them with :class:`vmb_agents.train.lm_rollouts.EnvRollouts` as TRL's
+``rollout_func`` (a step's episodes sampled together, each conversation's KV cache kept across its
+turns); ``--rollouts trl`` with TRL's own ``environment_factory`` loop (``generate`` on the whole
+conversation every turn: the path for vLLM on a GPU). TRL computes the loss and updates in both. The model is trained as a peft LoRA model: the SFT adapter when there is one, else
 a fresh adapter (:func:`vmb_agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the
 reference model from the base weights with the adapter disabled instead of loading one by name
 (which fails for a model that exists only in memory).
@@ -25,7 +28,10 @@ from vmb_gym.errors import ConfigError
 if TYPE_CHECKING:
     from vmb_agents.train.lm_args import Args
 
-__all__ = ["grpo_reward", "train_grpo"]
+__all__ = ["ROLLOUTS", "grpo_reward", "grpo_trainer", "train_grpo"]
+
+#: How rollouts are generated (``--rollouts``): our batched KV-cache sampler, or TRL's environment_factory loop.
+ROLLOUTS = ("kv", "trl")
 
 
 def grpo_reward(text: str) -> str | Mapping[str, float]:
@@ -58,7 +64,19 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
     """GRPO on ``task_ids`` of ``data``; returns the trained model and one log row per step.
 
     Raises:
-        ConfigError: trl, peft or datasets missing, or no tasks.
+        ConfigError: trl, peft or datasets missing, no tasks, or an unknown ``--rollouts``.
+    """
+    trainer = grpo_trainer(model, tok, data, task_ids, args)
+    trainer.train()
+    return trainer.model, _log_rows(trainer)
+
+
+def grpo_trainer(model: Any, tok: Any, data: str, task_ids: list[str], args: Args) -> Any:
+    """TRL's ``GRPOTrainer`` for ``args.grpo_steps`` steps on ``task_ids`` of ``data`` (the model wrapped in a LoRA
+    adapter when it has none), ready to ``train()``; ``scripts/bench.py`` times its steps.
+
+    Raises:
+        ConfigError: as :func:`train_grpo`.
     """
     try:
         from datasets import Dataset
@@ -72,6 +90,8 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
     if not task_ids:
         raise ConfigError("GRPO needs training tasks beyond the teacher episodes; lower --train-tasks or raise "
                           "--train-scenarios")
+    if args.rollouts not in ROLLOUTS:
+        raise ConfigError(f"--rollouts must be one of {', '.join(ROLLOUTS)}, found {args.rollouts!r}")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     if not isinstance(model, PeftModel):
         model = get_peft_model(model, lora_config(model, rank=args.lora_rank, alpha=args.lora_alpha,
@@ -95,14 +115,35 @@ def train_grpo(model: Any, tok: Any, data: str, task_ids: list[str], args: Args)
     )
     factory = partial(env_class, data, memory=args.memory, reward=grpo_reward(args.reward), max_steps=args.max_steps,
                       seed=args.seed)
-    trainer = GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
-                          environment_factory=factory)
-    trainer.train()
+    if args.rollouts == "trl":
+        return GRPOTrainer(model=model, processing_class=tok, args=config, train_dataset=Dataset.from_list(rows),
+                           environment_factory=factory)
+    from vmb_agents.train.lm_rollouts import EnvRollouts, env_trainer_class, reward_functions
+
+    funcs, weights = reward_functions()
+    config.reward_weights = weights
+    rollouts = EnvRollouts(factory, tok, max_new_tokens=args.max_new_tokens, max_turns=args.max_turns,
+                           max_completion_length=config.max_completion_length, temperature=args.temperature,
+                           seed=args.seed)
+    return env_trainer_class()(model=model, processing_class=tok, args=config, reward_funcs=funcs,
+                               train_dataset=Dataset.from_list(rows), rollout_func=rollouts)
+
+
+def _log_rows(trainer: Any) -> list[dict[str, Any]]:
+    """One row per logged step: the env reward's mean and std within the step, loss, KL and, with ``--rollouts kv``,
+    the partial-credit components and the rollout seconds."""
+    rollouts = getattr(trainer, "rollout_func", None)
+    timings = list(getattr(rollouts, "log", []))
     out = []
     for entry in trainer.state.log_history:
         key = next((k for k in entry if k.startswith("rewards/") and k.endswith("/mean")), None)
         if key is not None and "step" in entry:
-            out.append({"step": int(entry["step"]), "mean_reward": float(entry[key]),
-                        "std_reward": float(entry.get(key.replace("/mean", "/std"), 0.0)),
-                        "loss": entry.get("loss"), "kl": entry.get("kl")})
-    return trainer.model, out
+            row = {"step": int(entry["step"]), "mean_reward": float(entry[key]),
+                   "std_reward": float(entry.get(key.replace("/mean", "/std"), 0.0)),
+                   "loss": entry.get("loss"), "kl": entry.get("kl")}
+            row.update({k.split("/")[1]: v for k, v in entry.items()
+                        if k.startswith("rewards/") and k.endswith("/mean") and k != key})
+            if len(timings) >= len(out) + 1:
+                row.update({f"rollout_{k}": round(v, 2) for k, v in timings[len(out)].items()})
+            out.append(row)
+    return out
