@@ -53,6 +53,8 @@ _PLAIN = ("oracle", "noop", "random", "rules")
 _PREFIXED = ("hf", "openai", "sb3")
 _LLM_FIX = "install the optional dependency (e.g. pip install 'vmb_gym[llm]')"
 _SB3_FIX = "install stable-baselines3 and sb3-contrib"
+#: Policy kinds that run on torch (``make_policy(threads=...)`` sets its threads before building them).
+_TORCH_KINDS = ("hf", "sb3")
 
 
 def policy_kind(spec: str) -> tuple[str, str]:
@@ -150,8 +152,9 @@ def _options(spec: str, factory: Any, kw: dict[str, Any], internal: tuple[str, .
     return dict(kw)
 
 
-def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = False, **kw: Any) -> Any:
-    """Build the policy named by ``spec`` for ``env``.
+def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = False, threads: int | None = None,
+                **kw: Any) -> Any:
+    """Build the policy named by ``spec`` for ``env``; with ``threads``, set torch's CPU threads for it first.
 
     Args:
         spec: one of :data:`POLICY_KINDS` (``"oracle"``, ``"hf:/path/to/model"``, ...).
@@ -159,6 +162,9 @@ def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = F
             memory name, ``sb3`` its spaces).
         trust_checkpoint: let ``sb3:PATH`` load an SB3 zip, a pickle that runs any code its author put
             in it (``vmb eval --trust-checkpoint``); the project's safetensors checkpoints need no trust.
+        threads: torch's CPU threads in this process (``vmb eval --threads``; :func:`~vmb_agents.threads.apply_threads`)
+            set before an ``hf:`` or ``sb3:`` policy is built (the other kinds do not run on torch); None: leave
+            them. An ``hf:`` policy's ``decoding={"threads": N}`` wins over it.
         **kw: options of the policy constructor (e.g. ``seed``, ``schema``, ``temperature``,
             ``base_url``); ``oracle`` and ``noop`` take none.
 
@@ -167,9 +173,16 @@ def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = F
 
     Raises:
         ConfigError: unknown spec, an option the policy does not take (the message lists those
-            it takes), the module that implements it is missing, or an SB3 zip without ``trust_checkpoint``.
+            it takes), the module that implements it is missing, an SB3 zip without ``trust_checkpoint``, or
+            ``threads`` below 1.
     """
     kind, arg = policy_kind(spec)
+    if threads is not None:
+        from vmb_agents.threads import apply_threads, check_threads
+
+        check_threads(threads)
+        if kind in _TORCH_KINDS:
+            apply_threads(threads)
     unwrapped = env.unwrapped
     if kind == "oracle":
         from vmb_agents.baselines import OraclePolicy

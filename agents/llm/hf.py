@@ -90,10 +90,12 @@ class Decoding:
             tokens. None: on when greedy. False: ``generate`` on the whole prompt every turn.
         feedback_parse_errors: see :class:`~vmb_agents.llm.chat.ToolChatPolicy`.
         use_template_tools: None (auto: when the chat template renders ``tools``), True or False.
+        threads: torch's CPU threads, set when the policy is built (:func:`vmb_agents.threads.apply_threads`; they
+            are per process); None (default): as they are (``vmb eval`` sets them: its ``--threads``).
 
     Raises:
-        ConfigError: a negative temperature, ``top_p`` outside (0, 1], a token or turn limit below 1, or
-            ``prefix_cache=True`` with sampling.
+        ConfigError: a negative temperature, ``top_p`` outside (0, 1], a token or turn limit below 1,
+            ``prefix_cache=True`` with sampling, or ``threads`` below 1.
     """
 
     temperature: float = 0.0
@@ -104,6 +106,7 @@ class Decoding:
     prefix_cache: bool | None = None
     feedback_parse_errors: bool = False
     use_template_tools: bool | None = None
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         if self.temperature < 0:
@@ -116,6 +119,10 @@ class Decoding:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         if self.prefix_cache and self.temperature > 0:
             raise ConfigError("prefix_cache decodes greedily; use it with temperature 0 (or prefix_cache=False)")
+        if self.threads is not None:
+            from vmb_agents.threads import check_threads
+
+            check_threads(self.threads, "decoding threads")
 
     @classmethod
     def of(cls, value: Decoding | Mapping[str, Any] | None) -> Decoding:
@@ -220,6 +227,10 @@ class HFPolicy(ToolChatPolicy):
             guide = named.guide if named is not None else None
         self.guide = RulesGuide.of(guide)
         self.decoding = Decoding.of(decoding)
+        if self.decoding.threads is not None:
+            from vmb_agents.threads import apply_threads
+
+            apply_threads(self.decoding.threads)
         settings = adapter_settings(adapter) if adapter is not None else {}
         max_turns = self.decoding.max_turns or int(settings.get("max_turns", 10))
         super().__init__(max_turns=max_turns, memory=memory, feedback_parse_errors=self.decoding.feedback_parse_errors,

@@ -63,6 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", default=None, help="scenario numbers, e.g. '1-10' or '1,3,5' (default: all)")
     parser.add_argument("--trials", type=int, default=1, help="episodes per task (K); K > 1 reports pass^k")
     parser.add_argument("--workers", type=int, default=1, help="processes; each builds its own env and policy")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="torch CPU threads per process of an hf: or sb3: policy (default: half the physical "
+                             "cores, 1 to 4; 1 per process with --workers 2 or more or --backend ray). More threads "
+                             "than free cores make every step wait for the slowest: beside another busy job, fewer "
+                             "run faster")
     parser.add_argument(
         "--backend",
         choices=("local", "ray"),
@@ -139,16 +144,15 @@ def memory_kwargs(name: str, kwargs: dict[str, object], llm: str | None) -> dict
 
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
-    import functools
     from pathlib import Path
 
-    from vmb_agents.factory import check_policy, make_policy, policy_kind
+    from vmb_agents.factory import check_policy, policy_kind
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
     check_policy(policy, args.policy_kwargs, trust_checkpoint=args.trust_checkpoint)
-    if args.trust_checkpoint:
-        make_policy = functools.partial(make_policy, trust_checkpoint=True)
+    processes = args.workers if args.backend == "local" else max(2, args.workers)  # Ray runs several tasks at once
+    make_policy = policy_factory(args.threads, processes, trust_checkpoint=args.trust_checkpoint)
     from vmb_agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
     settings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
@@ -161,6 +165,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"== memory {name}: {outs[name]}")
         run_one(args, policy, name, outs[name], make_policy)
     return compare_side_by_side(args, list(outs.values()))
+
+
+def policy_factory(threads: int | None, workers: int = 1, *, trust_checkpoint: bool = False) -> Any:
+    """:func:`~vmb_agents.factory.make_policy` as ``vmb eval`` calls it: with ``threads`` torch threads (None:
+    :func:`~vmb_agents.threads.default_threads` for ``workers`` processes) and ``--trust-checkpoint``.
+
+    Raises:
+        ConfigError: ``threads`` below 1.
+    """
+    import functools
+
+    from vmb_agents.factory import make_policy
+    from vmb_agents.threads import check_threads, default_threads
+
+    chosen = check_threads(threads, "--threads") if threads is not None else default_threads(workers)
+    return functools.partial(make_policy, threads=chosen, trust_checkpoint=trust_checkpoint)
 
 
 def run_one(args: argparse.Namespace, policy: str, memory: str, out: str, make_policy: Any) -> int:

@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default="bm25", help="searchable memory module the writer writes into")
     parser.add_argument("--top-k", type=int, default=10, help="hits per search of the reader")
     parser.add_argument("--seed", type=int, default=0, help="base seed (scenario i gets seed + i)")
+    parser.add_argument("--threads", type=int, default=None, metavar="N",
+                        help="torch CPU threads of an sb3: writer (default: half the physical cores, 1 to 4; see "
+                             "vmb eval --help)")
     parser.add_argument("--out", required=True, help="run directory to write")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out: skip scenarios that already have a record")
@@ -61,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the writer over the scenarios, write the outputs and print the table."""
     from vmb_agents.stream.factory import make_writer
+    from vmb_agents.threads import apply_threads, check_threads, default_threads
     from vmb_gym.data import parse_file_range
     from vmb_gym.envs.vehicle_mem_stream import VehicleMemStreamEnv
     from vmb_gym.errors import VmbError
@@ -75,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_out(args.out, "vmb eval-stream", **claim, outputs=STREAM_OUTPUTS)  # before building anything
         files = parse_file_range(args.files) if args.files else None
+        threads = check_threads(args.threads, "--threads") if args.threads is not None else default_threads()
         writer = make_writer(args.writer, top_k=args.top_k, trust_checkpoint=args.trust_checkpoint)
+        if "torch" in sys.modules:  # a writer on torch: its threads set before its first forward
+            apply_threads(threads)
         env = VehicleMemStreamEnv(args.data, files=files, store=args.store, window_days=args.window_days,
                                   memory_cost=args.memory_cost, max_chunk_steps=64)
         with claimed_out(args.out, "vmb eval-stream", **claim, outputs=STREAM_OUTPUTS):
