@@ -23,8 +23,10 @@ docstring, runs the tool calls the model makes, and scores the rollout with ``ge
   by ``GRPOConfig(reward_weights=...)`` (0 logs a component without training on it).
 
 For ``VehicleMemStream-v0``, :class:`~vmb_gym.envs.fork.StreamForkToolEnv` rolls a GRPO group from one
-saved intermediate state (``reset(state_id=...)``, the id from :func:`~vmb_gym.envs.fork.save_state`), so the
-group's rollouts start from identical memory stores; :func:`~vmb_gym.envs.fork.fork` gives ``n`` envs at one
+saved intermediate state, so the group's rollouts start from identical memory stores:
+:func:`~vmb_gym.envs.fork.fork_rows` walks a timeline with a writer once and gives one dataset row per
+request (or chunk) carrying the state there (``reset(env_state=...)``; ``reset(state_id=...)`` takes the
+id from :func:`~vmb_gym.envs.fork.save_state`); :func:`~vmb_gym.envs.fork.fork` gives ``n`` envs at one
 state for a hand-written loop.
 
 :func:`make_tool_env_class` builds a subclass with typed methods for any other set of vehicle
@@ -58,10 +60,10 @@ import orjson
 import vmb_gym  # noqa: F401  (registers VehicleMem-v0)
 from vmb_gym.envs.rewards import REWARD_COMPONENTS
 from vmb_gym.errors import ConfigError
-from vmb_gym.envs.fork import StreamForkToolEnv, fork, save_state
+from vmb_gym.envs.fork import StreamForkToolEnv, fork, fork_rows, save_state
 from vmb_gym.envs.tool_episode import DEFAULT_VEHICLE_TOOLS, ToolEpisode, vehicle_methods, with_vehicle_tools
 
-__all__ = ["StreamForkToolEnv", "fork", "save_state",
+__all__ = ["StreamForkToolEnv", "fork", "fork_rows", "save_state",
            "DEFAULT_VEHICLE_TOOLS", "CompactToolEnv", "ComponentReward", "EvidenceCompactToolEnv", "LocalToolEpisode",
            "TaggedCompactToolEnv", "compact_tool_env",
            "VehicleMemToolEnv", "compact_prompt", "component_rewards", "make_tool_env_class"]

@@ -705,7 +705,8 @@ class VehicleMemStreamEnv(gym.Env[str, Any]):
         """Fingerprint of what a saved state depends on (tasks, store, chunking, reward, limits)."""
         spec = self.reward_spec
         return config_fingerprint("VehicleMemStream-v0", [q.task_id for q in self.tasks.queries], self.store_name,
-                                  self.chunk_minutes, self.window_days, self.memory_cost, self.schema_flavour,
+                                  self.chunk_minutes, None if self.window_days is None else float(self.window_days),
+                                  self.memory_cost, self.schema_flavour,
                                   sorted(spec.weights.items()), spec.name, self.gated, self.max_query_steps,
                                   self.max_chunk_steps, self.max_observation_length)
 
