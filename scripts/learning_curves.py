@@ -9,14 +9,16 @@ the current policy deterministically on a fixed set of tasks: ``held_out`` (the 
 ``--out/curves.csv``; ``--out/curves.png`` plots held-out ESM against env steps (mean +- std over
 the seeds) with the imitation reference as horizontal lines.
 
-Runs (``--runs``, comma-separated ``ENV:SEED`` or ``ENV:SEED:imitation``):
+Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation`` or ``ENV:SEED:random``):
 
 * ``slots:S``: the slot env (``make_slot_env`` with the catalogue ``vmb train sb3`` fits on the
   train split) and the project's pointer policy class (``SlotPointerPolicy``), from a random init;
 * ``catalogue:S``: the flat catalogue (``make_sb3_env``, hashed text features) and ``"MlpPolicy"``;
 * ``slots:S:imitation``: the reference: the slot policy warm-started by imitation of the
   training tasks' best slots (``--bc-epochs``, as ``vmb train sb3``), evaluated at step 0
-  (imitation) and then trained on by the same default PPO (imitation + PPO).
+  (imitation) and then trained on by the same default PPO (imitation + PPO);
+* ``ENV:S:random``: no training, one evaluation of uniformly random allowed actions (what a
+  fresh policy, whose logits are near uniform, explores).
 
     python scripts/learning_curves.py --runs slots:0,catalogue:0 --timesteps 8192 --out runs/curves
     python scripts/learning_curves.py --plot-only --out runs/curves
@@ -32,6 +34,7 @@ import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -49,8 +52,8 @@ class Args:
     """Every setting of the sweep (the flags have the same names)."""
 
     runs: str = "slots:0,slots:1,slots:2,catalogue:0,catalogue:1,catalogue:2,slots:0:imitation"
-    """comma-separated runs: ENV:SEED (ENV = slots or catalogue; PPO from scratch) or slots:SEED:imitation (the
-    imitation warm start, then the same PPO)"""
+    """comma-separated runs: ENV:SEED (ENV = slots or catalogue; PPO from scratch), slots:SEED:imitation (the
+    imitation warm start, then the same PPO) or ENV:SEED:random (random allowed actions, evaluated once)"""
     timesteps: int = 8192
     """environment steps of PPO per run"""
     eval_every: int = 1024
@@ -85,12 +88,15 @@ class Args:
 
 #: The columns of ``curves.csv``.
 FIELDS = ("env", "run", "seed", "timestep", "train_seconds", "train_cpu_seconds", "set", "esm", "f1", "episodes")
-#: Run names: PPO from a random init, and PPO after the imitation warm start (evaluated at step 0 = imitation).
-SCRATCH, IMITATION = "ppo", "imitation+ppo"
+#: Run names: PPO from a random init, PPO after the imitation warm start (evaluated at step 0 = imitation), and
+#: uniformly random allowed actions (no training).
+SCRATCH, IMITATION, RANDOM = "ppo", "imitation+ppo", "random"
+#: The run of each ``--runs`` suffix.
+KINDS = {"": SCRATCH, "imitation": IMITATION, "random": RANDOM}
 
 
 def parse_runs(spec: str) -> list[tuple[str, int, str]]:
-    """``(env, seed, run)`` of each ``ENV:SEED[:imitation]`` of ``--runs``.
+    """``(env, seed, run)`` of each ``ENV:SEED[:imitation|:random]`` of ``--runs``.
 
     Raises:
         ConfigError: an unknown env, a seed that is not an integer, or imitation asked of the catalogue env.
@@ -99,30 +105,32 @@ def parse_runs(spec: str) -> list[tuple[str, int, str]]:
     for item in filter(None, (s.strip() for s in spec.split(","))):
         parts = item.split(":")
         env, seed, kind = parts[0], parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
-        if env not in ("slots", "catalogue") or not seed.lstrip("-").isdigit() or kind not in ("", "imitation") \
-                or (kind and env != "slots") or len(parts) > 3:
-            raise ConfigError(f"--runs: {item!r} is not ENV:SEED or slots:SEED:imitation (ENV = slots or catalogue); "
-                              "e.g. --runs slots:0,catalogue:0,slots:0:imitation")
-        out.append((env, int(seed), IMITATION if kind else SCRATCH))
+        if env not in ("slots", "catalogue") or not seed.lstrip("-").isdigit() or kind not in KINDS \
+                or (kind == "imitation" and env != "slots") or len(parts) > 3:
+            raise ConfigError(f"--runs: {item!r} is not ENV:SEED, slots:SEED:imitation or ENV:SEED:random (ENV = slots "
+                              "or catalogue); e.g. --runs slots:0,catalogue:0,slots:0:imitation,slots:0:random")
+        out.append((env, int(seed), KINDS[kind]))
     return out
 
 
 # ---------------------------------------------------------------------- the two envs and their policies
 class Setup:
-    """One env design: the training env (a ``DummyVecEnv`` of one env), the model, and the eval policy."""
+    """One env design: the training env (a ``DummyVecEnv`` of one env), the model, and the policies that run in an
+    evaluation env: ``policy_for(env)`` the model (deterministic), ``random_for(env)`` random allowed actions."""
 
-    def __init__(self, vec_env: Any, model: Any, policy: Any) -> None:
-        self.vec_env, self.model, self.policy = vec_env, model, policy
+    def __init__(self, vec_env: Any, model: Any, policy_for: Callable[[Any], Any],
+                 random_for: Callable[[Any], Any]) -> None:
+        self.vec_env, self.model, self.policy_for, self.random_for = vec_env, model, policy_for, random_for
 
 
-def slot_setup(args: Args, data: str, seed: int, eval_env: gym.Env[Any, Any]) -> Setup:
+def slot_setup(args: Args, data: str, seed: int) -> Setup:
     """The slot env with the catalogue ``vmb train sb3`` fits on the train split, and a fresh pointer policy."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from vmb_agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
     from vmb_agents.train.sb3_slots import Args as SlotArgs
-    from vmb_agents.train.sb3_slots import fit_catalogue, slot_env_thunk
+    from vmb_agents.train.sb3_slots import RandomSlotPolicy, fit_catalogue, slot_env_thunk
 
     # f1_weight < 0: the env's own reward (value-level F1 at the end of the episode)
     slot_args = SlotArgs(memory=args.memory, max_steps=args.max_steps, seed=seed, line_prior_kind="vocab",
@@ -133,16 +141,19 @@ def slot_setup(args: Args, data: str, seed: int, eval_env: gym.Env[Any, Any]) ->
     vec_env.seed(seed)
     model = MaskablePPO(SlotPointerPolicy, vec_env, n_steps=args.n_steps, batch_size=args.batch_size, seed=seed,
                         device="cpu", verbose=0)
-    return Setup(vec_env, model, SlotSB3Policy(model, catalogue, eval_env, deterministic=True))
+    # one policy per evaluation env: its task set names the speakers of each episode
+    return Setup(vec_env, model, lambda env: SlotSB3Policy(model, catalogue, env, deterministic=True),
+                 lambda env: RandomSlotPolicy(catalogue, env, seed))
 
 
-def catalogue_setup(args: Args, data: str, seed: int, eval_env: gym.Env[Any, Any]) -> Setup:
+def catalogue_setup(args: Args, data: str, seed: int) -> Setup:
     """The flat catalogue (``make_sb3_env``; values of the training gold calls) and SB3's ``"MlpPolicy"``."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from vmb_agents.sb3.catalogue_policy import SB3Policy
+    from vmb_agents.train.sb3_catalogue import RandomCataloguePolicy
     from vmb_gym.wrappers.catalogue import Catalogue
     from vmb_gym.wrappers.features import make_featurizer
     from vmb_gym.wrappers.sb3 import make_sb3_env
@@ -159,7 +170,9 @@ def catalogue_setup(args: Args, data: str, seed: int, eval_env: gym.Env[Any, Any
     vec_env.seed(seed)
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=args.n_steps, batch_size=args.batch_size, seed=seed,
                         device="cpu", verbose=0)
-    return Setup(vec_env, model, SB3Policy(model, catalogue, featurizer, deterministic=True, memory_search=True))
+    return Setup(vec_env, model,
+                 lambda env: SB3Policy(model, catalogue, featurizer, deterministic=True, memory_search=True),
+                 lambda env: RandomCataloguePolicy(catalogue, seed, memory_search=True))
 
 
 def imitate(setup: Setup, args: Args, seed: int) -> None:
@@ -177,7 +190,8 @@ def imitate(setup: Setup, args: Args, seed: int) -> None:
 # ---------------------------------------------------------------------- the evaluation callback
 def make_eval_callback(setup: Setup, sets: dict[str, tuple[gym.Env[Any, Any], list[str]]], every: int,
                        base: dict[str, Any], rows: list[dict[str, Any]]) -> Any:
-    """An SB3 callback that evaluates ``setup.policy`` on every set at step 0 and every ``every`` env steps.
+    """An SB3 callback that evaluates the model (``setup.policy_for``) on every set at step 0 and every ``every`` env
+    steps.
 
     Each evaluation appends one row per set to ``rows`` (``base`` + timestep, training seconds
     and CPU seconds so far, without the evaluations' own time, + ESM and F1 of
@@ -197,7 +211,7 @@ def make_eval_callback(setup: Setup, sets: dict[str, tuple[gym.Env[Any, Any], li
             w0, c0 = time.perf_counter(), time.process_time()
             train_wall, train_cpu = w0 - self.t0 - self.eval_wall, c0 - self.c0 - self.eval_cpu
             for name, (env, task_ids) in sets.items():
-                score = summarise(evaluate(setup.policy, env, task_ids))
+                score = summarise(evaluate(setup.policy_for(env), env, task_ids))
                 rows.append({**base, "timestep": self.num_timesteps, "train_seconds": round(train_wall, 1),
                              "train_cpu_seconds": round(train_cpu, 1), "set": name, "esm": round(score["esm"], 4),
                              "f1": round(score["f1"], 4), "episodes": score["episodes"]})
@@ -248,15 +262,29 @@ def run_one(args: Args, data: str, env_name: str, seed: int, run: str) -> list[d
                         max_steps=args.max_steps)
     train_env = gym.make("VehicleMem-v0", data=data, memory=args.memory, max_steps=args.max_steps) \
         if args.train_eval_tasks else None
-    setup = (slot_setup if env_name == "slots" else catalogue_setup)(args, data, seed, eval_env)
+    setup = (slot_setup if env_name == "slots" else catalogue_setup)(args, data, seed)
+    sets = eval_sets(args, eval_env, train_env)
+    if run == RANDOM:
+        return random_rows(setup, sets, {"env": env_name, "run": run, "seed": seed})
     if run == IMITATION:
         imitate(setup, args, seed)
     rows: list[dict[str, Any]] = []
-    callback = make_eval_callback(setup, eval_sets(args, eval_env, train_env), args.eval_every,
-                                  {"env": env_name, "run": run, "seed": seed}, rows)
+    callback = make_eval_callback(setup, sets, args.eval_every, {"env": env_name, "run": run, "seed": seed}, rows)
     setup.model.learn(total_timesteps=args.timesteps, callback=callback)
     if rows[-1]["timestep"] < setup.model.num_timesteps:
         callback.evaluate_now()
+    return rows
+
+
+def random_rows(setup: Setup, sets: dict[str, tuple[gym.Env[Any, Any], list[str]]],
+                base: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per set: random allowed actions (``setup.random_for``), at step 0."""
+    rows = []
+    for name, (env, task_ids) in sets.items():
+        score = summarise(evaluate(setup.random_for(env), env, task_ids))
+        rows.append({**base, "timestep": 0, "train_seconds": 0.0, "train_cpu_seconds": 0.0, "set": name,
+                     "esm": round(score["esm"], 4), "f1": round(score["f1"], 4), "episodes": score["episodes"]})
+        print(f"  {base['env']} random: {name} ESM {score['esm']:.3f} F1 {score['f1']:.3f}", flush=True)
     return rows
 
 
@@ -304,6 +332,11 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         ax.fill_between(steps, mean - std, mean + std, color=colour, alpha=0.2)
         if run == IMITATION:
             ax.axhline(mean[0], color=colour, linestyle="--", linewidth=1, label=f"imitation only ({mean[0]:.3f})")
+    for env, colour in (("slots", "tab:blue"), ("catalogue", "tab:orange")):
+        chance = [r["esm"] for r in held if r["env"] == env and r["run"] == RANDOM]
+        if chance:
+            ax.axhline(float(np.mean(chance)), color=colour, linestyle=":", linewidth=1,
+                       label=f"random allowed actions, {env} env ({np.mean(chance):.3f})")
     ax.set_xlabel("environment steps")
     ax.set_ylabel("held-out ESM (generated test split)")
     ax.set_ylim(-0.02, 1)

@@ -26,8 +26,8 @@ def _args(tiny_data: str, out: Path, runs: str) -> Any:
 
 
 def test_runs_are_parsed_and_bad_ones_refused() -> None:
-    assert curves.parse_runs("slots:0, catalogue:2,slots:1:imitation") == [
-        ("slots", 0, "ppo"), ("catalogue", 2, "ppo"), ("slots", 1, "imitation+ppo")]
+    assert curves.parse_runs("slots:0, catalogue:2,slots:1:imitation,catalogue:3:random") == [
+        ("slots", 0, "ppo"), ("catalogue", 2, "ppo"), ("slots", 1, "imitation+ppo"), ("catalogue", 3, "random")]
     for bad in ("slot:0", "slots:x", "catalogue:0:imitation", "slots:0:bc", "slots"):
         with pytest.raises(ConfigError, match="ENV:SEED"):
             curves.parse_runs(bad)
@@ -36,7 +36,7 @@ def test_runs_are_parsed_and_bad_ones_refused() -> None:
 @pytest.mark.slow
 def test_each_run_writes_one_real_evaluation_per_set_and_interval(tiny_data: str, tmp_path: Path) -> None:
     out = tmp_path / "curves"
-    rows = curves.main(_args(tiny_data, out, "catalogue:0,slots:0:imitation"))
+    rows = curves.main(_args(tiny_data, out, "catalogue:0,slots:0:imitation,slots:0:random"))
     assert rows == curves.read_rows(out / "curves.csv")
     for env, run in (("catalogue", "ppo"), ("slots", "imitation+ppo")):
         mine = [r for r in rows if r["env"] == env and r["run"] == run]
@@ -45,6 +45,8 @@ def test_each_run_writes_one_real_evaluation_per_set_and_interval(tiny_data: str
             (t, s) for t in (0.0, 8.0, 16.0) for s in ("held_out", "train")]
         assert all(0.0 <= r["esm"] <= 1.0 and 0.0 <= r["f1"] <= 1.0 for r in mine)
         assert all(r["episodes"] == (3 if r["set"] == "held_out" else 2) for r in mine)
+    chance = [r for r in rows if r["run"] == "random"]
+    assert sorted(r["set"] for r in chance) == ["held_out", "train"] and all(r["timestep"] == 0 for r in chance)
     # a real evaluation: the imitated policy solves training tasks at step 0, where a random init solves none
     start = [r for r in rows if r["run"] == "imitation+ppo" and r["timestep"] == 0]
     assert max(r["esm"] for r in start) > 0.0
