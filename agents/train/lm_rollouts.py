@@ -22,6 +22,7 @@ column each, read by :class:`RolloutField` reward functions (TRL logs ``rewards/
 from __future__ import annotations
 
 import copy
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +30,8 @@ from typing import Any
 from vmb_gym.envs.rewards import REWARD_COMPONENTS
 
 __all__ = ["EnvRollouts", "RolloutField", "env_trainer_class"]
+
+log = logging.getLogger(__name__)
 
 
 class RolloutField:
@@ -127,8 +130,11 @@ class EnvRollouts:
         turns = 0
         while turns < self.max_turns and any(e.live for e in episodes):
             live = [e for e in episodes if e.live]
+            t1 = time.monotonic()
             replies = decoder.generate([e.context for e in live], self.max_new_tokens, temperature=self.temperature,
                                        generator=self.generator)
+            log.debug("turn %d: %d episodes, replies of %s tokens, %.1f s (prompt tokens computed so far %d)", turns,
+                      len(live), [len(r) for r in replies], time.monotonic() - t1, decoder.computed_tokens)
             for episode, reply in zip(live, replies, strict=True):
                 ended = bool(reply) and reply[-1] in set(stop_ids)
                 calls = self.calls(self.tokenizer.decode(reply, skip_special_tokens=True)) if ended else []

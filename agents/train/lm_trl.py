@@ -108,7 +108,8 @@ def grpo_trainer(model: Any, tok: Any, data: str, task_ids: list[str], args: Arg
         output_dir=str(Path(args.out) / "trl"), max_steps=args.grpo_steps, learning_rate=args.grpo_lr,
         per_device_train_batch_size=args.prompts_per_step * args.group_size, num_generations=args.group_size,
         max_completion_length=4 * args.max_new_tokens + 1024, temperature=args.temperature, beta=args.kl_beta,
-        epsilon=args.clip_eps, logging_steps=1, save_strategy="no", report_to=[], seed=args.seed,
+        epsilon=args.clip_eps, logging_steps=1, report_to=[], seed=args.seed,
+        save_strategy="steps" if args.grpo_save_steps > 0 else "no", save_steps=max(1, args.grpo_save_steps),
         use_cpu=args.device == "cpu" or not torch.cuda.is_available(), max_tool_calling_iterations=args.max_turns,
         bf16=bool(torch.cuda.is_available() and args.device != "cpu" and torch.cuda.is_bf16_supported()),
         gradient_checkpointing=False,  # TRL's defaults (bf16, checkpointing) are emulated and slow on CPU
