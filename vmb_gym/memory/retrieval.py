@@ -408,7 +408,8 @@ class DenseMemory(_LineRetrieval):
         use_disk_cache: cache whole-history embeddings on disk, keyed by model and content hash.
         encoder: which built-in encoder embeds when ``embedder`` is not given (see
             :func:`make_embedder`): ``"minilm"`` (MiniLM itself, the default) or ``"static"``
-            (model2vec distilled from MiniLM: builds in a fraction of a second, lower recall).
+            (the shipped static model trained from MiniLM: builds in a fraction of a second; see
+            docs/memory-encoders.md for its recall).
     """
 
     name: ClassVar[str] = "dense"
@@ -522,8 +523,8 @@ def shared_minilm() -> MiniLMEmbedder:
 
 #: The built-in encoders of the dense memories, by name.
 ENCODERS: tuple[str, ...] = ("static", "minilm")
-#: The encoder used when none is named: MiniLM, chosen on the generator's validation split (the
-#: static encoder's event R@10 is 0.14 lower for dense and 0.10 for hybrid; see docs/memory-encoders.md).
+#: The encoder used when none is named: MiniLM (the static encoder's event R@10 on the official data is below
+#: MiniLM's for dense and hybrid; see docs/memory-encoders.md).
 DEFAULT_ENCODER = "minilm"
 
 
@@ -531,8 +532,8 @@ def make_embedder(encoder: str | None = None, embedder: Embedder | None = None) 
     """The embedder of a dense memory: ``embedder`` when given, else the shared built-in ``encoder``.
 
     Args:
-        encoder: ``"static"`` (:class:`~vmb_gym.memory.static_encoder.StaticEmbedder`, model2vec
-            distilled from MiniLM), ``"minilm"`` (:class:`MiniLMEmbedder`), or ``None``
+        encoder: ``"static"`` (:class:`~vmb_gym.memory.static_encoder.StaticEmbedder`, the shipped
+            static model), ``"minilm"`` (:class:`MiniLMEmbedder`), or ``None``
             (``$VMB_DENSE_ENCODER``, else :data:`DEFAULT_ENCODER`).
         embedder: an explicit embedder (then ``encoder`` must be ``None``).
 
