@@ -11,8 +11,9 @@ the same length (padding masked out, each row's positions its own).
 
 Greedy by default (``argmax``): the result is the same tokens ``generate(do_sample=False)`` picks, up
 to floating-point ties (tested against it). ``temperature > 0`` samples instead (GRPO rollouts,
-:mod:`vmb_agents.train.lm_rollouts`); rows of one call with the same prompt (a GRPO group) share one prefill. Works with any causal LM of transformers whose
-forward takes ``cache=`` (``DynamicCache``) and ``position_ids``: Llama, SmolLM2, Qwen, Mistral.
+:mod:`vmb_agents.train.lm_rollouts`); rows of one call with the same prompt (a GRPO group) share one
+prefill. Works with any causal LM of transformers whose forward takes ``cache=`` (``DynamicCache``) and
+``position_ids``: Llama, SmolLM2, Qwen, Mistral.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def env_trainer_class() -> type:
     """``GRPOTrainer`` that hands each step's dataset rows (their ``task_id``) to its ``rollout_func``."""
     from trl import GRPOTrainer
 
-    class EnvGRPOTrainer(GRPOTrainer):  # type: ignore[misc]
+    class EnvGRPOTrainer(GRPOTrainer):
         """TRL's trainer; :attr:`rollout_rows` holds the rows of the batch being generated."""
 
         rollout_rows: list[dict[str, Any]] = []

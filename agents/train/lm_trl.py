@@ -5,10 +5,11 @@ compact chat view the supervised phase trained on), scored by the env's final re
 (the default) generates them with :class:`vmb_agents.train.lm_rollouts.EnvRollouts` as TRL's
 ``rollout_func`` (a step's episodes sampled together, each conversation's KV cache kept across its
 turns); ``--rollouts trl`` with TRL's own ``environment_factory`` loop (``generate`` on the whole
-conversation every turn: the path for vLLM on a GPU). TRL computes the loss and updates in both. The model is trained as a peft LoRA model: the SFT adapter when there is one, else
-a fresh adapter (:func:`vmb_agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the
-reference model from the base weights with the adapter disabled instead of loading one by name
-(which fails for a model that exists only in memory).
+conversation every turn: the path for vLLM on a GPU). TRL computes the loss and updates in both.
+The model is trained as a peft LoRA model: the SFT adapter when there is one, else a fresh adapter
+(:func:`vmb_agents.train.lm_sft.lora_config`), so a ``--kl-beta`` above 0 takes the reference model from the
+base weights with the adapter disabled instead of loading one by name (which fails for a model that exists only
+in memory).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def _log_rows(trainer: Any) -> list[dict[str, Any]]:
     the partial-credit components and the rollout seconds."""
     rollouts = getattr(trainer, "rollout_func", None)
     timings = list(getattr(rollouts, "log", []))
-    out = []
+    out: list[dict[str, Any]] = []
     for entry in trainer.state.log_history:
         key = next((k for k in entry if k.startswith("rewards/") and k.endswith("/mean")), None)
         if key is not None and "step" in entry:
