@@ -213,6 +213,21 @@ def make_policy(spec: str, env: gym.Env[str, Any], *, trust_checkpoint: bool = F
     return _load_sb3(spec, arg, env, kw, trust_checkpoint)
 
 
+def eval_policy_factory(threads: int | None, workers: int = 1, *, trust_checkpoint: bool = False) -> Any:
+    """:func:`make_policy` as ``vmb eval`` (and the bench's LM row) calls it: with ``threads`` torch threads (None:
+    :func:`~vmb_agents.threads.default_threads` for ``workers`` processes) and ``--trust-checkpoint``.
+
+    Raises:
+        ConfigError: ``threads`` below 1.
+    """
+    import functools
+
+    from vmb_agents.threads import check_threads, default_threads
+
+    chosen = check_threads(threads, "--threads") if threads is not None else default_threads(workers)
+    return functools.partial(make_policy, threads=chosen, trust_checkpoint=trust_checkpoint)
+
+
 def _load_sb3(spec: str, path: str, env: Any, kw: dict[str, Any], trust_checkpoint: bool) -> Any:
     load_sb3_policy = _import("vmb_agents.sb3.policies", "load_sb3_policy", spec, _SB3_FIX)
     options = _options(spec, load_sb3_policy, kw, internal=("path", "env", "trust_checkpoint"))

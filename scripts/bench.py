@@ -606,7 +606,7 @@ def _lm_episodes(tasks: int, data: str, files: str | None, threads: int | None,
                  policy_kwargs: dict[str, Any]) -> dict[str, Any]:
     """One ``vmb eval`` run of :data:`LM_POLICY` in this process: load seconds, mean / median episode seconds (each
     record's ``seconds``, as ``vmb eval`` writes it), ESM and the task ids."""
-    from vmb_gym.cli.eval_cmd import policy_factory
+    from vmb_agents.factory import eval_policy_factory
     from vmb_gym.data import parse_file_range
     from vmb_gym.evaluation.run import run_evaluation
     from vmb_gym.evaluation.runner import EvalConfig
@@ -615,7 +615,7 @@ def _lm_episodes(tasks: int, data: str, files: str | None, threads: int | None,
                         limit=tasks, policy_kwargs=policy_kwargs)
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
-        records = run_evaluation(config, Path(out) / "run", policy_factory(threads), progress=False)
+        records = run_evaluation(config, Path(out) / "run", eval_policy_factory(threads), progress=False)
         wall = time.perf_counter() - t0
     seconds = [float(r["seconds"]) for r in records]
     return {"load_s": wall - sum(seconds), "mean_s": statistics.mean(seconds), "median_s": statistics.median(seconds),

@@ -146,13 +146,13 @@ def run(args: argparse.Namespace) -> int:
     """Run the evaluation (one per memory of ``--memory``), write the outputs and print the table(s)."""
     from pathlib import Path
 
-    from vmb_agents.factory import check_policy, policy_kind
+    from vmb_agents.factory import check_policy, eval_policy_factory, policy_kind
 
     kind, arg = policy_kind(args.policy)
     policy = f"{kind}:{arg}" if arg else kind
     check_policy(policy, args.policy_kwargs, trust_checkpoint=args.trust_checkpoint)
     processes = args.workers if args.backend == "local" else max(2, args.workers)  # Ray runs several tasks at once
-    make_policy = policy_factory(args.threads, processes, trust_checkpoint=args.trust_checkpoint)
+    make_policy = eval_policy_factory(args.threads, processes, trust_checkpoint=args.trust_checkpoint)
     from vmb_agents.sb3.policies import eval_settings  # an sb3 checkpoint's training settings are the defaults
 
     settings = eval_settings(policy, {k: getattr(args, k) for k in EVAL_DEFAULTS}, EVAL_DEFAULTS)
@@ -165,22 +165,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"== memory {name}: {outs[name]}")
         run_one(args, policy, name, outs[name], make_policy)
     return compare_side_by_side(args, list(outs.values()))
-
-
-def policy_factory(threads: int | None, workers: int = 1, *, trust_checkpoint: bool = False) -> Any:
-    """:func:`~vmb_agents.factory.make_policy` as ``vmb eval`` calls it: with ``threads`` torch threads (None:
-    :func:`~vmb_agents.threads.default_threads` for ``workers`` processes) and ``--trust-checkpoint``.
-
-    Raises:
-        ConfigError: ``threads`` below 1.
-    """
-    import functools
-
-    from vmb_agents.factory import make_policy
-    from vmb_agents.threads import check_threads, default_threads
-
-    chosen = check_threads(threads, "--threads") if threads is not None else default_threads(workers)
-    return functools.partial(make_policy, threads=chosen, trust_checkpoint=trust_checkpoint)
 
 
 def run_one(args: argparse.Namespace, policy: str, memory: str, out: str, make_policy: Any) -> int:
