@@ -9,7 +9,8 @@ the current policy deterministically on a fixed set of tasks: ``held_out`` (the 
 ``--out/curves.csv``; ``--out/curves.png`` plots held-out ESM against env steps (mean +- std over
 the seeds) with the imitation reference as horizontal lines.
 
-Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation`` or ``ENV:SEED:random``):
+Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slots:SEED:esm`` or
+``ENV:SEED:random``):
 
 * ``slots:S``: the slot env (``make_slot_env`` with the catalogue ``vmb train sb3`` fits on the
   train split) and the project's pointer policy class (``SlotPointerPolicy``), from a random init;
@@ -17,6 +18,8 @@ Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation`` or ``EN
 * ``slots:S:imitation``: the reference: the slot policy warm-started by imitation of the
   training tasks' best slots (``--bc-epochs``, as ``vmb train sb3``), evaluated at step 0
   (imitation) and then trained on by the same default PPO (imitation + PPO);
+* ``slots:S:esm``: PPO from scratch as ``slots:S``, rewarded as ``vmb train sb3`` rewards by default:
+  exact state match + 0.2 x value-level F1 (``--f1-weight``) instead of the env's value-level F1;
 * ``ENV:S:random``: no training, one evaluation of uniformly random allowed actions (what a
   fresh policy, whose logits are near uniform, explores).
 
@@ -53,7 +56,8 @@ class Args:
 
     runs: str = "slots:0,slots:1,slots:2,catalogue:0,catalogue:1,catalogue:2,slots:0:imitation"
     """comma-separated runs: ENV:SEED (ENV = slots or catalogue; PPO from scratch), slots:SEED:imitation (the
-    imitation warm start, then the same PPO) or ENV:SEED:random (random allowed actions, evaluated once)"""
+    imitation warm start, then the same PPO), slots:SEED:esm (from scratch, reward ESM + f1_weight x F1) or
+    ENV:SEED:random (random allowed actions, evaluated once)"""
     timesteps: int = 8192
     """environment steps of PPO per run"""
     eval_every: int = 1024
@@ -78,6 +82,9 @@ class Args:
     """PPO rollout length (SB3's default; smaller only for smoke runs)"""
     batch_size: int = 64
     """PPO minibatch size (SB3's default)"""
+    f1_weight: float = 0.2
+    """slots:SEED:esm runs: final reward = exact match + f1_weight x value-level F1 (`vmb train sb3 --f1-weight`);
+    other runs get the env's own reward, value-level F1"""
     bc_epochs: int = 40
     """imitation epochs of the slots:S:imitation reference (as `vmb train sb3 --bc-epochs`)"""
     out: str = "runs/curves"
@@ -91,8 +98,10 @@ FIELDS = ("env", "run", "seed", "timestep", "train_seconds", "train_cpu_seconds"
 #: Run names: PPO from a random init, PPO after the imitation warm start (evaluated at step 0 = imitation), and
 #: uniformly random allowed actions (no training).
 SCRATCH, IMITATION, RANDOM = "ppo", "imitation+ppo", "random"
+#: PPO from scratch on the slot env, rewarded with exact match + ``f1_weight`` x F1.
+ESM_REWARD = "ppo-esm-reward"
 #: The run of each ``--runs`` suffix.
-KINDS = {"": SCRATCH, "imitation": IMITATION, "random": RANDOM}
+KINDS = {"": SCRATCH, "imitation": IMITATION, "random": RANDOM, "esm": ESM_REWARD}
 
 
 def parse_runs(spec: str) -> list[tuple[str, int, str]]:
@@ -106,9 +115,10 @@ def parse_runs(spec: str) -> list[tuple[str, int, str]]:
         parts = item.split(":")
         env, seed, kind = parts[0], parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
         if env not in ("slots", "catalogue") or not seed.lstrip("-").isdigit() or kind not in KINDS \
-                or (kind == "imitation" and env != "slots") or len(parts) > 3:
-            raise ConfigError(f"--runs: {item!r} is not ENV:SEED, slots:SEED:imitation or ENV:SEED:random (ENV = slots "
-                              "or catalogue); e.g. --runs slots:0,catalogue:0,slots:0:imitation,slots:0:random")
+                or (kind in ("imitation", "esm") and env != "slots") or len(parts) > 3:
+            raise ConfigError(f"--runs: {item!r} is not ENV:SEED, slots:SEED:imitation, slots:SEED:esm or "
+                              "ENV:SEED:random (ENV = slots or catalogue); e.g. --runs slots:0,catalogue:0,"
+                              "slots:0:imitation,slots:0:random")
         out.append((env, int(seed), KINDS[kind]))
     return out
 
@@ -123,8 +133,9 @@ class Setup:
         self.vec_env, self.model, self.policy_for, self.random_for = vec_env, model, policy_for, random_for
 
 
-def slot_setup(args: Args, data: str, seed: int) -> Setup:
-    """The slot env with the catalogue ``vmb train sb3`` fits on the train split, and a fresh pointer policy."""
+def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0) -> Setup:
+    """The slot env with the catalogue ``vmb train sb3`` fits on the train split, and a fresh pointer policy;
+    ``f1_weight`` >= 0: final reward exact match + ``f1_weight`` x F1 (else the env's own reward, value-level F1)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -132,9 +143,8 @@ def slot_setup(args: Args, data: str, seed: int) -> Setup:
     from vmb_agents.train.sb3_slots import Args as SlotArgs
     from vmb_agents.train.sb3_slots import RandomSlotPolicy, fit_catalogue, slot_env_thunk
 
-    # f1_weight < 0: the env's own reward (value-level F1 at the end of the episode)
     slot_args = SlotArgs(memory=args.memory, max_steps=args.max_steps, seed=seed, line_prior_kind="vocab",
-                         f1_weight=-1.0, eval_data=args.eval_data, official_data="")
+                         f1_weight=f1_weight, eval_data=args.eval_data, official_data="")
     tasks = TaskSet.load(data)
     catalogue = fit_catalogue(tasks, sorted(tasks.scenarios), slot_args)
     vec_env = DummyVecEnv([slot_env_thunk(data, sorted(tasks.scenarios), slot_args, catalogue)])
@@ -262,7 +272,10 @@ def run_one(args: Args, data: str, env_name: str, seed: int, run: str) -> list[d
                         max_steps=args.max_steps)
     train_env = gym.make("VehicleMem-v0", data=data, memory=args.memory, max_steps=args.max_steps) \
         if args.train_eval_tasks else None
-    setup = (slot_setup if env_name == "slots" else catalogue_setup)(args, data, seed)
+    if env_name == "slots":
+        setup = slot_setup(args, data, seed, args.f1_weight if run == ESM_REWARD else -1.0)
+    else:
+        setup = catalogue_setup(args, data, seed)
     sets = eval_sets(args, eval_env, train_env)
     if run == RANDOM:
         return random_rows(setup, sets, {"env": env_name, "run": run, "seed": seed})
@@ -316,7 +329,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     held = [r for r in rows if r["set"] == "held_out"]
     colours = {("slots", SCRATCH): "tab:blue", ("catalogue", SCRATCH): "tab:orange",
-               ("slots", IMITATION): "tab:green"}
+               ("slots", IMITATION): "tab:green", ("slots", ESM_REWARD): "tab:purple"}
     for (env, run), colour in colours.items():
         mine = [r for r in held if r["env"] == env and r["run"] == run]
         if not mine:
@@ -326,8 +339,9 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
         mean = np.array([np.mean(v) for v in per_step])
         std = np.array([np.std(v) for v in per_step])
         n_seeds = len({r["seed"] for r in mine})
-        label = f"{'MaskablePPO from scratch' if run == SCRATCH else 'imitation + PPO'}, {env} env ({n_seeds} seed" \
-                f"{'s' if n_seeds > 1 else ''})"
+        name = {SCRATCH: "MaskablePPO from scratch", IMITATION: "imitation + PPO",
+                ESM_REWARD: "MaskablePPO from scratch, reward ESM + w x F1"}[run]
+        label = f"{name}, {env} env ({n_seeds} seed{'s' if n_seeds > 1 else ''})"
         ax.plot(steps, mean, color=colour, label=label, marker=".")
         ax.fill_between(steps, mean - std, mean + std, color=colour, alpha=0.2)
         if run == IMITATION:

@@ -26,9 +26,10 @@ def _args(tiny_data: str, out: Path, runs: str) -> Any:
 
 
 def test_runs_are_parsed_and_bad_ones_refused() -> None:
-    assert curves.parse_runs("slots:0, catalogue:2,slots:1:imitation,catalogue:3:random") == [
-        ("slots", 0, "ppo"), ("catalogue", 2, "ppo"), ("slots", 1, "imitation+ppo"), ("catalogue", 3, "random")]
-    for bad in ("slot:0", "slots:x", "catalogue:0:imitation", "slots:0:bc", "slots"):
+    assert curves.parse_runs("slots:0, catalogue:2,slots:1:imitation,catalogue:3:random,slots:4:esm") == [
+        ("slots", 0, "ppo"), ("catalogue", 2, "ppo"), ("slots", 1, "imitation+ppo"), ("catalogue", 3, "random"),
+        ("slots", 4, "ppo-esm-reward")]
+    for bad in ("slot:0", "slots:x", "catalogue:0:imitation", "slots:0:bc", "slots", "catalogue:0:esm"):
         with pytest.raises(ConfigError, match="ENV:SEED"):
             curves.parse_runs(bad)
 
