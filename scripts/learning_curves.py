@@ -220,16 +220,19 @@ def make_eval_callback(setup: Setup, sets: dict[str, tuple[gym.Env[Any, Any], li
         def evaluate_now(self) -> None:
             w0, c0 = time.perf_counter(), time.process_time()
             train_wall, train_cpu = w0 - self.t0 - self.eval_wall, c0 - self.c0 - self.eval_cpu
+            line = []
             for name, (env, task_ids) in sets.items():
-                score = summarise(evaluate(setup.policy_for(env), env, task_ids))
+                episodes = evaluate(setup.policy_for(env), env, task_ids)
+                score = summarise(episodes)
                 rows.append({**base, "timestep": self.num_timesteps, "train_seconds": round(train_wall, 1),
                              "train_cpu_seconds": round(train_cpu, 1), "set": name, "esm": round(score["esm"], 4),
                              "f1": round(score["f1"], 4), "episodes": score["episodes"]})
+                line.append(f"{name} ESM {score['esm']:.3f} F1 {score['f1']:.3f} "
+                            f"({np.mean([e['steps'] for e in episodes]):.1f} steps/episode)")
             self.eval_wall += time.perf_counter() - w0
             self.eval_cpu += time.process_time() - c0
             print(f"  {base['env']} {base['run']} seed {base['seed']}: {self.num_timesteps:6d} steps "
-                  f"({train_wall:5.0f}s, {train_cpu:5.0f} CPU s) " + "  ".join(
-                      f"{r['set']} ESM {r['esm']:.3f}" for r in rows[-len(sets):]), flush=True)
+                  f"({train_wall:5.0f}s, {train_cpu:5.0f} CPU s) " + "  ".join(line), flush=True)
             self.next_eval += every
 
         def _on_training_start(self) -> None:
