@@ -45,7 +45,6 @@ from vmb_agents.train.common import (
     add_dataclass_arguments,
     args_from_namespace,
     generated_train,
-    prepare_out,
     seed_everything,
     write_csv,
 )
@@ -65,7 +64,8 @@ class Args:
     out: str = "runs/static_encoder"
     """output folder: model/ (the model folder), curve.csv, summary.json"""
     overwrite: bool = False
-    """replace an earlier run of this command in --out"""
+    """replace an earlier run of this trainer in --out (its outputs are removed first; other files stay); a folder
+    holding another command's run (e.g. a vmb eval run) is never written into, not even with --overwrite"""
     ship: bool = False
     """also write the chosen model into the package (vmb_gym/memory/static_model): encoder='static' reads it"""
     init: str = ""
@@ -89,7 +89,7 @@ class Args:
     batch_size: int = 256
     """pairs per batch (the in-batch negatives of MultipleNegativesRankingLoss)"""
     lr: float = 0.05
-    """learning rate (linear decay after 10% warm-up, per epoch)"""
+    """learning rate (linear decay after a warm-up of a tenth of the steps, per epoch)"""
     seed: int = 0
     """seed of the negatives, the batches and torch"""
     threads: int = 1
@@ -217,8 +217,9 @@ def train(args: Args) -> dict[str, Any]:
 
     from vmb_gym.memory.static_encoder import SHIPPED_DIR, StaticEmbedder, write_static_model
 
-    out = Path(args.out)
-    prepare_out(out, args.overwrite, OUTPUTS, command="vmb train static-encoder")
+    from vmb_gym.outdir import claim_out
+
+    out = claim_out(args.out, "vmb train static-encoder", overwrite=args.overwrite, outputs=OUTPUTS)
     seed_everything(args.seed, args.threads)
     rng = np.random.default_rng(args.seed)
     wordings = [r.strip() for r in args.renderers.split(",") if r.strip()]
@@ -231,7 +232,8 @@ def train(args: Args) -> dict[str, Any]:
           f"({time.time() - t0:.0f} s)", flush=True)
     model = SentenceTransformer(modules=[StaticEmbedding.from_model2vec(str(init))], device="cpu").float()
     static: Any = model[0]
-    curve: list[dict[str, Any]] = [{"epoch": 0, "loss": None, **validation_recall(Encoder(model, "static-epoch-0"), val)}]
+    start = validation_recall(Encoder(model, "static-epoch-0"), val)
+    curve: list[dict[str, Any]] = [{"epoch": 0, "loss": None, **start}]
     best = (curve[0]["mean"], 0, static.embedding.weight.detach().cpu().numpy().copy())
     for epoch in range(1, args.epochs + 1):
         loss = train_epoch(model, rows, args, out, epoch)

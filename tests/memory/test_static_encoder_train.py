@@ -29,3 +29,13 @@ def test_pairs_are_reproducible_and_negatives_come_from_the_pool(scenario):
     assert first == mine_pairs([scenario], negatives=2, pool=3, rng=np.random.default_rng(7))
     assert all(r["negative_0"] != r["negative_1"] for r in first)
     assert mine_pairs([scenario], negatives=len(scenario.lines), pool=3, rng=np.random.default_rng(0)) == []
+
+
+def test_vmb_train_static_encoder_is_registered_with_the_out_rule():
+    from vmb_gym.cli.train import TRAINERS, trainer_parser
+
+    assert "static-encoder" in TRAINERS
+    text = " ".join(trainer_parser("static-encoder").format_help().split())
+    for option in ("--out", "--overwrite", "--train-scenarios", "--val-scenarios", "--negatives", "--epochs", "--ship"):
+        assert option in text
+    assert "not even with --overwrite" in text
