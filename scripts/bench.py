@@ -687,12 +687,11 @@ def main() -> int:
                         help="history lines of the dense index build rows (0: skip them)")
     parser.add_argument("--dense-build-repeats", type=int, default=3, help="runs per encoder of the dense build rows")
     parser.add_argument("--dense-build-only", action="store_true", help="only the dense index build rows")
-    parser.add_argument("--grpo", action="store_true",
-                        help="also time one GRPO step of 8 SmolLM2 rollouts (vmb train lm's path; minutes)")
     parser.add_argument("--grpo-peer", action="store_true",
-                        help="with --grpo/--grpo-only: also time the same step through TRL's own rollout loop")
+                        help="with --grpo-only: also time the same step through TRL's own rollout loop")
     parser.add_argument("--grpo-threads", type=int, default=2, help="torch threads of the GRPO rows")
-    parser.add_argument("--grpo-only", action="store_true", help="only the GRPO rows")
+    parser.add_argument("--grpo-only", action="store_true",
+                        help="only the GRPO rows: one step of 8 SmolLM2 rollouts on vmb train lm's path (minutes)")
     args = parser.parse_args()
     if args.dense_build_only:
         return _print(dense_build_rows(args.data, args.dense_build_lines, args.dense_build_repeats))
@@ -753,8 +752,6 @@ def main() -> int:
         rows += loadtest_rows(args)
     if args.lm_tasks > 0:
         rows += lm_rows(args)
-    if args.grpo:
-        rows += bench_grpo(args.grpo_peer, args.grpo_threads)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rows.append(("peak memory (RSS)", f"{peak:.0f} MiB", ""))
     return _print(rows)
@@ -782,7 +779,8 @@ def bench_grpo(peer: bool, threads: int = 2, prompts: int = 2, group: int = 4) -
         args = Args(init_adapter="agents/llm/adapters/smollm2-vmb", sft_epochs=0, grpo_steps=1, temperature=1.0,
                     prompts_per_step=prompts, group_size=group, grpo_lr=1e-4, rollouts=rollouts, threads=threads,
                     out=tempfile.mkdtemp(prefix="vmb-bench-grpo-"),
-                    reward='{"state_f1_change": 1, "state_f1_positive": 1, "tool_error_rate": -0.2, "format_share": 0.2}')
+                    reward='{"state_f1_change": 1, "state_f1_positive": 1, "tool_error_rate": -0.2, '
+                           '"format_share": 0.2}')
         split = str(generated_train(args))
         from peft import PeftModel
 
