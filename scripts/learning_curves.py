@@ -6,8 +6,8 @@ one env over the generated train split, and every ``--eval-every`` env steps an 
 the current policy deterministically on a fixed set of tasks: ``held_out`` (the first
 ``--eval-tasks`` tasks of the generated test split, households never trained on) and ``train``
 (a fixed sample of the training tasks). The ESM and F1 of every evaluation are appended to
-``--out/curves.csv``; ``--out/curves.png`` plots held-out ESM against env steps (mean +- std over
-the seeds) with the imitation reference as horizontal lines.
+``--out/curves.csv``; ``--out/curves.png`` plots held-out ESM and F1 against env steps (mean +- std
+over the seeds) with the imitation reference and random allowed actions as horizontal lines.
 
 Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slots:SEED:esm`` or
 ``ENV:SEED:random``):
@@ -322,46 +322,57 @@ def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+#: The colour of each plotted (env, run).
+COLOURS = {("slots", SCRATCH): "tab:blue", ("catalogue", SCRATCH): "tab:orange", ("slots", IMITATION): "tab:green",
+           ("slots", ESM_REWARD): "tab:purple"}
+#: The legend name of each trained run.
+RUN_NAMES = {SCRATCH: "MaskablePPO from scratch", IMITATION: "imitation + PPO",
+             ESM_REWARD: "MaskablePPO from scratch, reward ESM + w x F1"}
+
+
 def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:
-    """Held-out ESM against env steps: mean +- std over seeds per (env, run); the imitation start as a line."""
+    """Held-out ESM (left) and F1 (right) against env steps: mean +- std over seeds per (env, run); the imitation
+    start and random allowed actions as horizontal lines."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
     held = [r for r in rows if r["set"] == "held_out"]
-    colours = {("slots", SCRATCH): "tab:blue", ("catalogue", SCRATCH): "tab:orange",
-               ("slots", IMITATION): "tab:green", ("slots", ESM_REWARD): "tab:purple"}
-    for (env, run), colour in colours.items():
+    for ax, metric, name in zip(axes, ("esm", "f1"), ("ESM", "value-level F1"), strict=True):
+        plot_metric(ax, held, metric)
+        ax.set_xlabel("environment steps")
+        ax.set_ylabel(f"held-out {name} (generated test split)")
+        ax.set_ylim(-0.02, 1)
+    axes[0].legend(fontsize=7, loc="upper right")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_metric(ax: Any, held: list[dict[str, Any]], metric: str) -> None:
+    """One panel: ``metric`` of every trained (env, run) as mean +- std over seeds, and its horizontal lines."""
+    for (env, run), colour in COLOURS.items():
         mine = [r for r in held if r["env"] == env and r["run"] == run]
         if not mine:
             continue
         steps = sorted({r["timestep"] for r in mine})
-        per_step = [[r["esm"] for r in mine if r["timestep"] == s] for s in steps]
+        per_step = [[r[metric] for r in mine if r["timestep"] == s] for s in steps]
         mean = np.array([np.mean(v) for v in per_step])
         std = np.array([np.std(v) for v in per_step])
         n_seeds = len({r["seed"] for r in mine})
-        name = {SCRATCH: "MaskablePPO from scratch", IMITATION: "imitation + PPO",
-                ESM_REWARD: "MaskablePPO from scratch, reward ESM + w x F1"}[run]
-        label = f"{name}, {env} env ({n_seeds} seed{'s' if n_seeds > 1 else ''})"
+        label = f"{RUN_NAMES[run]}, {env} env ({n_seeds} seed{'s' if n_seeds > 1 else ''})"
         ax.plot(steps, mean, color=colour, label=label, marker=".")
         ax.fill_between(steps, mean - std, mean + std, color=colour, alpha=0.2)
         if run == IMITATION:
             ax.axhline(mean[0], color=colour, linestyle="--", linewidth=1, label=f"imitation only ({mean[0]:.3f})")
     for env, colour in (("slots", "tab:blue"), ("catalogue", "tab:orange")):
-        chance = [r["esm"] for r in held if r["env"] == env and r["run"] == RANDOM]
+        chance = [r[metric] for r in held if r["env"] == env and r["run"] == RANDOM]
         if chance:
             ax.axhline(float(np.mean(chance)), color=colour, linestyle=":", linewidth=1,
                        label=f"random allowed actions, {env} env ({np.mean(chance):.3f})")
-    ax.set_xlabel("environment steps")
-    ax.set_ylabel("held-out ESM (generated test split)")
-    ax.set_ylim(-0.02, 1)
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(args: Args) -> list[dict[str, Any]]:
@@ -385,7 +396,7 @@ def main(args: Args) -> list[dict[str, Any]]:
             append_rows(csv_path, run_one(args, data, env_name, seed, run))
     rows = read_rows(csv_path)
     plot(rows, out / "curves.png", f"MaskablePPO (SB3 defaults), memory={args.memory}, max_steps={args.max_steps}; "
-         f"held-out ESM on {args.eval_tasks} generated tasks")
+         f"held-out tasks: the first {args.eval_tasks} of {args.eval_data}; mean +- std over seeds")
     return rows
 
 
