@@ -23,6 +23,7 @@ Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slot
 * ``ENV:S:random``: no training, one evaluation of uniformly random allowed actions (what a
   fresh policy, whose logits are near uniform, explores).
 
+    python scripts/learning_curves.py --out runs/curves   # the whole sweep of docs/results/rl-benchmark.md
     python scripts/learning_curves.py --runs slots:0,catalogue:0 --timesteps 8192 --out runs/curves
     python scripts/learning_curves.py --plot-only --out runs/curves
 
@@ -35,9 +36,9 @@ from __future__ import annotations
 import argparse
 import csv
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -54,13 +55,14 @@ from vmb_gym.errors import ConfigError
 class Args:
     """Every setting of the sweep (the flags have the same names)."""
 
-    runs: str = "slots:0,slots:1,slots:2,catalogue:0,catalogue:1,catalogue:2,slots:0:imitation"
+    runs: str = ("catalogue:0,catalogue:1,catalogue:2,slots:0,slots:0:imitation,slots:1,slots:2,slots:0:esm,"
+                 "slots:0:random,catalogue:0:random,slots:1:esm,slots:2:esm")
     """comma-separated runs: ENV:SEED (ENV = slots or catalogue; PPO from scratch), slots:SEED:imitation (the
     imitation warm start, then the same PPO), slots:SEED:esm (from scratch, reward ESM + f1_weight x F1) or
     ENV:SEED:random (random allowed actions, evaluated once)"""
-    timesteps: int = 8192
+    timesteps: int = 24_576
     """environment steps of PPO per run"""
-    eval_every: int = 1024
+    eval_every: int = 2048
     """env steps between evaluations (also one at step 0)"""
     eval_tasks: int = 100
     """held-out tasks per evaluation: the first N of --eval-data"""
