@@ -51,6 +51,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,38 @@ def plan_episodes(local: Any, session: int, episodes: int, seed: int) -> list[Ep
     return plan
 
 
+Reset = Callable[[str], Awaitable[tuple[str, Any]]]
+Step = Callable[[dict[str, Any]], Awaitable[tuple[str, Any, bool, Any]]]
+
+
+async def _play(plan: list[Episode], reset: Reset, step: Step, start: asyncio.Event, ready: list[int],
+                latencies: list[float], errors: list[str], deadline: float, ended: list[float] | None) -> None:
+    """Play ``plan`` through one client: ``reset(task_id)`` -> (text, task id), ``step(action)`` -> (text, task
+    id, done, reward). Episode 0's reset is the session's set-up (its env is built now); then ``start`` is awaited."""
+    first = await reset(plan[0].task_id)
+    ready.append(1)
+    await start.wait()
+    for k, ep in enumerate(plan):
+        if time.monotonic() > deadline:
+            errors.append(f"session {ep.session}: time limit before episode {k}")
+            break
+        if k:
+            first = await reset(ep.task_id)
+        ep.texts.append(first[0])
+        ep.task_ids.append(first[1])
+        for action in ep.actions:
+            t0 = time.perf_counter()
+            text, task_id, done, reward = await step(action)
+            latencies.append(time.perf_counter() - t0)
+            ep.texts.append(text)
+            ep.task_ids.append(task_id)
+            if done:
+                ep.reward = reward
+                break
+    if ended is not None:
+        ended.append(time.perf_counter())
+
+
 async def _session(
     url: str,
     token: str | None,
@@ -114,30 +147,18 @@ async def _session(
     from vmb_gym.server.models import VmbAction
 
     client = VmbEnvClient(url, token=token, message_timeout_s=60)
+
+    async def reset(task_id: str) -> tuple[str, Any]:
+        got = await client.reset(task_id=task_id)
+        return got.observation.text, got.observation.task_id
+
+    async def step(action: dict[str, Any]) -> tuple[str, Any, bool, Any]:
+        got = await client.step(VmbAction(**action))
+        return got.observation.text, got.observation.task_id, bool(got.done), got.reward
+
     try:
         await client.connect()
-        first = await client.reset(task_id=plan[0].task_id)  # episode 0's reset: the session's env is built now
-        ready.append(1)
-        await start.wait()
-        for k, ep in enumerate(plan):
-            if time.monotonic() > deadline:
-                errors.append(f"session {ep.session}: time limit before episode {k}")
-                break
-            if k:
-                first = await client.reset(task_id=ep.task_id)
-            ep.texts.append(first.observation.text)
-            ep.task_ids.append(first.observation.task_id)
-            for action in ep.actions:
-                t0 = time.perf_counter()
-                result = await client.step(VmbAction(**action))
-                latencies.append(time.perf_counter() - t0)
-                ep.texts.append(result.observation.text)
-                ep.task_ids.append(result.observation.task_id)
-                if result.done:
-                    ep.reward = result.reward
-                    break
-        if ended is not None:
-            ended.append(time.perf_counter())
+        await _play(plan, reset, step, start, ready, latencies, errors, deadline, ended)
     except Exception as e:  # noqa: BLE001 - counted, never fatal: the report says what went wrong
         errors.append(f"session {plan[0].session}: {type(e).__name__}: {e}")
         ready.append(1)
@@ -167,29 +188,17 @@ async def mcp_session(
                 streamable_http_client(url + "/mcp", http_client=http) as (read, write), \
                 ClientSession(read, write) as session:
             await session.initialize()
-            first = await session.call_tool("start_episode", {"task_id": plan[0].task_id})  # the env is built now
-            ready.append(1)
-            await start.wait()
-            for k, ep in enumerate(plan):
-                if time.monotonic() > deadline:
-                    errors.append(f"session {ep.session}: time limit before episode {k}")
-                    break
-                if k:
-                    first = await session.call_tool("start_episode", {"task_id": ep.task_id})
-                ep.texts.append(first.content[0].text)
-                ep.task_ids.append((first.structured_content or {}).get("task_id"))
-                for action in ep.actions:
-                    t0 = time.perf_counter()
-                    result = await session.call_tool(action["name"], action["arguments"])
-                    latencies.append(time.perf_counter() - t0)
-                    got = result.structured_content or {}
-                    ep.texts.append(result.content[0].text)
-                    ep.task_ids.append(got.get("task_id"))
-                    if got.get("done"):
-                        ep.reward = got["reward"]
-                        break
-            if ended is not None:
-                ended.append(time.perf_counter())
+
+            async def reset(task_id: str) -> tuple[str, Any]:
+                got = await session.call_tool("start_episode", {"task_id": task_id})
+                return got.content[0].text, (got.structured_content or {}).get("task_id")
+
+            async def step(action: dict[str, Any]) -> tuple[str, Any, bool, Any]:
+                got = await session.call_tool(action["name"], action["arguments"])
+                data = got.structured_content or {}
+                return got.content[0].text, data.get("task_id"), bool(data.get("done")), data.get("reward")
+
+            await _play(plan, reset, step, start, ready, latencies, errors, deadline, ended)
     except BaseException as e:  # counted, never fatal (the mcp client raises exception groups)
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
