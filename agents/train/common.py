@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from vmb_agents.sb3.imitation import accuracy_by_kind, behaviour_clone, demo_hits, format_accuracy
+from vmb_agents.threads import apply_threads
 from vmb_gym.errors import ConfigError
 
 __all__ = [
@@ -275,7 +276,7 @@ def seed_everything(seed: int, torch_threads: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    torch.set_num_threads(torch_threads)
+    apply_threads(torch_threads)
 
 
 #: The file beside a cached generated split that holds :func:`vmb_gym.generator.writer.fingerprint` of what wrote it.

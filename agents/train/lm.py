@@ -46,6 +46,7 @@ from typing import Any
 
 import torch
 
+from vmb_agents.threads import apply_threads
 from vmb_agents.train.common import add_dataclass_arguments, prepare_out, write_csv
 from vmb_agents.train.common import args_from_namespace as _args_from_namespace
 from vmb_agents.train.lm_args import Args
@@ -185,7 +186,7 @@ def main(args: Args) -> dict[str, Any]:
     random.seed(args.seed)
     torch.manual_seed(args.seed)
     if args.threads > 0:
-        torch.set_num_threads(args.threads)
+        apply_threads(args.threads)
     args.device = "cuda" if args.device == "auto" and torch.cuda.is_available() else (
         "cpu" if args.device == "auto" else args.device)
 

@@ -225,9 +225,8 @@ def task_sets(held_out: int, official: int, held_out_from: int = 0) -> dict[str,
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """The CLI (see the module docstring)."""
-    import torch
-
     from vmb_agents.llm.hf import HFPolicy
+    from vmb_agents.threads import apply_threads
 
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--policy", default="smollm2-vmb", help="a named model or a checkpoint folder")
@@ -251,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--memory", default="bm25", help="the env's memory module (bm25, gold, ...; gold: the query's "
                    "evidence in the prompt, an upper bound)")
     ns = p.parse_args(argv)
-    torch.set_num_threads(ns.threads)
+    apply_threads(ns.threads)
     sets = task_sets(ns.held_out, ns.official, ns.held_out_from)
     if ns.train > 0:
         if not ns.train_split:

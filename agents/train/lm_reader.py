@@ -159,15 +159,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
         raise ConfigError(f"--depth takes 1-16 hits; found {args.depth}")
     import gymnasium as gym
-    import torch
 
     from vmb_agents.llm.hf import _load, convert_gguf
     from vmb_agents.llm.line_reader import LineReader
+    from vmb_agents.threads import apply_threads
     from vmb_agents.train.common import generated_train
     from vmb_agents.train.lm_plots import plot_sft
     from vmb_agents.train.lm_sft import sft_train
 
-    torch.set_num_threads(args.threads)
+    apply_threads(args.threads)
     out = claim_out(args.out, "vmb train reader", overwrite=args.overwrite, outputs=("adapter", "reader_loss.png"))
     split = generated_train(SimpleNamespace(train_scenarios=args.train_scenarios, cache_dir=""))
     ids = [q.task_id for q in gym.make("VehicleMem-v0", data=str(split)).unwrapped.tasks.queries]
