@@ -148,7 +148,7 @@ def test_encoder_choice(monkeypatch):
     assert make_embedder(None).model_id == "all-MiniLM-L6-v2"
     monkeypatch.setenv("VMB_DENSE_ENCODER", "static")
     assert make_embedder(None).model_id == static_id
-    with pytest.raises(ConfigError, match="unknown dense encoder 'bert'.*static, minilm"):
+    with pytest.raises(ConfigError, match="unknown dense encoder 'bert'.*static, minilm, cascade"):
         make_memory("hybrid", encoder="bert")
     with pytest.raises(ConfigError, match="either embedder= or encoder="):
         make_memory("dense", embedder=HashingEmbedder(), encoder="static")
@@ -161,6 +161,7 @@ def test_memory_audit_runs_each_embedding_module_per_encoder():
     assert [label for _, label, _ in runs] == ["bm25", "dense[static]", "dense[minilm]",
                                               "layered:facts+changes[static]", "layered:facts+changes[minilm]"]
     assert runs[2][2] == {"encoder": "minilm"}
-    assert [label for _, label, _ in audit_runs(["hybrid"], None)] == ["hybrid[minilm]", "hybrid[static]"]
+    assert [label for _, label, _ in audit_runs(["hybrid"], None)] == ["hybrid[minilm]", "hybrid[cascade]",
+                                                                       "hybrid[static]"]
     with pytest.raises(ConfigError, match="--encoder"):
         audit_runs(["dense"], "static,onnx")

@@ -24,9 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(layers: facts, experiences, changes), e.g. layered:facts+changes")
     parser.add_argument("--encoder", default=None,
                         help="comma-separated encoders of the modules that embed (dense, hybrid, layered): minilm "
-                             "(the default encoder) and/or static (the shipped static model trained from MiniLM); each "
-                             "such module is audited once per encoder, as NAME[ENCODER] (default: both; static only "
-                             "where tokenizers and safetensors are installed)")
+                             "(the default encoder), cascade (the static model ranks, MiniLM re-ranks its 100 best) "
+                             "and/or static (the shipped static model trained from MiniLM); each such module is "
+                             "audited once per encoder, as NAME[ENCODER] (default: all three, MiniLM first so that "
+                             "the cascade reads its cached embeddings; cascade and static only where tokenizers and "
+                             "safetensors are installed)")
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
@@ -90,11 +92,11 @@ def audit_runs(names: list[str], encoders: str | None) -> list[tuple[str, str, d
     from vmb_gym.memory.registry import memory_options
     from vmb_gym.memory.retrieval import ENCODERS
 
-    if encoders is None:  # both, the static one where it can be built
+    if encoders is None:  # all three, those with the static model where it can be built
         import importlib.util
 
         static = all(importlib.util.find_spec(m) is not None for m in ("tokenizers", "safetensors"))
-        encoders = "minilm,static" if static else "minilm"
+        encoders = "minilm,cascade,static" if static else "minilm"
     chosen = list(dict.fromkeys(e.strip().lower() for e in str(encoders).split(",") if e.strip()))
     bad = [e for e in chosen if e not in ENCODERS]
     if not chosen or bad:

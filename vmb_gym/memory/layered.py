@@ -172,7 +172,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
             self._bm25 = None
             self.embedder = None  # type: ignore[assignment]
             self.use_disk_cache = use_disk_cache
-            self._dense = None  # type: ignore[assignment]
+            self._dense = None
             self.rrf_k = RRF_K
         self.vocab = Vocabulary()
         self.per_person = per_person
@@ -225,7 +225,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
         out: dict[str, Any] = {}
         out["bm25"] = self._bm25_index()
         if self.semantic:
-            out["matrix"] = self._dense_index().matrix
+            out.update(self._dense_index().payload())
         out["changes"] = list(self.changes)
         out["session"] = (self._session_last, list(self._episode))
         out["llm_experiences"] = list(self.llm_experiences)
@@ -235,7 +235,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
         self._bm25 = payload["bm25"]
         self._bm25_stale = False
         if self.semantic:
-            self._dense.matrix = payload["matrix"]
+            self._dense.load_payload(payload)
         self.changes = list(payload["changes"])
         self._session_last, episode = payload.get("session", (None, []))
         self._episode = list(episode)
@@ -355,7 +355,7 @@ class LayeredMemory(ExperienceLayer, HybridMemory):
         if len(sub) and sub.max() > 0:
             out[allowed] += sub / sub.max()
         if self.semantic:
-            d = self._dense_index().scores(text)
+            d = self._dense_index().scores(text, allowed)
             self._raw = (text, b, d)
             sub = d[allowed]
             if len(sub):

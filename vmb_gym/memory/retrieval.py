@@ -296,8 +296,7 @@ class DenseIndex:
         path = None
         arr = None
         if cache and self.use_disk_cache:
-            sha = content_hash(self.embedder.model_id, *texts)
-            path = cache_dir() / "emb" / self.embedder.model_id.replace("/", "_") / f"{sha}.npy"
+            path = embedding_cache_path(self.embedder, texts)
             arr = load_array(path, rows=len(texts), cols=self.embedder.dim)
             self.cache_hit = arr is not None
         if arr is None and cache:  # a whole history, embedded for the first time: say so, show a bar
@@ -308,14 +307,39 @@ class DenseIndex:
             save_array(path, arr)
         self.matrix = np.vstack([self.matrix, arr]) if len(self.matrix) else np.asarray(arr, dtype=np.float32)
 
-    def scores(self, text: str) -> np.ndarray:
-        """Cosine similarity of every indexed text with ``text``."""
+    def scores(self, text: str, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of every indexed text with ``text`` (``allowed``: unused here; a
+        :class:`~vmb_gym.memory.cascade.CascadeIndex` re-ranks among those entries)."""
         t0 = time.perf_counter()
         q = self.embedder.encode([text])[0]
         self.query_seconds.append(time.perf_counter() - t0)
         # einsum is a single-threaded loop: for one (n, 384) x (384,) product it beats a threaded
         # BLAS gemv, which can take 100x longer when the cores are busy (measured 16 ms vs 0.2 ms).
         return np.einsum("ij,j->i", self.matrix, q)
+
+    def payload(self) -> dict[str, Any]:
+        """What :meth:`load_payload` restores (the memory's saved state carries it)."""
+        return {"matrix": self.matrix}
+
+    def load_payload(self, payload: dict[str, Any]) -> None:
+        """Restore :meth:`payload`."""
+        self.matrix = payload["matrix"]
+
+
+def embedding_cache_path(embedder: Embedder, texts: Sequence[str]) -> Any:
+    """Where the whole-history embeddings of ``texts`` by ``embedder`` are cached on disk."""
+    sha = content_hash(embedder.model_id, *texts)
+    return cache_dir() / "emb" / embedder.model_id.replace("/", "_") / f"{sha}.npy"
+
+
+def make_index(embedder: Embedder, use_disk_cache: bool = True) -> Any:
+    """The index of a dense memory: a :class:`~vmb_gym.memory.cascade.CascadeIndex` for a cascade
+    encoder, else a :class:`DenseIndex`."""
+    from vmb_gym.memory.cascade import CascadeEncoder, CascadeIndex
+
+    if isinstance(embedder, CascadeEncoder):
+        return CascadeIndex(embedder, use_disk_cache)
+    return DenseIndex(embedder, use_disk_cache)
 
 
 # ---------------------------------------------------------------------- ranking helpers
@@ -420,7 +444,7 @@ class DenseMemory(_LineRetrieval):
         super().__init__()
         self.embedder = make_embedder(encoder, embedder)
         self.use_disk_cache = use_disk_cache
-        self._dense = DenseIndex(self.embedder, use_disk_cache)
+        self._dense = make_index(self.embedder, use_disk_cache)
         #: ``(seconds, read from the disk cache)`` of each whole-history index build.
         self.index_builds: list[tuple[float, bool]] = []
 
@@ -430,28 +454,28 @@ class DenseMemory(_LineRetrieval):
     def reset(self, scenario_id: int, speakers: Sequence[str] = ()) -> None:
         """Forget the embeddings too."""
         super().reset(scenario_id, speakers)
-        self._dense = DenseIndex(self.embedder, self.use_disk_cache)
+        self._dense = make_index(self.embedder, self.use_disk_cache)
 
     def _finish_ingest(self) -> None:
         t0 = time.perf_counter()
         self._dense.extend([e.text for e in self.entries], cache=True)
         self.index_builds.append((time.perf_counter() - t0, bool(self._dense.cache_hit)))
 
-    def _dense_index(self) -> DenseIndex:
+    def _dense_index(self) -> Any:
         n = len(self._dense.matrix)
         if n < len(self.entries):
             self._dense.extend([e.text for e in self.entries[n:]])
         return self._dense
 
     def _payload(self) -> dict[str, Any]:
-        return {"matrix": self._dense_index().matrix}
+        return dict(self._dense_index().payload())
 
     def _load_payload(self, payload: dict[str, Any]) -> None:
-        self._dense.matrix = payload["matrix"]
+        self._dense.load_payload(payload)
 
     def dense_ranking(self, text: str, allowed: np.ndarray, depth: int) -> list[tuple[int, float]]:
         """The ``depth`` best visible entries by cosine similarity as ``(index, score)``."""
-        scores = self._dense_index().scores(text)
+        scores = self._dense_index().scores(text, allowed)
         return [(int(i), float(scores[i])) for i in top_indices(scores, allowed, depth, positive_only=False)]
 
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
@@ -508,7 +532,7 @@ class HybridMemory(BM25Memory, DenseMemory):
     def hybrid_ranking(self, text: str, allowed: np.ndarray, depth: int = RRF_DEPTH) -> list[tuple[int, float]]:
         """Fused ranking of the visible entries as ``(index, rrf score)``."""
         return fuse_rankings(
-            self._bm25_index().scores(text), self._dense_index().scores(text), allowed, depth, self.rrf_k
+            self._bm25_index().scores(text), self._dense_index().scores(text, allowed), allowed, depth, self.rrf_k
         )
 
     def _rank(self, text: str, allowed: np.ndarray, as_of: datetime, top_k: int, person: str | None) -> list[MemoryHit]:
@@ -522,7 +546,7 @@ def shared_minilm() -> MiniLMEmbedder:
 
 
 #: The built-in encoders of the dense memories, by name.
-ENCODERS: tuple[str, ...] = ("static", "minilm")
+ENCODERS: tuple[str, ...] = ("static", "minilm", "cascade")
 #: The encoder used when none is named: MiniLM (the static encoder's event R@10 on the official data is below
 #: MiniLM's for dense and hybrid; see docs/memory-encoders.md).
 DEFAULT_ENCODER = "minilm"
@@ -533,7 +557,8 @@ def make_embedder(encoder: str | None = None, embedder: Embedder | None = None) 
 
     Args:
         encoder: ``"static"`` (:class:`~vmb_gym.memory.static_encoder.StaticEmbedder`, the shipped
-            static model), ``"minilm"`` (:class:`MiniLMEmbedder`), or ``None``
+            static model), ``"minilm"`` (:class:`MiniLMEmbedder`), ``"cascade"`` (the static model
+            ranks, MiniLM re-ranks its best: :class:`~vmb_gym.memory.cascade.CascadeEncoder`), or ``None``
             (``$VMB_DENSE_ENCODER``, else :data:`DEFAULT_ENCODER`).
         embedder: an explicit embedder (then ``encoder`` must be ``None``).
 
@@ -548,9 +573,13 @@ def make_embedder(encoder: str | None = None, embedder: Embedder | None = None) 
     name = str(encoder or os.environ.get("VMB_DENSE_ENCODER") or DEFAULT_ENCODER).strip().lower()
     if name == "minilm":
         return shared_minilm()
-    if name == "static":
+    if name in ("static", "cascade"):
         from vmb_gym.memory.static_encoder import shared_static
 
-        return shared_static()
+        if name == "static":
+            return shared_static()
+        from vmb_gym.memory.cascade import CascadeEncoder
+
+        return CascadeEncoder(shared_static(), shared_minilm())
     raise ConfigError(f"unknown dense encoder {encoder!r}; choose one of {', '.join(ENCODERS)} "
                       "(e.g. --memory-kwargs '{\"encoder\": \"minilm\"}'), or unset $VMB_DENSE_ENCODER")
