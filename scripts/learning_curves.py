@@ -9,8 +9,8 @@ the current policy deterministically on a fixed set of tasks: ``held_out`` (the 
 ``--out/curves.csv``; ``--out/curves.png`` plots held-out ESM and F1 against env steps (mean +- std
 over the seeds) with the imitation reference and random allowed actions as horizontal lines.
 
-Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slots:SEED:esm`` or
-``ENV:SEED:random``):
+Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slots:SEED:esm``,
+``slots:SEED:cost`` or ``ENV:SEED:random``):
 
 * ``slots:S``: the slot env (``make_slot_env`` with the catalogue ``vmb train sb3`` fits on the
   train split) and the project's pointer policy class (``SlotPointerPolicy``), from a random init;
@@ -20,6 +20,8 @@ Runs (``--runs``, comma-separated ``ENV:SEED``, ``slots:SEED:imitation``, ``slot
   (imitation) and then trained on by the same default PPO (imitation + PPO);
 * ``slots:S:esm``: PPO from scratch as ``slots:S``, rewarded as ``vmb train sb3`` rewards by default:
   exact state match + 0.2 x value-level F1 (``--f1-weight``) instead of the env's value-level F1;
+* ``slots:S:cost``: PPO from scratch as ``slots:S``, with the env's reward less ``--call-cost`` per
+  vehicle call, charged at the call's step (``vmb_gym.wrappers.VehicleCallCost``);
 * ``ENV:S:random``: no training, one evaluation of uniformly random allowed actions (what a
   fresh policy, whose logits are near uniform, explores).
 
@@ -87,6 +89,9 @@ class Args:
     f1_weight: float = 0.2
     """slots:SEED:esm runs: final reward = exact match + f1_weight x value-level F1 (`vmb train sb3 --f1-weight`);
     other runs get the env's own reward, value-level F1"""
+    call_cost: float = 0.1
+    """slots:SEED:cost runs: the env's reward (value-level F1) less call_cost per vehicle call, at its step
+    (`vmb train sb3 --call-cost`)"""
     bc_epochs: int = 40
     """imitation epochs of the slots:S:imitation reference (as `vmb train sb3 --bc-epochs`)"""
     out: str = "runs/curves"
@@ -102,8 +107,10 @@ FIELDS = ("env", "run", "seed", "timestep", "train_seconds", "train_cpu_seconds"
 SCRATCH, IMITATION, RANDOM = "ppo", "imitation+ppo", "random"
 #: PPO from scratch on the slot env, rewarded with exact match + ``f1_weight`` x F1.
 ESM_REWARD = "ppo-esm-reward"
+#: PPO from scratch on the slot env, rewarded with the env's F1 less ``call_cost`` per vehicle call.
+CALL_COST = "ppo-call-cost"
 #: The run of each ``--runs`` suffix.
-KINDS = {"": SCRATCH, "imitation": IMITATION, "random": RANDOM, "esm": ESM_REWARD}
+KINDS = {"": SCRATCH, "imitation": IMITATION, "random": RANDOM, "esm": ESM_REWARD, "cost": CALL_COST}
 
 
 def parse_runs(spec: str) -> list[tuple[str, int, str]]:
@@ -117,10 +124,10 @@ def parse_runs(spec: str) -> list[tuple[str, int, str]]:
         parts = item.split(":")
         env, seed, kind = parts[0], parts[1] if len(parts) > 1 else "", parts[2] if len(parts) > 2 else ""
         if env not in ("slots", "catalogue") or not seed.lstrip("-").isdigit() or kind not in KINDS \
-                or (kind in ("imitation", "esm") and env != "slots") or len(parts) > 3:
-            raise ConfigError(f"--runs: {item!r} is not ENV:SEED, slots:SEED:imitation, slots:SEED:esm or "
-                              "ENV:SEED:random (ENV = slots or catalogue); e.g. --runs slots:0,catalogue:0,"
-                              "slots:0:imitation,slots:0:random")
+                or (kind in ("imitation", "esm", "cost") and env != "slots") or len(parts) > 3:
+            raise ConfigError(f"--runs: {item!r} is not ENV:SEED, slots:SEED:imitation, slots:SEED:esm, "
+                              "slots:SEED:cost or ENV:SEED:random (ENV = slots or catalogue); e.g. --runs "
+                              "slots:0,catalogue:0,slots:0:imitation,slots:0:random")
         out.append((env, int(seed), KINDS[kind]))
     return out
 
@@ -135,9 +142,10 @@ class Setup:
         self.vec_env, self.model, self.policy_for, self.random_for = vec_env, model, policy_for, random_for
 
 
-def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0) -> Setup:
+def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0, call_cost: float = 0.0) -> Setup:
     """The slot env with the catalogue ``vmb train sb3`` fits on the train split, and a fresh pointer policy;
-    ``f1_weight`` >= 0: final reward exact match + ``f1_weight`` x F1 (else the env's own reward, value-level F1)."""
+    ``f1_weight`` >= 0: final reward exact match + ``f1_weight`` x F1 (else the env's own reward, value-level F1);
+    ``call_cost``: charged per vehicle call (``VehicleCallCost``)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -146,7 +154,7 @@ def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0) -> Set
     from vmb_agents.train.sb3_slots import RandomSlotPolicy, fit_catalogue, slot_env_thunk
 
     slot_args = SlotArgs(memory=args.memory, max_steps=args.max_steps, seed=seed, line_prior_kind="vocab",
-                         f1_weight=f1_weight, eval_data=args.eval_data, official_data="")
+                         f1_weight=f1_weight, call_cost=call_cost, eval_data=args.eval_data, official_data="")
     tasks = TaskSet.load(data)
     catalogue = fit_catalogue(tasks, sorted(tasks.scenarios), slot_args)
     vec_env = DummyVecEnv([slot_env_thunk(data, sorted(tasks.scenarios), slot_args, catalogue)])
@@ -278,7 +286,8 @@ def run_one(args: Args, data: str, env_name: str, seed: int, run: str) -> list[d
     train_env = gym.make("VehicleMem-v0", data=data, memory=args.memory, max_steps=args.max_steps) \
         if args.train_eval_tasks else None
     if env_name == "slots":
-        setup = slot_setup(args, data, seed, args.f1_weight if run == ESM_REWARD else -1.0)
+        setup = slot_setup(args, data, seed, args.f1_weight if run == ESM_REWARD else -1.0,
+                           args.call_cost if run == CALL_COST else 0.0)
     else:
         setup = catalogue_setup(args, data, seed)
     sets = eval_sets(args, eval_env, train_env)
@@ -326,10 +335,11 @@ def append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
 
 #: The colour of each plotted (env, run).
 COLOURS = {("slots", SCRATCH): "tab:blue", ("catalogue", SCRATCH): "tab:orange", ("slots", IMITATION): "tab:green",
-           ("slots", ESM_REWARD): "tab:purple"}
+           ("slots", ESM_REWARD): "tab:purple", ("slots", CALL_COST): "tab:brown"}
 #: The legend name of each trained run.
 RUN_NAMES = {SCRATCH: "MaskablePPO from scratch", IMITATION: "imitation + PPO",
-             ESM_REWARD: "MaskablePPO from scratch, reward ESM + w x F1"}
+             ESM_REWARD: "MaskablePPO from scratch, reward ESM + w x F1",
+             CALL_COST: "MaskablePPO from scratch, reward F1 - c per call"}
 
 
 def plot(rows: list[dict[str, Any]], path: Path, title: str) -> None:

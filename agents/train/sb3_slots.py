@@ -39,6 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 import vmb_gym  # registers VehicleMem-v0
+from vmb_gym.wrappers import VehicleCallCost
 from vmb_agents.baselines import NoopPolicy
 from vmb_agents.reader import RulesPolicy
 from vmb_agents.sb3.checkpoint import algo_class, load_checkpoint, save_checkpoint, sidecar_meta
@@ -89,6 +90,9 @@ class Args(SB3Args):
     -1; 0 = every training task)"""
     f1_weight: float = 0.2
     """slots: final reward = exact match + f1_weight * value-level F1 (< 0: the env's F1)"""
+    call_cost: float = 0.0
+    """slots: subtract this from the reward for each vehicle function call, at its step
+    (vmb_gym.wrappers.VehicleCallCost; 0 = no cost)"""
     bc_epochs: int = 30
     """slots: warm start by imitating the best slots of the training tasks (0 = pure RL)"""
     bc_weight_decay: float = 0.0
@@ -135,7 +139,8 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
         featurizer = SlotFeaturizer(drop=drop_list(args.drop_features))
-        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer))
+        slot_env = make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer)
+        return Monitor(VehicleCallCost(slot_env, args.call_cost) if args.call_cost else slot_env)
 
     return thunk
 

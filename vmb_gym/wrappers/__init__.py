@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vmb_gym.wrappers.call_cost import VehicleCallCost
 from vmb_gym.wrappers.evaluation import EvaluationWrapper
 
-__all__ = ["EvaluationWrapper"]
+__all__ = ["EvaluationWrapper", "VehicleCallCost"]
