@@ -27,7 +27,8 @@ def test_each_vehicle_call_costs_and_the_final_reward_is_kept(tiny_data: str) ->
     gold = _gold(plain)
     assert gold == _gold(costly) and gold
     wrong = {"name": gold[0]["name"], "arguments": {"no_such_argument": 1}}  # a failed call is charged too
-    steps = [{"name": "search_memory", "arguments": {"query": "seat"}}, wrong, gold, {"name": "finish", "arguments": {}}]
+    search, finish = {"name": "search_memory", "arguments": {"query": "seat"}}, {"name": "finish", "arguments": {}}
+    steps = [search, wrong, gold, finish]
     for action in steps:
         _, r_plain, done_plain, _, _ = plain.step(action)
         _, r_cost, done_cost, _, info = costly.step(action)
