@@ -8,7 +8,8 @@ import pytest
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory import make_memory
 from vmb_gym.memory.cascade import CascadeEncoder, CascadeIndex
-from vmb_gym.memory.retrieval import DenseMemory, HashingEmbedder, embedding_cache_path, make_embedder
+from vmb_gym.memory.dense_index import embedding_cache_path
+from vmb_gym.memory.retrieval import DenseMemory, HashingEmbedder, make_embedder
 from vmb_gym.memory.cache import save_array
 from vmb_gym.testing import check_memory_module
 
