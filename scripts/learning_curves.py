@@ -86,6 +86,8 @@ class Args:
     """PPO rollout length (SB3's default; smaller only for smoke runs)"""
     batch_size: int = 64
     """PPO minibatch size (SB3's default)"""
+    learning_rate: float = 3e-4
+    """PPO learning rate (SB3's default)"""
     f1_weight: float = 0.2
     """slots:SEED:esm runs: final reward = exact match + f1_weight x value-level F1 (`vmb train sb3 --f1-weight`);
     other runs get the env's own reward, value-level F1"""
@@ -160,6 +162,7 @@ def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0, call_c
     vec_env = DummyVecEnv([slot_env_thunk(data, sorted(tasks.scenarios), slot_args, catalogue)])
     vec_env.seed(seed)
     model = MaskablePPO(SlotPointerPolicy, vec_env, n_steps=args.n_steps, batch_size=args.batch_size, seed=seed,
+                        learning_rate=args.learning_rate,
                         device="cpu", verbose=0)
     # one policy per evaluation env: its task set names the speakers of each episode
     return Setup(vec_env, model, lambda env: SlotSB3Policy(model, catalogue, env, deterministic=True),
@@ -189,6 +192,7 @@ def catalogue_setup(args: Args, data: str, seed: int) -> Setup:
     vec_env = DummyVecEnv([thunk])
     vec_env.seed(seed)
     model = MaskablePPO("MlpPolicy", vec_env, n_steps=args.n_steps, batch_size=args.batch_size, seed=seed,
+                        learning_rate=args.learning_rate,
                         device="cpu", verbose=0)
     return Setup(vec_env, model,
                  lambda env: SB3Policy(model, catalogue, featurizer, deterministic=True, memory_search=True),
