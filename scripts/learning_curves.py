@@ -88,6 +88,9 @@ class Args:
     """PPO minibatch size (SB3's default)"""
     learning_rate: float = 3e-4
     """PPO learning rate (SB3's default)"""
+    scored_step_limit: bool = True
+    """slot runs: report the scored step limit as termination (vmb_gym.wrappers.ScoredStepLimit, as `vmb train sb3`
+    does); --no-scored-step-limit: as truncation, which SB3 bootstraps (how the runs before it were made)"""
     f1_weight: float = 0.2
     """slots:SEED:esm runs: final reward = exact match + f1_weight x value-level F1 (`vmb train sb3 --f1-weight`);
     other runs get the env's own reward, value-level F1"""
@@ -156,7 +159,8 @@ def slot_setup(args: Args, data: str, seed: int, f1_weight: float = -1.0, call_c
     from vmb_agents.train.sb3_slots import RandomSlotPolicy, fit_catalogue, slot_env_thunk
 
     slot_args = SlotArgs(memory=args.memory, max_steps=args.max_steps, seed=seed, line_prior_kind="vocab",
-                         f1_weight=f1_weight, call_cost=call_cost, eval_data=args.eval_data, official_data="")
+                         f1_weight=f1_weight, call_cost=call_cost, scored_step_limit=args.scored_step_limit,
+                         eval_data=args.eval_data, official_data="")
     tasks = TaskSet.load(data)
     catalogue = fit_catalogue(tasks, sorted(tasks.scenarios), slot_args)
     vec_env = DummyVecEnv([slot_env_thunk(data, sorted(tasks.scenarios), slot_args, catalogue)])

@@ -39,7 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 import vmb_gym  # registers VehicleMem-v0
-from vmb_gym.wrappers import VehicleCallCost
+from vmb_gym.wrappers import ScoredStepLimit, VehicleCallCost
 from vmb_agents.baselines import NoopPolicy
 from vmb_agents.reader import RulesPolicy
 from vmb_agents.sb3.checkpoint import algo_class, load_checkpoint, save_checkpoint, sidecar_meta
@@ -93,6 +93,9 @@ class Args(SB3Args):
     call_cost: float = 0.0
     """slots: subtract this from the reward for each vehicle function call, at its step
     (vmb_gym.wrappers.VehicleCallCost; 0 = no cost)"""
+    scored_step_limit: bool = True
+    """slots: report the scored step-limit step as terminated (vmb_gym.wrappers.ScoredStepLimit), so PPO does not add
+    gamma x V(last observation) to a final score; --no-scored-step-limit: as truncated (SB3 bootstraps it)"""
     bc_epochs: int = 30
     """slots: warm start by imitating the best slots of the training tasks (0 = pure RL)"""
     bc_weight_decay: float = 0.0
@@ -140,6 +143,8 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
         featurizer = SlotFeaturizer(drop=drop_list(args.drop_features))
         slot_env = make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer)
+        if args.scored_step_limit:
+            slot_env = ScoredStepLimit(slot_env)
         return Monitor(VehicleCallCost(slot_env, args.call_cost) if args.call_cost else slot_env)
 
     return thunk

@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from vmb_gym.wrappers.call_cost import VehicleCallCost
 from vmb_gym.wrappers.evaluation import EvaluationWrapper
+from vmb_gym.wrappers.step_limit import ScoredStepLimit
 
-__all__ = ["EvaluationWrapper", "VehicleCallCost"]
+__all__ = ["EvaluationWrapper", "ScoredStepLimit", "VehicleCallCost"]
