@@ -142,10 +142,11 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
         featurizer = SlotFeaturizer(drop=drop_list(args.drop_features))
-        slot_env = make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer)
-        if args.scored_step_limit:
-            slot_env = ScoredStepLimit(slot_env)
-        return Monitor(VehicleCallCost(slot_env, args.call_cost) if args.call_cost else slot_env)
+        if args.scored_step_limit:  # the training-only wrappers go under the slot env, which the demos reach
+            env = ScoredStepLimit(env)
+        if args.call_cost:
+            env = VehicleCallCost(env, args.call_cost)
+        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer))
 
     return thunk
 
