@@ -44,7 +44,15 @@ from vmb_agents.baselines import NoopPolicy
 from vmb_agents.reader import RulesPolicy
 from vmb_agents.sb3.checkpoint import algo_class, load_checkpoint, save_checkpoint, sidecar_meta
 from vmb_agents.sb3.kl_ppo import add_kl_to_start
-from vmb_agents.sb3.slots import SLOT_FINISH, SLOT_SEARCH, SlotCatalogue, SlotFeaturizer, make_slot_env, slot_call
+from vmb_agents.sb3.slots import (
+    SLOT_FINISH,
+    SLOT_SEARCH,
+    SlotCatalogue,
+    SlotFeaturizer,
+    SlotFeatureWrapper,
+    make_slot_env,
+    slot_call,
+)
 from vmb_agents.sb3.slots.layout import N_MEMORY_VALUES, unpack_slot
 from vmb_agents.sb3.slots.line_prior import fit_line_prior
 from vmb_agents.sb3.slots.policy import SlotPointerPolicy, SlotSB3Policy
@@ -142,11 +150,12 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
         env = gym.make("VehicleMem-v0", data=data, files=files, memory=args.memory, max_steps=args.max_steps)
         f1_weight = args.f1_weight if args.f1_weight >= 0 else None
         featurizer = SlotFeaturizer(drop=drop_list(args.drop_features))
-        if args.scored_step_limit:  # the training-only wrappers go under the slot env, which the demos reach
-            env = ScoredStepLimit(env)
+        slot_env = make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer)
+        if args.scored_step_limit:
+            slot_env = ScoredStepLimit(slot_env)
         if args.call_cost:
-            env = VehicleCallCost(env, args.call_cost)
-        return Monitor(make_slot_env(env, catalogue=catalogue, f1_weight=f1_weight, featurizer=featurizer))
+            slot_env = VehicleCallCost(slot_env, args.call_cost)
+        return Monitor(slot_env)
 
     return thunk
 
@@ -198,7 +207,9 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
     rules: list[bool] = []
     found = total = 0
     for monitor in vec_env.envs:
-        env = monitor.env  # SlotFeatureWrapper
+        env = monitor.env
+        while not isinstance(env, SlotFeatureWrapper):  # under the training wrappers (step limit, call cost)
+            env = env.env
         for q in env.unwrapped.tasks.queries:
             total += 1
             episode = demo_episode(env, q)

@@ -10,6 +10,7 @@ from vmb_gym.memory import make_memory
 from vmb_gym.memory.cascade import CascadeEncoder, CascadeIndex
 from vmb_gym.memory.dense_index import embedding_cache_path
 from vmb_gym.memory.retrieval import DenseMemory, HashingEmbedder, make_embedder
+from vmb_gym.memory.base import clear_snapshots
 from vmb_gym.memory.cache import save_array
 from vmb_gym.testing import check_memory_module
 
@@ -100,8 +101,6 @@ def test_a_whole_history_of_second_stage_rows_on_disk_is_used_and_ranks_the_same
     texts = [e.text for e in fresh.entries]
     save_array(embedding_cache_path(cached.second, texts), cached.second.encode(texts))
     cached.second.seen.clear()
-    from vmb_gym.memory.base import clear_snapshots
-
     clear_snapshots()
     memory = DenseMemory(embedder=cached, use_disk_cache=True)
     memory.ingest(scenario)

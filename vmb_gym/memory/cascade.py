@@ -24,8 +24,8 @@ from vmb_gym.errors import ConfigError
 from vmb_gym.memory.cache import load_array
 from vmb_gym.memory.dense_index import DenseIndex, Embedder, embedding_cache_path, top_indices
 
-#: How many of the first stage's best visible lines the second stage re-ranks (chosen on the
-#: generator's validation split: see docs/memory-encoders.md).
+#: How many of the first stage's best visible lines the second stage re-ranks (set by cost: about half a
+#: second of MiniLM on two cores; see docs/memory-encoders.md).
 DEFAULT_DEPTH = 100
 
 

@@ -90,10 +90,8 @@ class SlotActionWrapper(gym.Wrapper[Any, np.int64, Any, Any]):
         info["slot_call"] = call
         metrics = info.get("metrics")
         if self.f1_weight is not None and metrics is not None:
-            # exact state match plus a little value-level F1: F1 alone pays for extra guesses (less the step's call
-            # cost when the env under this wrapper charges one: vmb_gym.wrappers.VehicleCallCost)
-            reward = (float(metrics.get("exact_match", 0.0)) + self.f1_weight * float(metrics.get("f1_change", 0.0))
-                      - float(info.get("call_cost", 0.0)))
+            # exact state match plus a little value-level F1: F1 alone pays for extra guesses
+            reward = float(metrics.get("exact_match", 0.0)) + self.f1_weight * float(metrics.get("f1_change", 0.0))
         return obs, reward, terminated, truncated, info
 
     def first_search(self) -> list[dict[str, Any]]:
