@@ -108,6 +108,21 @@ def _run_ensemble(args: argparse.Namespace, argv: Sequence[str]) -> int:
                      lambda summary: f"outputs in {args.out}: merged checkpoint {summary['checkpoint']}")
 
 
+def _add_self_imitation(parser: argparse.ArgumentParser) -> None:
+    from vmb_agents.train.slot_self_imitation import add_arguments
+
+    add_arguments(parser)
+
+
+def _run_self_imitation(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from vmb_agents.train.slot_self_imitation import main, parse_args
+
+    return _run_main("self-imitation", lambda a: main(parse_args(a)), argv,
+                     lambda summary: f"outputs in {args.out}: checkpoint {summary['checkpoint']} (greedy solved "
+                                     f"{summary['greedy_solved']} of {summary['tasks']} training tasks, some "
+                                     f"episode {summary['any_solved']})")
+
+
 def _add_convert(parser: argparse.ArgumentParser) -> None:
     from vmb_agents.train.convert_checkpoint import add_arguments
 
@@ -154,6 +169,9 @@ TRAINERS: dict[str, Trainer] = {
                       "request's value comes from (see agents/train/lm_reader.py)", _add_reader, _run_reader),
     "ensemble": Trainer("merge slot checkpoints trained with different seeds into one checkpoint whose logits are the "
                         "mean of theirs (see agents/train/slot_ensemble.py)", _add_ensemble, _run_ensemble),
+    "self-imitation": Trainer("improve a slot checkpoint with the env's reward alone: keep the episodes the env "
+                              "scores solved (greedy or sampled) and fit the policy to them "
+                              "(see agents/train/slot_self_imitation.py)", _add_self_imitation, _run_self_imitation),
     "convert-checkpoint": Trainer("rewrite an SB3 zip checkpoint (a pickle; needs --trust-checkpoint) as safetensors + "
                                   "JSON, which load without running code (see agents/train/convert_checkpoint.py)",
                                   _add_convert, _run_convert),
