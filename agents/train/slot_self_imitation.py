@@ -152,15 +152,16 @@ def run_group(policy: Any, envs: Sequence[Any], task_id: str, rng: Any) -> tuple
 
 
 def collect_best(policy: Any, data: str, scenario_ids: list[int], env_args: SlotArgs, catalogue: SlotCatalogue,
-                 samples: int, seed: int) -> tuple[tuple[SparseRows, np.ndarray, np.ndarray], dict[str, int]]:
+                 samples: int, seed: int, total: int
+                 ) -> tuple[tuple[SparseRows, np.ndarray, np.ndarray], dict[str, int]]:
     """Every training task's group (:func:`run_group`), ``SCENARIOS_PER_CHUNK`` scenarios' envs at a time; the kept
-    states as ``(observations, masks, actions)`` and the counts (tasks, greedy_solved, any_solved, kept_states)."""
+    states as ``(observations, masks, actions)`` and the counts (tasks, greedy_solved, any_solved, kept_states).
+    ``total``: the number of tasks, for the progress bar."""
     rng = np.random.default_rng(seed)
     rows: SparseRows | None = None
     masks: list[np.ndarray] = []
     actions: list[int] = []
     counts = {"tasks": 0, "greedy_solved": 0, "any_solved": 0, "kept_states": 0}
-    total = len(TaskSet.load(data, files=scenario_ids))
     with tqdm(total=total, desc="self-imitation episodes", unit="task") as bar:
         for c in range(0, len(scenario_ids), SCENARIOS_PER_CHUNK):
             chunk = scenario_ids[c:c + SCENARIOS_PER_CHUNK]
@@ -195,9 +196,6 @@ def main(args: Args) -> dict[str, Any]:
         raise ConfigError(f"--epochs must be >= 1 and --learning-rate > 0, found {args.epochs} and "
                           f"{args.learning_rate}")
     model, sidecar = load_checkpoint(args.start, design="slots")
-    out = Path(args.out)
-    prepare_out(out, args.overwrite, OUTPUTS, command="vmb train self-imitation")
-    seed_everything(args.seed, args.torch_threads)
     trained = dict(sidecar.get("settings") or {})
     env_args = SlotArgs(memory=str(trained.get("memory", "bm25")), max_steps=int(trained.get("max_steps", 6)),
                         drop_features=",".join((sidecar.get("featurizer") or {}).get("drop") or []),
@@ -206,10 +204,15 @@ def main(args: Args) -> dict[str, Any]:
                         generator_options=args.generator_options)
     data = str(generated_train(env_args))
     scenario_ids = parse_file_range(args.train_files) if args.train_files else list(range(1, args.train_scenarios + 1))
+    total = len(TaskSet.load(data, files=scenario_ids))  # missing households fail here, before --out is claimed
+    out = Path(args.out)
+    prepare_out(out, args.overwrite, OUTPUTS, command="vmb train self-imitation")
+    seed_everything(args.seed, args.torch_threads)
     catalogue = SlotCatalogue.from_json(sidecar["catalogue"])
     t0 = time.perf_counter()
     model.policy.set_training_mode(False)
-    kept, counts = collect_best(model.policy, data, scenario_ids, env_args, catalogue, args.samples, args.seed)
+    kept, counts = collect_best(model.policy, data, scenario_ids, env_args, catalogue, args.samples, args.seed,
+                                  total)
     sampling_seconds = time.perf_counter() - t0
     print(f"self-imitation: {counts['tasks']} tasks, greedy solved {counts['greedy_solved']}, some episode solved "
           f"{counts['any_solved']}; fitting {counts['kept_states']} states", flush=True)

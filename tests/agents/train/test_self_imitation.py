@@ -59,6 +59,15 @@ def test_bad_settings_are_refused_before_anything_is_written(tmp_path: Path, fie
     assert not out.exists()
 
 
+def test_households_the_split_lacks_are_refused_before_out_is_claimed(tmp_path: Path) -> None:
+    from vmb_gym.errors import DataError
+
+    out = tmp_path / "run"
+    with pytest.raises(DataError, match=r"\[3, 4\].*found only 1-2"):
+        si.main(si.Args(out=str(out), train_scenarios=2, train_files="3-4", cache_dir=str(tmp_path / "cache")))
+    assert not out.exists()
+
+
 def test_the_cli_names_the_trainer_and_reports_a_refused_setting(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from vmb_gym.cli import main
