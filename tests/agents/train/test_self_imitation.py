@@ -74,3 +74,30 @@ def test_the_cli_names_the_trainer_and_reports_a_refused_setting(tmp_path: Path,
 
     assert main(["train", "self-imitation", "--samples", "0", "--out", str(tmp_path / "run")]) == 2
     assert "vmb train self-imitation: error: --samples" in capsys.readouterr().err
+
+
+def test_the_greedy_episode_scores_as_vmb_eval_scores_the_policy() -> None:
+    """The trainer's "greedy solved" is the evaluation's exact match on the same tasks."""
+    import gymnasium as gym
+    import numpy as np
+
+    from vmb_agents.factory import make_policy
+    from vmb_agents.sb3.checkpoint import load_checkpoint
+    from vmb_agents.sb3.slots import SlotCatalogue
+    from vmb_gym.policy import run_episode
+
+    model, sidecar = load_checkpoint("slots", design="slots")
+    env_args = si.SlotArgs(memory="bm25", max_steps=6)
+    envs = [si.slot_env(si.slot_env_thunk("default", [1], env_args, SlotCatalogue.from_json(sidecar["catalogue"]))())
+            for _ in range(2)]
+    eval_env = gym.make("VehicleMem-v0", data="default", files=[1], memory="bm25", max_steps=6)
+    policy = make_policy("sb3:slots", eval_env)
+    solved = []
+    for q in envs[0].unwrapped.tasks.queries[:6]:
+        group, kept = si.run_group(model.policy, envs, q.task_id, np.random.default_rng(0))
+        episode = run_episode(eval_env, policy, task_id=q.task_id)
+        assert group.solved[0] == bool(episode.metrics["exact_match"]), q.task_id
+        assert (group.kept is None) == (not kept)
+        solved.append(group.solved[0])
+    assert any(solved)  # the shipped policy solves some of them, so the comparison covers both outcomes
+    eval_env.close()
