@@ -82,6 +82,11 @@ def test_hermes_json_blocks_broken() -> None:
         "<tool_call> block 1: the call has no 'name' string (keys: ['arguments'])"]
     assert errors("<tool_call>\n</tool_call>") == [
         '<tool_call> block 1: empty; expected {"name": ..., "arguments": {...}}']
+    # an empty code fence inside the tags (found by the never-raises property test) is empty too
+    assert errors("<tool_call>```json\n```") == [
+        '<tool_call> block 1 (not closed by </tool_call>): empty; expected {"name": ..., "arguments": {...}}']
+    assert errors("<tool_call>\n```\n```\n</tool_call>") == [
+        '<tool_call> block 1: empty; expected {"name": ..., "arguments": {...}}']
     # a good block is kept next to a broken one (the chat loop runs it; env.step rejects the whole reply)
     parsed = parse_reply(HERMES_TWO_BLOCKS.replace('"Riverside Library"}}', '"Riverside Library"'))
     assert [c.name for c in parsed.calls] == [TEMP]

@@ -385,11 +385,11 @@ def _tool_call_blocks(text: str, types: _ParamTypes) -> ReplyParse | None:
         body = m.group(1).strip()
         closed = m.group(0).endswith("</tool_call>")
         where = f"<tool_call> block {n}" + ("" if closed else " (not closed by </tool_call>)")
-        if not body:
-            errors.append(f"{where}: empty; expected {{\"name\": ..., \"arguments\": {{...}}}}")
-            continue
         fenced = _FENCE.fullmatch(body)
         body = fenced.group(1).strip() if fenced else body
+        if not body:  # nothing between the tags, or only an empty ``` fence
+            errors.append(f"{where}: empty; expected {{\"name\": ..., \"arguments\": {{...}}}}")
+            continue
         xml = body[0] not in "{[" and ("<function" in body or "<parameter=" in body)
         families.add("xml" if xml else "hermes")
         try:
