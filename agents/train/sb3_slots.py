@@ -160,6 +160,13 @@ def slot_env_thunk(data: str, files: list[int], args: Args, catalogue: SlotCatal
     return thunk
 
 
+def slot_env(env: Any) -> Any:
+    """The :class:`SlotFeatureWrapper` under a training env's outer wrappers (Monitor, step limit, call cost)."""
+    while not isinstance(env, SlotFeatureWrapper):
+        env = env.env
+    return env
+
+
 class RandomSlotPolicy:
     """Uniformly random allowed slot actions (finish included): the random baseline of the slot design."""
 
@@ -207,9 +214,7 @@ def collect_slot_demos(vec_env: Any) -> SlotDemos:
     rules: list[bool] = []
     found = total = 0
     for monitor in vec_env.envs:
-        env = monitor.env
-        while not isinstance(env, SlotFeatureWrapper):  # under the training wrappers (step limit, call cost)
-            env = env.env
+        env = slot_env(monitor)
         for q in env.unwrapped.tasks.queries:
             total += 1
             episode = demo_episode(env, q)

@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from vmb_agents.sb3.checkpoint import load_checkpoint, save_checkpoint, sidecar_meta
 from vmb_agents.sb3.imitation import behaviour_clone
-from vmb_agents.sb3.slots import SlotCatalogue, SlotFeatureWrapper
+from vmb_agents.sb3.slots import SlotCatalogue
 from vmb_agents.train.common import (
     add_dataclass_arguments,
     args_from_namespace,
@@ -47,7 +47,7 @@ from vmb_agents.train.common import (
     train_settings,
 )
 from vmb_agents.train.sb3_slots import Args as SlotArgs
-from vmb_agents.train.sb3_slots import slot_env_thunk
+from vmb_agents.train.sb3_slots import slot_env, slot_env_thunk
 from vmb_agents.train.sparse_rows import SparseRows
 from vmb_gym.data import parse_file_range
 from vmb_gym.envs.task_set import TaskSet
@@ -113,13 +113,6 @@ def best_episodes(solved: Sequence[bool], log_probs: Sequence[float]) -> TaskGro
         return TaskGroup(list(solved), 0)
     solving = [i for i in range(1, len(solved)) if solved[i]]
     return TaskGroup(list(solved), max(solving, key=lambda i: log_probs[i]) if solving else None)
-
-
-def slot_env(env: Any) -> Any:
-    """The :class:`SlotFeatureWrapper` under a training env's outer wrappers (Monitor, step limit)."""
-    while not isinstance(env, SlotFeatureWrapper):
-        env = env.env
-    return env
 
 
 def run_group(policy: Any, envs: Sequence[Any], task_id: str, rng: Any) -> tuple[TaskGroup, list[Any]]:
