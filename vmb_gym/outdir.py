@@ -226,6 +226,7 @@ class Claim:
 
 
 _CLAIMS: list[Claim] = []
+_HELD: list[Claim] = []  # the claims of the claimed_out blocks now open
 
 
 def claims() -> list[Claim]:
@@ -261,6 +262,10 @@ def claim_out(out: str | os.PathLike[str], command: str, *, overwrite: bool = Fa
         resume: see :func:`check_out`.
         outputs: names (or glob patterns) of what ``command`` writes into ``out``.
 
+    A folder held by an enclosing :func:`claimed_out` block of the same ``command`` (a command
+    that claims its ``--out``, then calls a library function that claims it too) is returned as
+    it is: the inner claim must not read the outer one's marker as an earlier run.
+
     Returns:
         ``out`` as a path.
 
@@ -268,6 +273,8 @@ def claim_out(out: str | os.PathLike[str], command: str, *, overwrite: bool = Fa
         ConfigError: see :func:`check_out`.
     """
     path = Path(out)
+    if any(c.command == command and c.out.resolve() == path.resolve() for c in _HELD):
+        return path
     check_out(path, command, overwrite=overwrite, resume=resume, outputs=outputs)
     path.mkdir(parents=True, exist_ok=True)
     if overwrite:
@@ -294,7 +301,13 @@ def claimed_out(out: str | os.PathLike[str], command: str, *, overwrite: bool = 
 
     check_out(out, command, overwrite=overwrite, resume=resume, outputs=outputs)
     with OutLock(out, command):
-        yield claim_out(out, command, overwrite=overwrite, resume=resume, outputs=outputs)
+        path = claim_out(out, command, overwrite=overwrite, resume=resume, outputs=outputs)
+        held = Claim(path, command)
+        _HELD.append(held)
+        try:
+            yield path
+        finally:
+            _HELD.remove(held)
 
 
 # ---------------------------------------------------------------------------- whole files

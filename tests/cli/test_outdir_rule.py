@@ -157,6 +157,25 @@ def test_a_folder_of_other_files_is_written_beside_them(tiny: str, tmp_path: Pat
     check_out(other, "vmb score", outputs=())  # a command that does not write report.md may go beside it
 
 
+@pytest.mark.parametrize("command", [
+    ["eval", "--policy", "oracle", "--no-plots"],
+    ["eval-stream", "--writer", "rules"],
+])
+def test_eval_and_eval_stream_write_beside_a_users_files(tiny: str, tmp_path: Path, command: list[str]) -> None:
+    # both claim --out, then their library function claims it again: the inner claim must not
+    # take the outer one's marker for an earlier run and refuse the user's folder
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main([*command, "--data", tiny, "--out", str(folder), "--no-progress"]) == 0
+    assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine"
+    metric = json.loads((folder / "metric.json").read_text(encoding="utf-8"))
+    assert metric  # the run finished and wrote its metrics
+    assert json.loads((folder / MARKER).read_text(encoding="utf-8"))["command"] == f"vmb {command[0]}"
+    # and the folder now holds that run: the same command again is refused without --overwrite
+    assert main([*command, "--data", tiny, "--out", str(folder), "--no-progress"]) == 2
+
+
 def test_every_trainer_keeps_to_the_rule(tmp_path: Path, eval_run: Path) -> None:
     from vmb_agents.train.common import prepare_out
 
