@@ -264,3 +264,23 @@ def test_near_misses_share_the_setting_but_are_not_evidence() -> None:
 def test_no_distractors_means_no_near_misses() -> None:
     sc = build_scenario(GeneratorOptions(seed=5, scenarios=1, history_length=300, distractor_ratio=0), 0)
     assert not [e for e in sc.meta["events"] if e["kind"] in ("near_miss", "mention")]
+
+
+
+def test_the_memory_free_baseline_never_reads_the_gold_value(tmp_path: Path) -> None:
+    from vmb_gym.generator.validate import ANY_API, baseline_calls, learn_baseline, validate
+    from vmb_gym.types import Query, ToolCall
+
+    table = {(ANY_API, "level"): 1, ("carcontrol_seat_set_heating_level", "seat"): "driver"}
+    gold = (ToolCall("carcontrol_seat_set_heating_level", {"seat": "rear_left", "level": 3}),
+            ToolCall("carcontrol_navigation_navigate_to", {"destination": "a place no split names"}))
+    query = Query(task_id="1_0", scenario_id=1, index=0, text="", reasoning_type="state_shift", gold_calls=gold,
+                  gold_call_strings=(), gold_memory="", evidence=(), as_of=None)
+    heat, nav = baseline_calls(query, table)
+    # a pair the split never set takes the name's value over every API; a name it never set is left out
+    assert heat.arguments == {"seat": "driver", "level": 1}
+    assert nav.name == "carcontrol_navigation_navigate_to" and nav.arguments == {}
+    assert learn_baseline(GeneratorOptions(seed=3, scenarios=2, history_length=200))[(ANY_API, "seat")]
+    # a 2-scenario train split used to hand the baseline the gold of every pair it never saw (ESM 0.65)
+    report = validate(REPO / "benchmark", tmp_path, train=GeneratorOptions(seed=20250603, scenarios=2), memory=None)
+    assert report["baseline"]["esm"] < 0.20

@@ -21,12 +21,15 @@ from vmb_gym.generator.options import GeneratorOptions
 from vmb_gym.types import REASONING_TYPES, Query, Scenario, ToolCall
 from vmb_gym.vehicle import API_SPECS, MODULE_KEYS, VehicleSimulator
 
-#: Arguments that say *where* (seat, zone...) rather than *what*; the baseline learns them too.
+#: The memory-free baseline (gold API names, learned argument values, seat and zone included) stays below this ESM.
 BASELINE_THRESHOLD = 0.20
+#: The API slot of :func:`learn_baseline`'s table rows keyed by parameter name alone.
+ANY_API = "*"
 
 
 def learn_baseline(options: GeneratorOptions) -> dict[tuple[str, str], Any]:
-    """Most frequent value per (API, parameter) over the gold calls of a generated split."""
+    """Most frequent value per (API, parameter), and per parameter name (``(ANY_API, name)``), over the
+    gold calls of a generated split."""
     from vmb_gym.generator.scenario import ScenarioBuilder
 
     counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
@@ -38,14 +41,30 @@ def learn_baseline(options: GeneratorOptions) -> dict[tuple[str, str], Any]:
             for call in plan.calls:
                 for name, value in call.to_json()["arguments"].items():
                     counts[(call.name, name)][json.dumps(value)] += 1
-    return {key: json.loads(c.most_common(1)[0][0]) for key, c in counts.items()}
+    by_name: dict[str, Counter[str]] = defaultdict(Counter)
+    for (_, name), c in counts.items():
+        by_name[name].update(c)
+    table = {key: json.loads(c.most_common(1)[0][0]) for key, c in counts.items()}
+    table.update({(ANY_API, name): json.loads(c.most_common(1)[0][0]) for name, c in by_name.items()})
+    return table
 
 
 def baseline_calls(query: Query, table: dict[tuple[str, str], Any]) -> list[ToolCall]:
-    """The memory-free prediction: the gold API names, every argument at its most frequent value."""
+    """The memory-free prediction: the gold API names, every argument at its most frequent value.
+
+    An (API, parameter) the train split never set takes the parameter name's most frequent value
+    over every API (``table[(ANY_API, name)]``); a name it never set at all is left out of the call.
+    The gold value is never read: only which arguments the gold calls name.
+    """
     out = []
     for c in query.gold_calls:
-        out.append(ToolCall(c.name, {k: table.get((c.name, k), v) for k, v in c.arguments.items()}))
+        args = {}
+        for k in c.arguments:
+            for key in ((c.name, k), (ANY_API, k)):
+                if key in table:
+                    args[k] = table[key]
+                    break
+        out.append(ToolCall(c.name, args))
     return out
 
 
