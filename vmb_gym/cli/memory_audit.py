@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-llm", default=None, metavar="SPEC",
                         help="chat model that builds the key_value memory: openai:MODEL or hf:PATH")
     parser.add_argument("--k", default="5,10,20", help="comma-separated Recall@k cut-offs")
-    parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png): new or empty, "
-                        "or an earlier vmb memory-audit with --overwrite")
+    parser.add_argument("--out", default="memory_audit", help="output folder (audit.json, audit.png): "
+                        "new, or holding no run (your own files there stay), or an earlier vmb memory-audit "
+                        "with --overwrite")
     parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--limit", type=int, default=0, help="only the first N scenarios (0: all)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")

@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None,
                         help="directory to write (default: the results' directory, whose metric.json and report.md "
                              "are rewritten, and its results.jsonl when a metric changed); another directory must be "
-                             "new or empty, or an earlier vmb regrade --out with --overwrite")
+                             "new or holding no run (your own files there stay), or an earlier vmb regrade --out with "
+                             "--overwrite")
     parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--data", default=None, help="data spec overriding the one in config.json")
     parser.add_argument("--check", action="store_true", help="exit 1 when any per-task metric changed")

@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='JSON Lines, one line per task: '
                              '{"task_id": "3_7", "calls": [{"name": ..., "arguments": {...}}]}')
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder for results.jsonl and metric.json "
-                        "(new or empty, or an earlier vmb score run with --overwrite)")
+                        "(new, or holding no run: your own files there stay; an earlier vmb score run "
+                        "with --overwrite)")
     parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--files", default=None, metavar="RANGE",
                         help="only these scenario numbers, e.g. '1-10' or '1,3,5' (all when omitted)")

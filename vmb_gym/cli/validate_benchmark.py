@@ -21,8 +21,8 @@ HELP = "Validate a generated benchmark (oracle ESM, memory-free baseline, covera
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``vmb validate-benchmark``."""
     parser.add_argument("--data", default="default", help="benchmark folder (default: the shipped benchmark/)")
-    parser.add_argument("--out", required=True, help="folder for report.md and report.json: new or empty, or an "
-                        "earlier vmb validate-benchmark report with --overwrite")
+    parser.add_argument("--out", required=True, help="folder for report.md and report.json: new, or holding no run "
+                        "(your own files there stay), or an earlier vmb validate-benchmark report with --overwrite")
     parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)
     parser.add_argument("--memory", default="bm25", help="memory module for the retrieval audit ('none' skips it)")
     parser.add_argument("--train-scenarios", type=int, default=100,
