@@ -36,6 +36,7 @@ from vmb_agents.llm.guide import RulesGuide
 from vmb_gym.cache_root import cache_dir
 from vmb_gym.errors import ConfigError
 from vmb_gym.memory.llm import ChatReply, Messages, Tools
+from vmb_gym.names import did_you_mean
 
 if TYPE_CHECKING:
     from vmb_agents.reader.reading import Reading
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["ADAPTER_DIR", "NAMED_GUIDE", "NAMED_MODELS", "SMOLLM2_VMB_GUIDE", "Decoding", "HFPolicy", "NamedModel",
-           "RulesGuide", "cache_dir", "load_line_reader", "resolve_view", "smollm2_gguf_path"]
+           "RulesGuide", "cache_dir", "load_line_reader", "named_model", "resolve_view", "smollm2_gguf_path"]
 
 #: Adapters shipped with the repository (one folder per name).
 ADAPTER_DIR = Path(__file__).resolve().parent / "adapters"
@@ -73,6 +74,32 @@ NAMED_MODELS: dict[str, NamedModel] = {
 }
 #: ``guide=NAMED_GUIDE`` (the default): the named model's guide; none for a model given by path or object.
 NAMED_GUIDE = "named"
+
+
+def named_model(name: str) -> NamedModel | None:
+    """The shipped model ``hf:NAME`` names (:data:`NAMED_MODELS`), or None for a path or hub id.
+
+    A name that is no shipped name, no existing path and no ``ORG/NAME`` hub id (it has no ``/``), but is
+    close to a shipped name, is a misspelling: it fails here, before transformers spends a minute on the
+    hub's retries.
+
+    Raises:
+        ConfigError: such a misspelt name (with a "did you mean" and the shipped names).
+    """
+    named = NAMED_MODELS.get(name)
+    if named is not None:
+        return named
+    if "/" in name or "\\" in name or name.endswith(".gguf") or Path(name).exists():
+        return None
+    hint = did_you_mean(name, NAMED_MODELS, n=1)
+    if hint:
+        raise ConfigError(f"{name!r} is neither a local model folder nor a shipped model name{hint} "
+                          f"Shipped names (hf:NAME): {_shipped_names()}; a hub model is named ORG/NAME")
+    return None
+
+
+def _shipped_names() -> str:
+    return ", ".join(NAMED_MODELS)
 
 
 @dataclass(frozen=True)
@@ -216,7 +243,7 @@ class HFPolicy(ToolChatPolicy):
         device: str | None = None,
         dtype: Any | None = None,
     ) -> None:
-        named = NAMED_MODELS.get(model) if isinstance(model, str) else None
+        named = named_model(model) if isinstance(model, str) else None
         if named is not None:
             model = str(convert_gguf()) if named.base == "smollm2" else named.base
             adapter = adapter if adapter is not None else named.adapter
@@ -588,8 +615,9 @@ def _load(name_or_path: str, tokenizer: Any | None, *, device: str | None, dtype
         if tokenizer is None:
             tokenizer = AutoTokenizer.from_pretrained(name_or_path)
     except OSError as exc:
-        raise ConfigError(f"could not load a causal LM from {name_or_path!r}: expected a local checkpoint folder or a "
-                          f"hub id that is cached or reachable ({exc})") from exc
+        raise ConfigError(f"could not load a causal LM from {name_or_path!r}: expected a local checkpoint folder, a "
+                          f"hub id that is cached or reachable, or a shipped model name ({_shipped_names()}) "
+                          f"({exc})") from exc
     target = device or ("cuda" if torch.cuda.is_available() else "cpu")
     model.to(target)
     model.eval()
