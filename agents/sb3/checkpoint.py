@@ -37,7 +37,7 @@ import importlib
 import inspect
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from gymnasium import spaces
 
 from vmb_agents.sb3.legacy_paths import old_module_paths
 from vmb_gym.errors import ConfigError
+from vmb_gym.names import did_you_mean
 
 #: Algorithm name -> ``"module:Class"`` of its SB3 class (the only copy; imported on first use so
 #: that importing this module does not load torch).
@@ -158,6 +159,12 @@ def refuse_pickle(path: str | Path, trust_checkpoint: bool = False) -> None:
     if trust_checkpoint or not is_pickle_checkpoint(path):
         return
     found = zip_path(resolve_checkpoint(path))
+    if not sidecar_path(found).is_file() and not _legacy_stream_sidecar(found).is_file():
+        raise ConfigError(
+            f"{found} is a Stable-Baselines3 zip without the sidecar ({sidecar_path(found).name}) that says which env "
+            "and design it was trained for, so no loader can rebuild its policy; its data is also a pickle, which "
+            "runs any code its author put in it. Fix: if you trust it, load it with MaskablePPO.load in your own "
+            "script and save it with vmb_agents.sb3.checkpoint.save_checkpoint (docs/howto/sb3.md)")
     raise ConfigError(
         f"{found} is a Stable-Baselines3 zip: its data is a pickle, and loading it runs any code its author put in "
         f"it. Load it only if you trust where it came from: `vmb eval {TRUST_FLAG}` or `vmb eval-stream {TRUST_FLAG}` "
@@ -299,18 +306,53 @@ def save_checkpoint(model: Any, path: str | Path, *, design: str, algo: str,
     return out
 
 
-def read_sidecar(path: str | Path) -> dict[str, Any]:
+#: The command that writes a checkpoint of each design (the hint of a missing one).
+TRAIN_COMMANDS: dict[str, str] = {"catalogue": "`vmb train sb3`", "slots": "`vmb train sb3`",
+                                  "stream_writer": "`vmb train stream`"}
+
+
+def require_checkpoint(path: str | Path, *, design: str | None = None,
+                       shipped: Iterable[str] | None = None) -> Path:
+    """``path`` resolved (:func:`resolve_checkpoint`), when a checkpoint (weights or an SB3 zip) is there.
+
+    Args:
+        path: ``NAME``, ``NAME.safetensors`` or ``NAME.zip``.
+        design: the design the caller loads (None: any); it picks the training command the error names.
+        shipped: the names of the shipped checkpoints of that kind, suggested when none is at ``path``
+            (with a "did you mean" for a misspelt bare name). Default: :func:`shipped_names` (the slot
+            policies) for a policy or any design, none for a stream writer (its loader passes
+            :data:`vmb_agents.stream.learned.NAMED_WRITERS`).
+
+    Raises:
+        ConfigError: no checkpoint at ``path``; the message says how to write one and which shipped ones
+            of the kind asked for there are.
+    """
+    resolved = resolve_checkpoint(path)
+    if _has_model(resolved):
+        return resolved
+    if shipped is None:
+        shipped = [] if design == "stream_writer" else shipped_names()
+    names = list(shipped)
+    train = TRAIN_COMMANDS.get(str(design), "`vmb train sb3` (or `vmb train stream` for a memory writer)")
+    offer = f", or name a shipped one ({', '.join(names)})" if names else ""
+    text = str(path)
+    bare = Path(text).parent == Path(".") and not text.endswith((".zip", WEIGHTS_SUFFIX))
+    hint = did_you_mean(text, names) if bare else ""
+    raise ConfigError(f"expected an SB3 checkpoint at {weights_path(resolved)}; write one with {train}{offer}{hint}")
+
+
+def read_sidecar(path: str | Path, *, design: str | None = None, shipped: Iterable[str] | None = None
+                 ) -> dict[str, Any]:
     """The sidecar of checkpoint ``path``, old formats read as ``format_version`` 1 (see the module docstring).
+
+    ``design`` and ``shipped`` word the error of a missing checkpoint (:func:`require_checkpoint`); they
+    select nothing.
 
     Raises:
         ConfigError: the weights (or zip) or the sidecar is missing, or the sidecar is unreadable.
     """
-    path = resolve_checkpoint(path)
+    path = require_checkpoint(path, design=design, shipped=shipped)
     side, legacy = sidecar_path(path), _legacy_stream_sidecar(path)
-    if not _has_model(path):
-        names = ", ".join(shipped_names()) or "none"
-        raise ConfigError(f"expected an SB3 checkpoint at {weights_path(path)}; write one with `vmb train sb3` "
-                          f"(or `vmb train stream` for a memory writer), or name a shipped one ({names})")
     model_file = weights_path(path) if weights_path(path).is_file() else zip_path(path)
     if not side.is_file() and not legacy.is_file():
         raise ConfigError(f"{model_file} has no sidecar: expected {side} (written beside it by save_checkpoint)")
@@ -408,7 +450,7 @@ def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = N
     """
     path = resolve_checkpoint(path)
     refuse_pickle(path, trust_checkpoint)
-    sidecar = read_sidecar(path)
+    sidecar = read_sidecar(path, design=design)
     found = sidecar.get("design")
     if design is not None and found != design:
         raise ConfigError(f"{sidecar_path(path)}: a {found!r} checkpoint, expected the {design!r} design; "

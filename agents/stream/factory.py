@@ -9,11 +9,19 @@ from __future__ import annotations
 import re
 
 from vmb_agents.reader import READER_TOP_K
-from vmb_agents.stream.learned import load_stream_writer
+from vmb_agents.sb3.checkpoint import require_checkpoint
+from vmb_agents.stream.learned import NAMED_WRITERS, load_stream_writer
 from vmb_agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
 from vmb_gym.errors import ConfigError
+from vmb_gym.names import did_you_mean, match_name
 
-__all__ = ["make_writer", "parse_writer_spec"]
+__all__ = ["WRITER_NAMES", "make_writer", "parse_writer_spec"]
+
+#: The writer names ``--writer`` documents: :data:`WRITER_ALIASES` less the internal keys that have a short name
+#: (``rule``, ``store_everything``, ``store_nothing`` still work).
+WRITER_NAMES: tuple[str, ...] = tuple(
+    name for name in WRITER_ALIASES if name not in {key for alias, key in WRITER_ALIASES.items() if alias != key}
+)
 
 _BUDGET_SPEC = re.compile(r"^(?P<tokens>\d+)(?:/(?P<overflow>fifo|stop))?$")
 
@@ -51,14 +59,20 @@ def make_writer(spec: str, top_k: int = READER_TOP_K, *, trust_checkpoint: bool 
     """
     spec, budget, overflow = parse_writer_spec(spec)
     if spec.startswith("sb3:"):
-        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k, trust_checkpoint=trust_checkpoint)
+        name = spec.removeprefix("sb3:")
+        # no checkpoint there: one error naming the shipped writers (not the shipped slot policies)
+        require_checkpoint(NAMED_WRITERS.get(name, name), design="stream_writer", shipped=NAMED_WRITERS)
+        writer = load_stream_writer(name, top_k=top_k, trust_checkpoint=trust_checkpoint)
         if budget is not None:
             writer.set_budget(budget, overflow)
         return writer
-    key = WRITER_ALIASES.get(spec)
+    key = WRITER_ALIASES.get(match_name(spec, WRITER_ALIASES) or spec)
     if key is None:
-        raise ConfigError(f"unknown writer {spec!r}; expected one of {sorted(set(WRITER_ALIASES))}, "
-                          "sb3:stream or sb3:CHECKPOINT")
+        shipped = ", ".join(f"sb3:{n}" for n in NAMED_WRITERS)
+        hint = did_you_mean(spec, WRITER_NAMES) or did_you_mean(spec, WRITER_ALIASES)
+        raise ConfigError(f"unknown writer {spec!r}; expected {', '.join(WRITER_NAMES)} (each may take a memory "
+                          f"budget NAME@TOKENS or NAME@TOKENS/fifo|stop, e.g. rules@2000), {shipped} (the shipped "
+                          f"learned writer) or sb3:CHECKPOINT{hint}")
     writer = WRITERS[key](top_k=top_k)
     if budget is not None:
         writer.set_budget(budget, overflow)

@@ -128,7 +128,7 @@ def test_generate_and_memory_audit_keep_their_own_runs(tmp_path: Path, tiny: str
             "60", "--days", "7", "--renderer", "template"]
     assert main(argv) == 0
     first = snapshot(out)
-    assert main(argv) == 2 and "earlier `vmb generate` run" in capsys.readouterr().out
+    assert main(argv) == 2 and "earlier `vmb generate` run" in capsys.readouterr().err
     (out / "history" / "history_99.txt").write_text("stale")  # replaced outputs go: no stale scenario stays
     assert main([*argv, "--overwrite"]) == 0
     again = snapshot(out)

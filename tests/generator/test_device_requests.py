@@ -46,5 +46,5 @@ def test_cli_refuses_the_option_for_the_embedded_benchmark(tmp_path) -> None:
 
     out = subprocess.run([sys.executable, "-m", "vmb_gym.cli", "generate", "--benchmark", "--device-requests", "0.5",
                           "--out", str(tmp_path)], capture_output=True, text=True, check=False)
-    assert out.returncode == 2 and "--like go with --out DIR" in out.stdout
+    assert out.returncode == 2 and "--like go with --out DIR" in out.stderr
     assert not (tmp_path / "manifest.json").exists()

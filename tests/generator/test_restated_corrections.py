@@ -90,4 +90,4 @@ def test_vmb_generate_takes_the_flag_and_refuses_it_for_the_embedded_benchmark(t
     options = json.loads(next((out / "meta").iterdir()).read_text(encoding="utf-8"))["generator"]["options"]
     assert options["restated_corrections"] == 1.0
     assert main(["generate", "--benchmark", "--restated-corrections", "1", "--out", str(tmp_path / "b")]) == 2
-    assert "--restated-corrections" in capsys.readouterr().out
+    assert "--restated-corrections" in capsys.readouterr().err

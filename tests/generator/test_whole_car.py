@@ -104,7 +104,7 @@ def test_cli_refuses_the_option_for_the_embedded_benchmark(tmp_path: Path) -> No
     out = subprocess.run([sys.executable, "-m", "vmb_gym.cli", "generate", "--benchmark", "--whole-car", "0.5",
                           "--out", str(tmp_path)], capture_output=True, text=True, check=False)
     assert out.returncode == 2
-    assert "--whole-car, --device-requests, " in out.stdout and "go with --out DIR" in out.stdout
+    assert "--whole-car, --device-requests, " in out.stderr and "go with --out DIR" in out.stderr
 
 
 def test_unsaid_share_keeps_the_target_without_the_words() -> None:

@@ -5,7 +5,7 @@
     vmb check policy SPEC           # check_policy: reset/act, readable actions, ends in time, seeded
 
 Each check prints one line, ``PASS  what`` or ``FAIL  what: why``; the exit status is 0 when all
-passed and 1 when one failed. An unknown memory module or policy is an error line (exit 2).
+passed and 1 when one failed. An unknown memory module, env id or policy is an error line (exit 2).
 """
 
 from __future__ import annotations
@@ -70,8 +70,38 @@ def _run_memory(args: argparse.Namespace) -> Iterable[tuple[str, Callable[[], No
 def _run_env(args: argparse.Namespace) -> Iterable[tuple[str, Callable[[], None]]]:
     from vmb_gym.testing import check_vmb_env
 
+    _check_env_id(args.env_id)  # an unregistered id: one error line, not Gymnasium's traceback
     what = f"{args.env_id}: check_env, seeded determinism, pickling, {args.bombard} malformed actions"
     return [(what, lambda: check_vmb_env(args.env_id, seed=args.seed, bombard_actions=args.bombard))]
+
+
+def _check_env_id(env_id: str) -> None:
+    """Raise a :class:`~vmb_gym.errors.ConfigError` unless Gymnasium has ``env_id`` registered.
+
+    ``MODULE:ID`` imports ``MODULE`` first, as ``gym.make`` does. The message lists vmb_gym's env
+    ids with a "did you mean" (matched ignoring case: ``vehiclemem-v0`` -> ``VehicleMem-v0``).
+    """
+    import importlib
+
+    import gymnasium as gym
+
+    from vmb_gym import ENVS
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.names import did_you_mean, match_name
+
+    module, _, name = env_id.rpartition(":")
+    if module:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"env {env_id!r}: cannot import {module!r} ({exc}); fix: install the package that "
+                              f"registers it, or give one of vmb_gym's envs {', '.join(ENVS)}") from None
+    if name in gym.registry:
+        return
+    same = match_name(name, ENVS)  # the same id but for case: suggest it alone
+    hint = (did_you_mean(same or name, [same] if same else ENVS)
+            or "; fix: give one of those, or the id of an env registered with Gymnasium")
+    raise ConfigError(f"no env registered as {env_id!r}; vmb_gym registers {', '.join(ENVS)}{hint}")
 
 
 def _run_policy(args: argparse.Namespace) -> Iterable[tuple[str, Callable[[], None]]]:

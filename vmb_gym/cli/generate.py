@@ -146,6 +146,29 @@ def _run_llm_renderer(args: argparse.Namespace) -> Any:
     )
 
 
+def _check_renderer(spec: str | None) -> str | None:
+    """``--renderer`` as given, an offline renderer's name matched ignoring case (``Natural``), or None.
+
+    Raises:
+        ConfigError: neither an offline renderer nor ``KIND:ARG`` (the message lists every form the
+            generator takes, with a "did you mean"); an LLM spec is checked when its backend is built.
+    """
+    from vmb_gym.errors import ConfigError
+    from vmb_gym.generator.options import RENDERERS
+    from vmb_gym.names import did_you_mean, match_name
+
+    if spec is None or ":" in spec:
+        return spec
+    found = match_name(spec, RENDERERS)
+    if found is not None:
+        return found
+    forms = [*RENDERERS, "openai:MODEL", "hf:PATH"]
+    hint = did_you_mean(spec, forms) or f"; fix: give one of {', '.join(forms)}"
+    raise ConfigError(f"unknown --renderer {spec!r}; expected an offline renderer ({', '.join(RENDERERS)}) or an LLM "
+                      f"one (openai:MODEL for an OpenAI-compatible endpoint, hf:PATH for a local transformers "
+                      f"model){hint}")
+
+
 def _offline_renderer(args: argparse.Namespace) -> str | None:
     """The offline renderer asked for: ``--renderer NAME``, ``--render-base`` under an LLM renderer, else
     :data:`DEFAULT_RENDERER` (None with ``--split``: the manifest's)."""
@@ -192,7 +215,7 @@ def _options(args: argparse.Namespace) -> tuple[GeneratorOptions, Path]:
 
 def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
-    from vmb_gym.errors import ConfigError, VmbError
+    from vmb_gym.errors import ConfigError
     from vmb_gym.generator import generate, split_options, write_benchmark
     from vmb_gym.outdir import DiskFull, claim_out, is_disk_full, write_atomic
 
@@ -200,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
     renderer = None
     out: Path | None = None
     planned: int | None = None  # scenarios of the set being written
+    args.renderer = _check_renderer(args.renderer)  # a misspelt one: one error line with a "did you mean"
     try:
         if args.renderer and ":" in args.renderer:
             if args.benchmark:
@@ -223,10 +247,7 @@ def run(args: argparse.Namespace) -> int:
         planned = opts.scenarios
         claim_out(out, "vmb generate", overwrite=args.overwrite, outputs=OUTPUTS)
         files = generate(opts, out, render=renderer)
-    except VmbError as exc:
-        print(f"error: {exc}")
-        return 2
-    except OSError as exc:
+    except OSError as exc:  # a VmbError goes on to vmb_gym.cli.main: one line on stderr, exit status 2
         if out is None or not is_disk_full(exc) or isinstance(exc, DiskFull):
             raise
         written = len(list((out / "meta").glob("meta_*.json"))) if (out / "meta").is_dir() else 0

@@ -143,8 +143,10 @@ def test_an_sb3_zip_is_refused_without_the_flag_and_loads_with_it(tmp_path: Path
 
 def test_a_foreign_zip_without_a_sidecar_is_refused_as_a_pickle_first(tmp_path: Path) -> None:
     tiny_model().save(str(tmp_path / "theirs.zip"))
-    with pytest.raises(ConfigError, match=r"pickle.*--trust-checkpoint"):
+    with pytest.raises(ConfigError, match=r"without the sidecar.*pickle.*save_checkpoint") as refused:
         load_checkpoint(tmp_path / "theirs.zip")
+    # the flag would lead to "has no sidecar", and converting needs the sidecar too: neither is offered
+    assert "--trust-checkpoint" not in str(refused.value) and "convert-checkpoint" not in str(refused.value)
     with pytest.raises(ConfigError, match="has no sidecar"):  # trusted, it still needs to say its design
         load_checkpoint(tmp_path / "theirs.zip", trust_checkpoint=True)
 
