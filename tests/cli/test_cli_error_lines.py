@@ -141,6 +141,18 @@ def test_generate_renderer_name_ignores_case(tmp_path: Path, capsys: pytest.Capt
     assert (out / "meta").is_dir()
 
 
+@pytest.mark.parametrize("where", [["--benchmark"], ["--split", "validation"]])
+def test_generate_refuses_size_options_its_manifest_would_override(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], where: list[str]) -> None:
+    out = tmp_path / "set"
+    assert main(["generate", *where, "--out", str(out), "--people", "4", "--days", "9"]) == 2
+    line = error_line(capsys, "generate")
+    assert "--people, --days would be ignored" in line and "--out DIR" in line
+    assert not out.exists()  # refused before the folder is claimed
+    # a size option at its default changes nothing and passes
+    assert main(["generate", *where, "--out", str(out), "--people", "3"]) == 0
+
+
 def test_generate_error_through_the_console_script(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "vmb_gym.cli", "generate", "--people", "9", "--out",
                            str(tmp_path / "g")], capture_output=True, text=True, check=False)

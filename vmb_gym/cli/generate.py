@@ -213,6 +213,32 @@ def _options(args: argparse.Namespace) -> tuple[GeneratorOptions, Path]:
     return opts, out
 
 
+#: The options that size and seed a set of your own; ``--benchmark`` and ``--split`` take theirs from the manifest.
+SIZE_OPTIONS = ("seed", "scenarios", "queries_per_scenario", "people", "history_length", "distractor_ratio",
+                "max_revision_depth", "days")
+
+
+def _check_size_options(args: argparse.Namespace) -> None:
+    """Refuse size options (:data:`SIZE_OPTIONS`) given away from their defaults with ``--benchmark`` or ``--split``.
+
+    Raises:
+        ConfigError: such an option, which the manifest's split would otherwise override without a word.
+    """
+    from vmb_gym.errors import ConfigError
+
+    if not (args.benchmark or args.split):
+        return
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    defaults = vars(parser.parse_args([]))
+    given = [f"--{name.replace('_', '-')}" for name in SIZE_OPTIONS if getattr(args, name) != defaults[name]]
+    if given:
+        which = "--benchmark" if args.benchmark else f"--split {args.split}"
+        raise ConfigError(f"{which} writes a set whose size and seed its manifest fixes, so {', '.join(given)} would "
+                          f"be ignored; fix: drop {', '.join(given)}, or write a set of your own with --out DIR "
+                          "(no --benchmark or --split)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Generate and print a one-line summary."""
     from vmb_gym.errors import ConfigError
@@ -224,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
     out: Path | None = None
     planned: int | None = None  # scenarios of the set being written
     args.renderer = _check_renderer(args.renderer)  # a misspelt one: one error line with a "did you mean"
+    _check_size_options(args)
     try:
         if args.renderer and ":" in args.renderer:
             if args.benchmark:
