@@ -157,6 +157,19 @@ def test_a_folder_of_other_files_is_written_beside_them(tiny: str, tmp_path: Pat
     check_out(other, "vmb score", outputs=())  # a command that does not write report.md may go beside it
 
 
+@pytest.mark.parametrize("overwrite", [[], ["--overwrite"]])
+def test_score_never_replaces_its_own_predictions_file(tiny: str, tmp_path: Path, overwrite: list[str],
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    preds = folder / "results.jsonl"  # the user's predictions, named like the scores
+    preds.write_text(json.dumps({"task_id": "1_0", "calls": []}) + "\n", encoding="utf-8")
+    before = preds.read_bytes()
+    assert main(["score", "--data", tiny, "--predictions", str(preds), "--out", str(folder), *overwrite]) == 2
+    assert "would replace your predictions" in capsys.readouterr().err
+    assert preds.read_bytes() == before and {p.name for p in folder.iterdir()} == {"results.jsonl"}
+
+
 @pytest.mark.parametrize("command", [
     ["eval", "--policy", "oracle", "--no-plots"],
     ["eval-stream", "--writer", "rules"],

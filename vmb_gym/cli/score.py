@@ -77,6 +77,24 @@ def run(args: argparse.Namespace) -> int:
             gc.enable()
 
 
+#: What ``vmb score`` writes into ``--out``.
+OUTPUTS = ("results.jsonl", "metric.json")
+
+
+def _check_predictions_kept(predictions: Path, out: Path) -> None:
+    """Refuse a predictions file that the scores would replace (``--out``'s ``results.jsonl`` or ``metric.json``).
+
+    Raises:
+        ConfigError: ``predictions`` is one of the files ``vmb score`` writes into ``out``.
+    """
+    from vmb_gym.errors import ConfigError
+
+    if predictions.resolve() in {(out / name).resolve() for name in OUTPUTS}:
+        raise ConfigError(f"--predictions {predictions} is one of the files vmb score writes into --out {out} "
+                          f"({', '.join(OUTPUTS)}), so scoring would replace your predictions; fix: rename the "
+                          "predictions file or choose another --out")
+
+
 def _score(args: argparse.Namespace) -> int:
     from vmb_gym.data import parse_file_range
     from vmb_gym.errors import VmbError
@@ -87,6 +105,7 @@ def _score(args: argparse.Namespace) -> int:
     from vmb_gym.scoring.predictions import read_predictions
 
     try:
+        _check_predictions_kept(Path(args.predictions), Path(args.out))
         check_out(args.out, "vmb score", overwrite=args.overwrite)  # refuse before scoring
         files = parse_file_range(args.files) if args.files else None
         tasks = load_gold_tasks(args.data, files, use_cache=not args.no_cache)  # QA files only: no history
@@ -119,8 +138,8 @@ def _score(args: argparse.Namespace) -> int:
         # one writer per --out; --overwrite removes nothing first: both files are replaced whole and together,
         # so a full disk leaves an earlier run's files as they were
         with claimed_out(out, "vmb score", overwrite=args.overwrite):
-            write_atomic_many({out / "results.jsonl": "".join(lines),
-                               out / "metric.json": json.dumps(metric, ensure_ascii=False, indent=2) + "\n"})
+            write_atomic_many({out / OUTPUTS[0]: "".join(lines),
+                               out / OUTPUTS[1]: json.dumps(metric, ensure_ascii=False, indent=2) + "\n"})
     except VmbError as exc:
         print(f"vmb score: error: {exc}", file=sys.stderr)
         return 2
