@@ -8,7 +8,7 @@ A writer decides, chunk by chunk, which streamed lines go into the policy's own 
   simulator vocabulary of :mod:`vmb_agents.reader` (``API_SPECS`` words,
   value ranges, enum spellings);
 * :class:`LayeredWriter`: the ``layered`` memory module (when registered) observes the lines; the
-  entries it derives are written to the store, citing their lines.
+  lines its extraction keeps (the salient setting changes its facts are built from) are stored.
 
 **Memory budget.** Every writer takes an optional cap on its store, ``budget_tokens`` (cl100k
 tokens of the active entries it wrote, counted exactly as the env counts a ``store``), set with
@@ -330,11 +330,16 @@ RELATION = re.compile(rf"\b[A-Z][a-z]+,\s+my\s+(?:\w+\s+)?{_KIN}\b|\bmy\s+(?:\w+
 
 
 class LayeredWriter(Writer):
-    """The ``layered`` memory module as a writer: it observes the lines, its derived entries are stored.
+    """The ``layered`` memory module as a writer: the lines its extraction keeps are stored.
 
-    Each chunk's lines go through the module's ``observe``; every new non-history entry it holds
-    afterwards (facts, summaries) is written with ``store(text=..., line_ids=...)`` citing the
-    lines it came from (only streamed lines can be cited).
+    Each chunk's lines go through the module's ``observe``, which logs every line that names a
+    vehicle setting as a change (:attr:`~vmb_gym.memory.layered.LayeredMemory.changes`). The
+    changes its facts are built from at search time (salience at least the module's
+    ``min_salience``, see :meth:`~vmb_gym.memory.layered.LayeredMemory.facts`) are what the writer
+    stores: one ``store(line_ids=[line])`` per new change, citing the change's line, tagged with
+    the change's person, setting and condition. Chit-chat the module keeps only as a plain line is
+    not stored, nor are the episode lines a fact hit shows as context. The stores go through the
+    writer's budget like any other.
 
     Args:
         top_k: hits per search of the reader.
@@ -350,33 +355,37 @@ class LayeredWriter(Writer):
             self.module: Any = make_memory("layered", **(memory_kwargs or {}))
         except (ImportError, AttributeError, ConfigError) as exc:
             raise ConfigError(f"the layered writer needs the 'layered' memory module ({exc})") from exc
-        self._written: set[str] = set()
+        self._logged = 0
         self._seen: set[int] = set()
 
     def begin(self, info: dict[str, Any]) -> None:
         """Start an empty layered memory for the timeline."""
         self.module.reset(int(info["scenario_id"]), tuple(info.get("speakers", ())))
-        self._written = set()
+        self._logged = 0
         self._seen = set()
 
+    def kept(self, change: Any) -> bool:
+        """Whether the module's facts keep ``change`` (a history line salient enough to be a revision)."""
+        return bool(change.line_id) and change.salience >= getattr(self.module, "min_salience", 0.0)
+
     def writes(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Observe the chunk; store the module's new derived entries."""
+        """Observe the chunk; store the lines of the new changes the module's facts keep."""
         for ln in lines:
             self._seen.add(ln["line_id"])
             self.module.observe(
                 HistoryLine(ln["line_id"], datetime.fromisoformat(ln["timestamp"]), ln["speaker"], ln["text"])
             )
+        changes = list(getattr(self.module, "changes", []))
+        new, self._logged = changes[self._logged:], len(changes)
         out = []
-        for e in getattr(self.module, "entries", []):
-            if e.source == "history" or e.entry_id in self._written or e.status != "active":
+        for ch in new:
+            if not self.kept(ch) or ch.line_id not in self._seen:
                 continue
-            self._written.add(e.entry_id)
-            cited = [i for i in e.line_ids if i in self._seen]
-            args: dict[str, Any] = {"text": e.text, "line_ids": cited, "people": list(e.people)}
-            if e.setting:
-                args["setting"] = e.setting
-            if e.condition:
-                args["condition"] = e.condition
+            args: dict[str, Any] = {"line_ids": [ch.line_id], "people": [ch.person]}
+            if ch.setting:
+                args["setting"] = ch.setting
+            if ch.condition:
+                args["condition"] = ch.condition
             out.append({"name": "store", "arguments": args})
         return out
 

@@ -4,8 +4,10 @@ A line ``<!-- docstring: vmb_gym.envs.vehicle_mem.VehicleMemEnv -->`` in a page 
 object's docstring, read from the source with :mod:`ast` (nothing is imported, so the site builds
 without torch or any extra). ``vmb_agents.*`` is read from the repository folder ``agents/``.
 Markdown headings in the docstring move one level down, Google-style sections (``Args:``,
-``Returns:``, ``Raises:``, ...) become lists and ``Example:`` blocks become code. An object that
-cannot be found stops the build.
+``Returns:``, ``Raises:``, ...) become lists and ``Example:`` blocks become code. A contract class
+(a ``Protocol`` or an ``ABC``) also gets a **Members** list: its public annotated attributes and
+its public methods with their signatures and the first line of their docstrings, since the
+contract lives there. An object that cannot be found stops the build.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ MARKER = re.compile(r"^<!-- docstring: ([\w.]+) -->[ \t]*$", re.M)
 ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):`(~?)([^`]+)`")
 LIST_SECTIONS = {"Args", "Arguments", "Attributes", "Returns", "Raises", "Yields"}
 CODE_SECTIONS = {"Example", "Examples"}
+#: Bases that make a class a contract whose members are listed (:func:`members`).
+CONTRACT_BASES = {"Protocol", "ABC"}
 
 
 def _source_of(parts: list[str]) -> tuple[Path, list[str]]:
@@ -36,8 +40,8 @@ def _source_of(parts: list[str]) -> tuple[Path, list[str]]:
     raise PluginError(f"docstring hook: no module for {'.'.join(parts)!r}")
 
 
-def docstring(dotted: str) -> str:
-    """The cleaned docstring of the object named ``dotted``."""
+def _node(dotted: str) -> tuple[ast.AST, Path]:
+    """The ``ast`` node of the object named ``dotted`` and the file that holds it."""
     path, names = _source_of(dotted.split("."))
     node: ast.AST = ast.parse(path.read_text(encoding="utf-8"))
     for name in names:
@@ -47,10 +51,70 @@ def docstring(dotted: str) -> str:
         if found is None:
             raise PluginError(f"docstring hook: {name!r} not found in {path.relative_to(ROOT)} (for {dotted!r})")
         node = found
+    return node, path
+
+
+def docstring(dotted: str) -> str:
+    """The cleaned docstring of the object named ``dotted``."""
+    node, _ = _node(dotted)
     text = ast.get_docstring(node)  # type: ignore[arg-type]
     if not text:
         raise PluginError(f"docstring hook: {dotted!r} has no docstring")
     return text
+
+
+def _is_contract(node: ast.ClassDef) -> bool:
+    """A ``Protocol`` or ``ABC`` subclass (``Protocol[T]`` and ``abc.ABC`` too) or ``metaclass=ABCMeta``."""
+    names = [ast.unparse(b.value if isinstance(b, ast.Subscript) else b).rsplit(".", 1)[-1] for b in node.bases]
+    meta = [ast.unparse(k.value).rsplit(".", 1)[-1] for k in node.keywords if k.arg == "metaclass"]
+    return bool(CONTRACT_BASES & set(names)) or "ABCMeta" in meta
+
+
+def _signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """``name(arg, arg=default, *, kw=default)`` without ``self``/``cls`` and without annotations."""
+    a = fn.args
+    plain = [*a.posonlyargs, *a.args]
+    defaults = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
+    parts = [p.arg if d is None else f"{p.arg}={ast.unparse(d)}" for p, d in zip(plain, defaults, strict=True)]
+    if plain and plain[0].arg in ("self", "cls"):
+        parts = parts[1:]
+    if a.vararg:
+        parts.append(f"*{a.vararg.arg}")
+    elif a.kwonlyargs:
+        parts.append("*")
+    parts += [p.arg if d is None else f"{p.arg}={ast.unparse(d)}" for p, d in zip(a.kwonlyargs, a.kw_defaults,
+                                                                                   strict=True)]
+    if a.kwarg:
+        parts.append(f"**{a.kwarg.arg}")
+    return f"{fn.name}({', '.join(parts)})"
+
+
+def _first_line(text: str | None) -> str:
+    """The first paragraph of a docstring on one line ("" for none)."""
+    return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
+def members(dotted: str) -> str:
+    """Markdown list of a contract class's public members ("" for anything else)."""
+    node, _ = _node(dotted)
+    if not isinstance(node, ast.ClassDef) or not _is_contract(node):
+        return ""
+    items: list[str] = []
+    body = node.body
+    for k, stmt in enumerate(body):
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and not stmt.target.id.startswith("_"):
+            nxt = body[k + 1] if k + 1 < len(body) else None  # an attribute docstring right after it
+            doc = (nxt.value.value if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+                   and isinstance(nxt.value.value, str) else None)
+            line = f"* `{stmt.target.id}: {ast.unparse(stmt.annotation)}`"
+            items.append(f"{line}: {_first_line(doc)}" if doc else line)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not stmt.name.startswith("_"):
+            doc = _first_line(ast.get_docstring(stmt))
+            items.append(f"* `{_signature(stmt)}`" + (f": {doc}" if doc else ""))
+    if not items:
+        return ""
+    text = ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", "\n".join(items))
+    return "\n**Members**\n\n" + text + "\n"
 
 
 def to_markdown(text: str) -> str:
@@ -91,4 +155,4 @@ def to_markdown(text: str) -> str:
 
 def on_page_markdown(markdown: str, **_: object) -> str:
     """Replace every docstring marker of a page."""
-    return MARKER.sub(lambda m: to_markdown(docstring(m.group(1))), markdown)
+    return MARKER.sub(lambda m: to_markdown(docstring(m.group(1))) + members(m.group(1)), markdown)

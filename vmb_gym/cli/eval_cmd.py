@@ -32,12 +32,18 @@ HELP = "Evaluate a policy on the benchmark: results.jsonl, metric.json, report.m
 EVAL_DEFAULTS = {"memory": "none", "max_steps": 20, "schema": "official"}
 
 
+#: The ``--memory-kwargs`` example of the parse-error hint and the module that takes it (a BM25-only layered memory).
+MEMORY_KWARGS_EXAMPLE_MODULE = "layered"
+MEMORY_KWARGS_EXAMPLE = '{"semantic": false}'
+
+
 def _json_object(text: str) -> dict[str, object]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(
-            f"expected a JSON object such as '{{\"top_k\": 5}}', found {text!r} ({exc})"
+            f"expected a JSON object of the module's options such as '{MEMORY_KWARGS_EXAMPLE}' "
+            f"(--memory {MEMORY_KWARGS_EXAMPLE_MODULE}), found {text!r} ({exc})"
         ) from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError(f"expected a JSON object, found {type(value).__name__}")

@@ -30,7 +30,7 @@ from vmb_gym.policy import run_stream_episode
 from vmb_gym.progress import progress_log
 
 __all__ = ["QUERY_KEYS", "STREAM_KEYS", "STREAM_OUTPUTS", "format_stream", "run_scenario", "run_stream_evaluation",
-           "summarise"]
+           "running_means", "summarise"]
 
 #: What a ``vmb eval-stream`` run writes into its folder (removed first by ``--overwrite``).
 STREAM_OUTPUTS = ("config.json", "results.jsonl", "metric.json")
@@ -81,6 +81,18 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_seconds": mean("seconds"),
     }
     return metric
+
+
+def running_means(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The progress bar's figures over the timelines so far, computed as :func:`summarise` computes them.
+
+    ``mean_ret``: the mean return per timeline (``mean_reward``); ``mean_esm``: the request-level
+    exact state match rate (``exact_match_rate``), so the bar's last figures are the final summary's.
+    """
+    rewards = [float(r["reward"]) for r in records if r.get("reward") is not None]
+    esm = [1 if q.get("exact_match") else 0 for r in records for q in r.get("queries", [])]
+    return {"mean_ret": f"{sum(rewards) / len(rewards):.2f}" if rewards else "n/a",
+            "mean_esm": f"{sum(esm) / len(esm):.3f}" if esm else "n/a"}
 
 
 def format_stream(metric: dict[str, Any], writer: str) -> str:
@@ -171,7 +183,7 @@ def run_stream_evaluation(env: Any, writer: Any, out_dir: str | Path, config: Ma
                     rec = run_scenario(env, writer, seed=seed + i, scenario_id=sid)
                     results.write(rec)  # whole or not at all
                     done[sid] = rec
-                    bar.set_postfix(ret=f"{rec['reward']:.2f}", esm=f"{rec['mean_esm'] or 0:.2f}")
+                    bar.set_postfix(running_means(list(done.values())))
         except KeyboardInterrupt:
             raise RunInterrupted(out, sum(sid in done for sid in ids), len(ids), "scenarios") from None
         except OSError as exc:
