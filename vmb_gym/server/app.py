@@ -1,7 +1,9 @@
 """``vmb serve``'s app: OpenEnv's ``create_app`` over :class:`VehicleMemEnvironment`, behind the guard.
 
 OpenEnv gives the routes ``GET /health``, ``GET /schema``, ``GET /metadata`` and the stateless
-``POST /reset`` / ``POST /step`` (a fresh env per request); ``WS /ws`` (one session per
+``POST /reset`` / ``POST /step`` (a fresh env per request, so ``POST /step`` never has an episode:
+it is answered ``409`` with a JSON ``detail`` pointing to ``/ws`` and ``/mcp``; a request the env
+refuses, such as an unknown ``task_id``, gets ``400``; see :func:`add_http_error_handlers`); ``WS /ws`` (one session per
 connection: ``reset`` / ``step`` / ``state`` / ``close`` messages, each answered by an
 observation, a state or an error message) is OpenEnv's protocol served by
 :class:`~vmb_gym.server.ws_sessions.SessionEndpoint`, a lean hot path. Sessions are capped
@@ -18,13 +20,15 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import logging
 import os
 from dataclasses import dataclass
 from typing import Any
 
 from vmb_gym.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVER_MODULES", "TOKEN_ENV", "ServeConfig", "create_vmb_app",
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "SERVER_MODULES", "STATELESS_HTTP", "TOKEN_ENV", "ServeConfig",
+           "add_http_error_handlers", "create_vmb_app",
            "freeze_startup_heap", "mcp_unavailable", "require_server_extra", "serve"]
 
 #: Environment variable read for the bearer token when ``--token`` is not given.
@@ -33,6 +37,10 @@ TOKEN_ENV = "VMB_SERVE_TOKEN"
 DEFAULT_MAX_REQUEST_BYTES = 1 << 20
 #: The modules of the ``server`` extra that the server imports.
 SERVER_MODULES = ("openenv", "fastapi", "uvicorn")
+#: Error code (HTTP body ``code``) of a ``POST /step`` on OpenEnv's stateless HTTP routes.
+STATELESS_HTTP = "STATELESS_HTTP"
+
+_log = logging.getLogger(__name__)
 
 
 def require_server_extra() -> None:
@@ -148,6 +156,7 @@ def create_vmb_app(config: ServeConfig) -> Any:
 
     concurrency = ConcurrencyConfig(max_concurrent_envs=config.max_sessions, session_timeout=config.session_timeout)
     app = create_fastapi_app(factory, VmbAction, VmbObservation, concurrency_config=concurrency)
+    add_http_error_handlers(app)
     missing = mcp_unavailable()
     if missing is None:  # /mcp and /ws mcp messages: the env's tools over MCP, one session one episode
         from vmb_gym.server.mcp_tools import McpEndpoint, ws_message
@@ -160,6 +169,40 @@ def create_vmb_app(config: ServeConfig) -> Any:
     guarded = GuardMiddleware(served, token=config.token, max_request_bytes=config.max_request_bytes)
     guarded.pool = pool  # type: ignore[attr-defined]  # tests and the load test read it
     return guarded
+
+
+def add_http_error_handlers(app: Any) -> None:
+    """Answer what the env refuses on OpenEnv's HTTP routes with a JSON error instead of a bare ``500``.
+
+    Each HTTP request runs on a fresh env that is closed when it is answered, so ``POST /step`` has no
+    episode (:class:`~vmb_gym.server.environment.NoEpisode`), even right after ``POST /reset``: it is
+    answered ``409`` (code :data:`STATELESS_HTTP`) naming the stateful transports, ``/ws`` and ``/mcp``.
+    A request argument the env refuses (:class:`~vmb_gym.errors.ConfigError`: an unknown ``task_id``,
+    data or memory not served, an unknown reset argument) is answered ``400`` with the env's message.
+    Each is logged on one line (no traceback).
+    """
+    from fastapi import Request
+    from fastapi.responses import JSONResponse
+
+    from vmb_gym.server.environment import NoEpisode
+
+    async def no_episode(request: Request, exc: Exception) -> JSONResponse:
+        path = request.url.path
+        _log.info("HTTP %s %s: 409 (stateless HTTP routes keep no episode)", request.method, path)
+        return JSONResponse(status_code=409, content={
+            "detail": f"no episode: {request.method} {path} runs on a fresh env, since OpenEnv's HTTP routes "
+                      "(POST /reset, POST /step, GET /state) are stateless and keep no episode between "
+                      "requests (a POST /reset is not seen by the next POST /step); run episodes over a "
+                      "WebSocket session at /ws (VmbEnvClient, or reset then step messages) or over MCP at "
+                      "/mcp (start_episode, then the tools)",
+            "code": STATELESS_HTTP})
+
+    async def bad_request(request: Request, exc: Exception) -> JSONResponse:
+        _log.info("HTTP %s %s: 400 (%s)", request.method, request.url.path, exc)
+        return JSONResponse(status_code=400, content={"detail": str(exc), "code": "BAD_REQUEST"})
+
+    app.add_exception_handler(NoEpisode, no_episode)
+    app.add_exception_handler(ConfigError, bad_request)
 
 
 def freeze_startup_heap() -> None:

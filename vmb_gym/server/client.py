@@ -19,7 +19,10 @@ process) makes another session continue exactly as this one would.
 A server error (unknown task, malformed action, oversized message, expired session) raises
 :class:`ServerError`; the session stays open for the next call. A server that refuses the token
 (the handshake answered ``401``/``403``, or the session closed with code ``1008``) raises
-:class:`TokenRefused`, which says so and how to fix it.
+:class:`TokenRefused`, which says so and how to fix it. A server that refuses the session itself
+(it sends an error, e.g. ``CAPACITY_REACHED`` at ``--max-sessions``, then closes the connection)
+raises :class:`SessionRefused` with the server's message and what to do; the next call on the same
+client opens a new session.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from vmb_gym.errors import VmbError
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
 from vmb_gym.server.openenv_api import CLIENT_CONNECT_HOOK, EnvClient, StepResult
 
-__all__ = ["ServerError", "TokenRefused", "VmbEnvClient"]
+__all__ = ["ServerError", "SessionRefused", "TokenRefused", "VmbEnvClient"]
 
 
 class ServerError(VmbError):
@@ -45,6 +48,23 @@ class ServerError(VmbError):
         super().__init__(f"server error {code}: {message}")
         self.code = code
         self.data = data or {}
+
+
+class SessionRefused(ServerError, ConnectionError):
+    """The server sent an error and closed the session (e.g. ``CAPACITY_REACHED``: it is at ``--max-sessions``).
+
+    A :class:`ServerError` (``code``, ``data`` and the server's message are kept) and a ``ConnectionError``.
+    """
+
+    #: What to do, per error code of a refused session.
+    FIXES = {"CAPACITY_REACHED": "retry later, when one of its sessions has closed (or idled past its "
+                                 "--session-timeout), or restart vmb serve with a larger --max-sessions"}
+
+    def __init__(self, url: str, message: str, code: str = "UNKNOWN", data: dict[str, Any] | None = None) -> None:
+        fix = self.FIXES.get(code, "open a new session (the next call on this client does)")
+        super().__init__(f"{message}; the server at {url} refused the session and closed it: {fix}", code, data)
+        self.url = url
+        self.server_message = message
 
 
 class TokenRefused(ConnectionError, VmbError):
@@ -122,8 +142,14 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
             raise TokenRefused(str(self._ws_url), f"HTTP {status}", bool(self.token)) from error
 
     async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        closed = False
         try:
-            await self._send(message)
+            try:
+                await self._send(message)
+            except ConnectionClosed:
+                # a refused session (at capacity) is sent an error, then closed: that error is still queued,
+                # read it (recv() raises ConnectionClosed again when nothing is)
+                closed = True
             response = await self._receive()
         except ConnectionClosed as e:  # 1008 (policy violation): the server's guard closing for the token
             if e.rcvd is not None and e.rcvd.code == 1008 and "token" in (e.rcvd.reason or "token"):
@@ -132,7 +158,10 @@ class VmbEnvClient(EnvClient[VmbAction, VmbObservation, VmbState]):
             raise
         if response.get("type") == "error":
             data = response.get("data") or {}
-            raise ServerError(str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN")), data)
+            text, code = str(data.get("message", "unknown error")), str(data.get("code", "UNKNOWN"))
+            if closed or code in SessionRefused.FIXES:  # the server closes the connection after this error
+                raise SessionRefused(str(self._ws_url), text, code, data)
+            raise ServerError(text, code, data)
         return response
 
     async def get_env_state(self, *, include_state: bool = True) -> dict[str, Any]:

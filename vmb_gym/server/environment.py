@@ -29,7 +29,7 @@ from vmb_gym.memory.cache import LRUCache
 from vmb_gym.server.models import VmbAction, VmbObservation, VmbState
 from vmb_gym.server.openenv_api import Environment, EnvironmentMetadata
 
-__all__ = ["ENV_IDS", "EnvKey", "EnvPool", "SessionExpired", "VehicleMemEnvironment"]
+__all__ = ["ENV_IDS", "EnvKey", "EnvPool", "NoEpisode", "SessionExpired", "VehicleMemEnvironment"]
 
 #: Gymnasium ids ``vmb serve`` can serve.
 ENV_IDS: tuple[str, ...] = ("VehicleMem-v0", "VehicleMemStream-v0")
@@ -46,6 +46,14 @@ _SAVED = LRUCache(SAVED_STATES)
 
 class SessionExpired(VmbError):
     """A session was idle longer than the server's ``--session-timeout``."""
+
+
+class NoEpisode(VmbError):
+    """A session was asked to step (or save its state) before any reset started an episode.
+
+    On ``/ws`` the fix is a ``reset`` message first; OpenEnv's HTTP ``POST /step`` always meets it, since
+    every HTTP request gets a fresh env (the app answers it ``409`` and points to ``/ws`` and ``/mcp``).
+    """
 
 
 @dataclass(frozen=True)
@@ -230,7 +238,7 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         """:meth:`step_fields` for an action already in the env's form (``VmbAction.to_env_action``)."""
         self._touch()
         if self._env is None:
-            raise VmbError("no episode: send reset before step")
+            raise NoEpisode("no episode: send reset before step")
         with _ENV_LOCK:
             obs, reward, terminated, truncated, info = self._env.step(call)
         if not self._done:
@@ -289,7 +297,7 @@ class VehicleMemEnvironment(Environment[VmbAction, VmbObservation, VmbState]):
         """
         self._touch()
         if self._env is None or self._key is None:
-            raise VmbError("no episode: send reset before get_state")
+            raise NoEpisode("no episode: send reset before get_state")
         with _ENV_LOCK:
             env_state = cast(Any, self._env).get_state()
         state = {"env": json_safe(env_state.to_json_data()),
