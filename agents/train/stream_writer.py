@@ -34,7 +34,7 @@ Usage::
 The writer shipped as ``--writer sb3:stream`` (``agents/stream/shipped/``) is retrained with::
 
     OMP_NUM_THREADS=1 vmb train stream --train-scenarios 80 --train-files 1-40 --holdout-files 79-80 \
-        --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features \
+        --bc-epochs 4 --timesteps 0 --hash-dim 8 --no-style-features --cue-features \
         --mask-cues hypothetical,elsewhere,question --out runs/stream_writer
 
 (``--mask-cues``: ``keep`` is masked for lines with a hypothetical, another-vehicle or question cue of

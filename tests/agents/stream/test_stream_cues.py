@@ -43,13 +43,17 @@ def test_cue_block_reads_the_lexicon_cues_between_the_numeric_and_the_budget_blo
     assert LineFeaturizer(**old).dim == plain.dim
 
 
-def test_the_shipped_writer_from_before_the_cues_loads_without_them() -> None:
-    """The shipped ``sb3:stream`` sidecar has no ``cue_features`` key: it loads with the cue block off and its
-    featuriser still fits the model's observation size (cue features are opt-in: ``--cue-features``)."""
+def test_the_shipped_writer_reads_the_cues() -> None:
+    """The shipped ``sb3:stream`` reads the lexicon's line cues (``--cue-features``, recorded in its sidecar) and its
+    featuriser fits its model; a sidecar from before the cues (no key) reads with the block off (the test above)."""
+    from vmb_agents.sb3.checkpoint import read_sidecar
     from vmb_agents.stream.factory import make_writer
+    from vmb_agents.stream.learned import NAMED_WRITERS
 
     writer = make_writer("sb3:stream")
-    assert not writer.featurizer.cue_features and writer.featurizer.dim == writer.model.observation_space.shape[0]
+    assert writer.featurizer.cue_features and writer.featurizer.dim == writer.model.observation_space.shape[0]
+    assert read_sidecar(NAMED_WRITERS["stream"])["featurizer"]["cue_features"] is True
+    assert writer.featurizer.dim == LineFeaturizer(hash_dim=8, style_features=False).dim + len(CUE_NAMES)
 
 
 def test_a_fifo_paced_writer_paces_every_token_it_kept_and_holds_the_latest() -> None:
