@@ -430,7 +430,7 @@ def _rebuild(path: Path, sidecar: Mapping[str, Any], env: Any) -> Any:
 
 def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = None,
                     custom_objects: Mapping[str, Any] | None = None,
-                    trust_checkpoint: bool = False) -> tuple[Any, dict[str, Any]]:
+                    trust_checkpoint: bool = False, shipped: Iterable[str] | None = None) -> tuple[Any, dict[str, Any]]:
     """Load checkpoint ``path`` with its sidecar: ``(model, sidecar)``.
 
     ``NAME.safetensors`` loads without unpickling anything: the model is rebuilt from the sidecar and the
@@ -443,6 +443,8 @@ def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = N
             hyperparameters and fresh optimizer moments (the optimizer state is not saved).
         custom_objects: passed to SB3's ``load`` (SB3 zips only).
         trust_checkpoint: load an SB3 zip (a pickle, which can run code: only one from a trusted source).
+        shipped: the shipped checkpoints of the caller's kind, offered when none is at ``path``
+            (:func:`require_checkpoint`).
 
     Raises:
         ConfigError: an SB3 zip without ``trust_checkpoint``, missing files, an unreadable sidecar, another
@@ -450,7 +452,7 @@ def load_checkpoint(path: str | Path, *, design: str | None = None, env: Any = N
     """
     path = resolve_checkpoint(path)
     refuse_pickle(path, trust_checkpoint)
-    sidecar = read_sidecar(path, design=design)
+    sidecar = read_sidecar(path, design=design, shipped=shipped)
     found = sidecar.get("design")
     if design is not None and found != design:
         raise ConfigError(f"{sidecar_path(path)}: a {found!r} checkpoint, expected the {design!r} design; "

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from vmb_agents.reader import READER_TOP_K
-from vmb_agents.sb3.checkpoint import require_checkpoint
 from vmb_agents.stream.learned import NAMED_WRITERS, load_stream_writer
 from vmb_agents.stream.writers import WRITER_ALIASES, WRITERS, Writer
 from vmb_gym.errors import ConfigError
@@ -59,10 +58,7 @@ def make_writer(spec: str, top_k: int = READER_TOP_K, *, trust_checkpoint: bool 
     """
     spec, budget, overflow = parse_writer_spec(spec)
     if spec.startswith("sb3:"):
-        name = spec.removeprefix("sb3:")
-        # no checkpoint there: one error naming the shipped writers (not the shipped slot policies)
-        require_checkpoint(NAMED_WRITERS.get(name, name), design="stream_writer", shipped=NAMED_WRITERS)
-        writer = load_stream_writer(name, top_k=top_k, trust_checkpoint=trust_checkpoint)
+        writer = load_stream_writer(spec.removeprefix("sb3:"), top_k=top_k, trust_checkpoint=trust_checkpoint)
         if budget is not None:
             writer.set_budget(budget, overflow)
         return writer

@@ -412,7 +412,8 @@ def load_stream_writer(path: str | Path, *, top_k: int = READER_TOP_K, determini
             an SB3 zip without ``trust_checkpoint``.
     """
     path = NAMED_WRITERS.get(str(path), path)
-    model, meta = load_checkpoint(path, design="stream_writer", trust_checkpoint=trust_checkpoint)
+    model, meta = load_checkpoint(path, design="stream_writer", trust_checkpoint=trust_checkpoint,
+                                  shipped=NAMED_WRITERS)
     config = {"budget_features": False, **meta.get("featurizer", {})}  # sidecars from before the budget block
     featurizer = LineFeaturizer(**config)
     if model.observation_space.shape != (featurizer.dim,):

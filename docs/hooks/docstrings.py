@@ -54,13 +54,17 @@ def _node(dotted: str) -> tuple[ast.AST, Path]:
     return node, path
 
 
-def docstring(dotted: str) -> str:
-    """The cleaned docstring of the object named ``dotted``."""
-    node, _ = _node(dotted)
-    text = ast.get_docstring(node)  # type: ignore[arg-type]
+def docstring(dotted: str, node: ast.AST | None = None) -> str:
+    """The cleaned docstring of the object named ``dotted`` (``node``: its ``ast`` node, when already found)."""
+    text = ast.get_docstring(node or _node(dotted)[0])  # type: ignore[arg-type]
     if not text:
         raise PluginError(f"docstring hook: {dotted!r} has no docstring")
     return text
+
+
+def _roles(text: str) -> str:
+    """Sphinx roles (``:class:`~a.B``` and the like) as code."""
+    return ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", text)
 
 
 def _is_contract(node: ast.ClassDef) -> bool:
@@ -94,9 +98,8 @@ def _first_line(text: str | None) -> str:
     return " ".join((text or "").strip().split("\n\n")[0].split())
 
 
-def members(dotted: str) -> str:
+def members(node: ast.AST) -> str:
     """Markdown list of a contract class's public members ("" for anything else)."""
-    node, _ = _node(dotted)
     if not isinstance(node, ast.ClassDef) or not _is_contract(node):
         return ""
     items: list[str] = []
@@ -113,13 +116,12 @@ def members(dotted: str) -> str:
             items.append(f"* `{_signature(stmt)}`" + (f": {doc}" if doc else ""))
     if not items:
         return ""
-    text = ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", "\n".join(items))
-    return "\n**Members**\n\n" + text + "\n"
+    return "\n**Members**\n\n" + _roles("\n".join(items)) + "\n"
 
 
 def to_markdown(text: str) -> str:
     """A docstring as Markdown: roles as code, headings one level down, Google sections as lists or code."""
-    text = ROLE.sub(lambda m: f"``{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}``", text)
+    text = _roles(text)
     text = re.sub(r"(?<=\S)::$", ":", text, flags=re.M)  # reST's literal-block marker; the block stays indented
     out: list[str] = []
     lines = text.splitlines()
@@ -155,4 +157,8 @@ def to_markdown(text: str) -> str:
 
 def on_page_markdown(markdown: str, **_: object) -> str:
     """Replace every docstring marker of a page."""
-    return MARKER.sub(lambda m: to_markdown(docstring(m.group(1))) + members(m.group(1)), markdown)
+    def render(match: re.Match[str]) -> str:
+        node, _ = _node(match.group(1))
+        return to_markdown(docstring(match.group(1), node)) + members(node)
+
+    return MARKER.sub(render, markdown)
